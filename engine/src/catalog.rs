@@ -1,0 +1,145 @@
+//! Resource definitions (databases and containers) as persisted in the `meta` database, and the
+//! in-memory catalog readers consult without touching storage.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use arc_swap::ArcSwap;
+use heed::RoTxn;
+use parking_lot::RwLock;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+use crate::partition::{PartitionKeyDefinition, PartitionMap};
+use crate::storage::Store;
+use crate::throughput::Throughput;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DatabaseDef {
+    pub id: String,
+    pub created: u64,
+}
+
+/// A container as stored: its settings and its physical partitions.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContainerDef {
+    pub id: String,
+    pub database: String,
+    /// Numeric id: the key prefix of everything the container stores.
+    pub rid: u32,
+    pub partition_key: PartitionKeyDefinition,
+    /// Cosmos DB's indexing policy shape; `{}` means the default (every path indexed).
+    pub indexing_policy: Value,
+    /// Seconds; `None` = TTL off, `-1` = on with no default expiry.
+    pub default_ttl: Option<i64>,
+    /// Provisioned RU/s; `None` = unlimited.
+    pub throughput: Option<u32>,
+    pub partitions: PartitionMap,
+    pub created: u64,
+}
+
+pub fn database_key(id: &str) -> String {
+    format!("db/{id}")
+}
+
+pub fn container_key(db: &str, id: &str) -> String {
+    format!("ct/{db}/{id}")
+}
+
+pub const NEXT_RID_KEY: &str = "next_rid";
+
+pub fn validate_resource_id(kind: &str, id: &str) -> Result<()> {
+    if id.is_empty() || id.len() > 255 || id.chars().any(|c| matches!(c, '/' | '\\' | '?' | '#')) || id.ends_with(' ') {
+        return Err(Error::bad("id", format!("{kind} id '{id}' must be 1-255 characters without / \\ ? #")));
+    }
+    Ok(())
+}
+
+/// Everything the `meta` database holds, loaded at open (and reloaded after an aborted group).
+pub fn load_all(store: &Store, rtxn: &RoTxn) -> Result<(Vec<DatabaseDef>, Vec<ContainerDef>, u32)> {
+    let mut dbs = Vec::new();
+    let mut cts = Vec::new();
+    let mut next_rid = 1;
+    for entry in store.meta.iter(rtxn)? {
+        let (k, v) = entry?;
+        if k.starts_with("db/") {
+            dbs.push(serde_json::from_slice(v).map_err(|e| Error::Corrupt(format!("{k}: {e}")))?);
+        } else if k.starts_with("ct/") {
+            cts.push(serde_json::from_slice(v).map_err(|e| Error::Corrupt(format!("{k}: {e}")))?);
+        } else if k == NEXT_RID_KEY {
+            next_rid = u32::from_be_bytes(v.try_into().map_err(|_| Error::Corrupt("next_rid".into()))?);
+        }
+    }
+    Ok((dbs, cts, next_rid))
+}
+
+/// A container as readers see it: the latest committed definition and its throughput meters.
+pub struct ContainerShared {
+    pub def: ArcSwap<ContainerDef>,
+    pub throughput: Throughput,
+}
+
+/// The in-memory catalog, published by the writer after each commit.
+#[derive(Default)]
+pub struct Catalog {
+    databases: RwLock<HashMap<String, DatabaseDef>>,
+    containers: RwLock<HashMap<(String, String), Arc<ContainerShared>>>,
+}
+
+impl Catalog {
+    pub fn database(&self, id: &str) -> Option<DatabaseDef> {
+        self.databases.read().get(id).cloned()
+    }
+
+    pub fn databases(&self) -> Vec<DatabaseDef> {
+        let mut v: Vec<_> = self.databases.read().values().cloned().collect();
+        v.sort_by(|a, b| a.id.cmp(&b.id));
+        v
+    }
+
+    pub fn container(&self, db: &str, id: &str) -> Option<Arc<ContainerShared>> {
+        self.containers.read().get(&(db.to_owned(), id.to_owned())).cloned()
+    }
+
+    pub fn containers(&self, db: &str) -> Vec<Arc<ContainerDef>> {
+        let mut v: Vec<_> = self
+            .containers
+            .read()
+            .iter()
+            .filter(|((d, _), _)| d == db)
+            .map(|(_, c)| c.def.load_full())
+            .collect();
+        v.sort_by(|a, b| a.id.cmp(&b.id));
+        v
+    }
+
+    pub fn publish_database(&self, def: DatabaseDef) {
+        self.databases.write().insert(def.id.clone(), def);
+    }
+
+    pub fn remove_database(&self, id: &str) {
+        self.databases.write().remove(id);
+        self.containers.write().retain(|(d, _), _| d != id);
+    }
+
+    pub fn publish_container(&self, def: ContainerDef) {
+        let key = (def.database.clone(), def.id.clone());
+        let mut map = self.containers.write();
+        match map.get(&key) {
+            Some(shared) if shared.def.load().rid == def.rid => {
+                shared.throughput.configure(def.throughput, &def.partitions);
+                shared.def.store(Arc::new(def));
+            }
+            _ => {
+                let throughput = Throughput::new(def.throughput, &def.partitions);
+                map.insert(key, Arc::new(ContainerShared { def: ArcSwap::from_pointee(def), throughput }));
+            }
+        }
+    }
+
+    pub fn remove_container(&self, db: &str, id: &str) {
+        self.containers.write().remove(&(db.to_owned(), id.to_owned()));
+    }
+}

@@ -1,0 +1,321 @@
+//! A container: the item operations of the Cosmos DB SDKs.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::Value;
+
+use super::engine::Engine;
+use super::options::ItemOptions;
+use super::response::{Diagnostics, FeedResponse, ItemResponse};
+use crate::catalog::{ContainerDef, ContainerShared};
+use crate::error::{Error, Result};
+use crate::item::{self, PatchOperation};
+use crate::partition::PartitionKey;
+use crate::ru::Meter;
+use crate::storage::keys::{self, DocHeader};
+use crate::ttl;
+use crate::writer::apply::not_found;
+use crate::writer::ops::{ItemOp, ItemOpKind, ItemOutcome, WriteOp, WriteOutput};
+
+#[derive(Clone)]
+pub struct ContainerClient {
+    pub(crate) engine: Engine,
+    pub(crate) database: String,
+    pub(crate) id: String,
+}
+
+impl ContainerClient {
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    pub(crate) fn shared(&self) -> Result<Arc<ContainerShared>> {
+        self.engine
+            .inner
+            .catalog
+            .container(&self.database, &self.id)
+            .ok_or_else(|| Error::NotFound { what: format!("container '{}/{}'", self.database, self.id) })
+    }
+
+    /// The container's current definition (settings and physical partitions).
+    pub fn read_container(&self) -> Result<Arc<ContainerDef>> {
+        Ok(self.shared()?.def.load_full())
+    }
+
+    /// Runs `attempt` again after each 429's retry-after, within the engine's retry options.
+    pub(crate) async fn retrying<R, F, Fut>(&self, mut attempt: F) -> Result<(R, u32)>
+    where
+        F: FnMut() -> Fut,
+        Fut: Future<Output = Result<R>>,
+    {
+        let retry = &self.engine.inner.opts.retry;
+        let mut retries = 0;
+        let mut waited = std::time::Duration::ZERO;
+        loop {
+            match attempt().await {
+                Err(e @ Error::TooManyRequests { .. }) => {
+                    let wait = e.retry_after().unwrap_or_default();
+                    if retries >= retry.max_retry_attempts_on_throttled || waited + wait > retry.max_retry_wait {
+                        return Err(e);
+                    }
+                    tokio::time::sleep(wait).await;
+                    waited += wait;
+                    retries += 1;
+                }
+                other => return other.map(|r| (r, retries)),
+            }
+        }
+    }
+
+    // ---- point reads -------------------------------------------------------------------
+
+    /// Reads an item by id and partition key value: the cheapest operation there is.
+    pub async fn read_item<T: DeserializeOwned>(
+        &self,
+        id: &str,
+        partition_key: impl Into<PartitionKey>,
+        _options: Option<ItemOptions>,
+    ) -> Result<ItemResponse<T>> {
+        let pk = partition_key.into();
+        let (raw, retries) = self.retrying(|| std::future::ready(self.read_item_raw(id, &pk))).await?;
+        let mut r = raw.into_typed::<T>(true)?;
+        r.diagnostics.throttle_retries = retries;
+        Ok(r)
+    }
+
+    /// A point read returning the stored JSON bytes without deserializing them (for handlers
+    /// that pass items through). One attempt: a 429 is returned to the caller.
+    pub fn read_item_raw(&self, id: &str, pk: &PartitionKey) -> Result<ItemResponse<Vec<u8>>> {
+        item::validate_id(id)?;
+        let shared = self.shared()?;
+        let def = shared.def.load();
+        let epk = pk.epk();
+        let pp = def.partitions.owner(&epk).id;
+        shared.throughput.admit(pp)?;
+        let key = keys::doc_key(def.rid, &epk, id);
+        let now = ttl::now();
+        let found = self.engine.inner.store.read(|rtxn| {
+            let Some(v) = self.engine.inner.store.docs.get(rtxn, &key)? else { return Ok(None) };
+            let (header, json) = DocHeader::decode(v).ok_or_else(|| Error::Corrupt("short item header".into()))?;
+            if ttl::is_expired(&header, def.default_ttl, now) {
+                return Ok(None);
+            }
+            Ok(Some((header, json.to_vec(), v.len())))
+        });
+        let mut meter = Meter::default();
+        let (header, json, len) = match found {
+            Ok(Some(f)) => f,
+            Ok(None) => {
+                shared.throughput.charge(pp, Meter::default().charge());
+                return Err(not_found(id, pk));
+            }
+            Err(e) => return Err(e),
+        };
+        if keys::is_truncated(id) {
+            // A truncated key could collide: confirm the stored id is the one asked for.
+            let doc: Value = serde_json::from_slice(&json).map_err(|e| Error::Corrupt(e.to_string()))?;
+            if doc.get("id").and_then(Value::as_str) != Some(id) {
+                return Err(not_found(id, pk));
+            }
+        }
+        meter.read_item(len);
+        let charge = meter.charge();
+        shared.throughput.charge(pp, charge);
+        Ok(ItemResponse {
+            status_code: 200,
+            resource: Some(json),
+            etag: Some(item::etag(def.rid, header.lsn)),
+            request_charge: charge,
+            diagnostics: Diagnostics::from_meter(&meter, vec![pp]),
+        })
+    }
+
+    // ---- writes --------------------------------------------------------------------------
+
+    /// Creates an item (409 if its id exists in the partition). The partition key is read from
+    /// the item; pass it as well to have the engine check they agree.
+    pub async fn create_item<T: Serialize + DeserializeOwned>(
+        &self,
+        item: &T,
+        partition_key: Option<PartitionKey>,
+        options: Option<ItemOptions>,
+    ) -> Result<ItemResponse<T>> {
+        let doc = serde_json::to_value(item)?;
+        self.write_typed(ItemOpKind::Create(doc), partition_key, options).await
+    }
+
+    /// Creates the item, or replaces it if its id exists in the partition.
+    pub async fn upsert_item<T: Serialize + DeserializeOwned>(
+        &self,
+        item: &T,
+        partition_key: Option<PartitionKey>,
+        options: Option<ItemOptions>,
+    ) -> Result<ItemResponse<T>> {
+        let doc = serde_json::to_value(item)?;
+        self.write_typed(ItemOpKind::Upsert(doc), partition_key, options).await
+    }
+
+    /// Replaces item `id` (404 if missing; 412 if `if_match_etag` is stale).
+    pub async fn replace_item<T: Serialize + DeserializeOwned>(
+        &self,
+        item: &T,
+        id: &str,
+        partition_key: Option<PartitionKey>,
+        options: Option<ItemOptions>,
+    ) -> Result<ItemResponse<T>> {
+        let doc = serde_json::to_value(item)?;
+        self.write_typed(ItemOpKind::Replace { id: id.to_owned(), doc }, partition_key, options).await
+    }
+
+    /// Deletes item `id` (404 if missing; 412 if `if_match_etag` is stale).
+    pub async fn delete_item(
+        &self,
+        id: &str,
+        partition_key: impl Into<PartitionKey>,
+        options: Option<ItemOptions>,
+    ) -> Result<ItemResponse<Value>> {
+        self.write_typed(ItemOpKind::Delete { id: id.to_owned() }, Some(partition_key.into()), options).await
+    }
+
+    /// Applies patch operations to item `id` atomically.
+    pub async fn patch_item<T: DeserializeOwned>(
+        &self,
+        id: &str,
+        partition_key: impl Into<PartitionKey>,
+        operations: &[PatchOperation],
+        options: Option<ItemOptions>,
+    ) -> Result<ItemResponse<T>> {
+        let kind = ItemOpKind::Patch { id: id.to_owned(), operations: operations.to_vec() };
+        self.write_typed(kind, Some(partition_key.into()), options).await
+    }
+
+    async fn write_typed<T: DeserializeOwned>(
+        &self,
+        kind: ItemOpKind,
+        partition_key: Option<PartitionKey>,
+        options: Option<ItemOptions>,
+    ) -> Result<ItemResponse<T>> {
+        let options = options.unwrap_or_default();
+        let op = ItemOp { kind, partition_key, if_match: options.if_match_etag.clone() };
+        let (outcome, retries) = self.retrying(|| self.write_once(op.clone())).await?;
+        let mut r = RawOutcome(outcome).into_typed::<T>(options.enable_content_response_on_write)?;
+        r.diagnostics.throttle_retries = retries;
+        Ok(r)
+    }
+
+    /// One attempt of an item write: admission against the target partition's budget, the
+    /// writer round trip, and the charge.
+    async fn write_once(&self, op: ItemOp) -> Result<ItemOutcome> {
+        let shared = self.shared()?;
+        let (rid, pp) = {
+            let def = shared.def.load();
+            let pk = match (&op.partition_key, &op.kind) {
+                (Some(pk), _) => pk.clone(),
+                (None, ItemOpKind::Create(d) | ItemOpKind::Upsert(d) | ItemOpKind::Replace { doc: d, .. }) => {
+                    def.partition_key.extract(d)?
+                }
+                (None, _) => return Err(Error::bad("partitionKey", "this operation needs a partition key value")),
+            };
+            (def.rid, def.partitions.owner(&pk.epk()).id)
+        };
+        shared.throughput.admit(pp)?;
+        match self.engine.submit(WriteOp::Item { rid, op }).await {
+            Ok(WriteOutput::Item(o)) => {
+                shared.throughput.charge(o.partition, o.meter.charge());
+                Ok(o)
+            }
+            Ok(_) => Err(Error::Corrupt("unexpected writer answer".into())),
+            Err(e) => {
+                // Failed requests cost the minimum charge too.
+                shared.throughput.charge(pp, Meter::default().charge());
+                Err(e)
+            }
+        }
+    }
+
+    // ---- logical partition reads --------------------------------------------------------
+
+    /// Every item of one logical partition, in id order (a single-partition prefix scan).
+    pub async fn read_all_items_in_partition<T: DeserializeOwned>(
+        &self,
+        partition_key: impl Into<PartitionKey>,
+    ) -> Result<FeedResponse<T>> {
+        let pk = partition_key.into();
+        let shared = self.shared()?;
+        let def = shared.def.load_full();
+        let epk = pk.epk();
+        let pp = def.partitions.owner(&epk).id;
+        let prefix = keys::partition_prefix(def.rid, &epk);
+        let now = ttl::now();
+        let ((items, meter), retries) = self
+            .retrying(|| {
+                std::future::ready(shared.throughput.admit(pp).and_then(|_| self.scan_prefix::<T>(&prefix, def.default_ttl, now)))
+            })
+            .await?;
+        let charge = meter.charge();
+        shared.throughput.charge(pp, charge);
+        let mut diagnostics = Diagnostics::from_meter(&meter, vec![pp]);
+        diagnostics.throttle_retries = retries;
+        Ok(FeedResponse { items, request_charge: charge, continuation: None, diagnostics })
+    }
+}
+
+impl ContainerClient {
+    /// Loads every live item under `prefix` in one read transaction.
+    fn scan_prefix<T: DeserializeOwned>(&self, prefix: &[u8], default_ttl: Option<i64>, now: u64) -> Result<(Vec<T>, Meter)> {
+        let store = &self.engine.inner.store;
+        store.read(|rtxn| {
+            let mut meter = Meter { queries: 1, partitions_visited: 1, ..Default::default() };
+            let mut out = Vec::new();
+            for entry in store.docs.prefix_iter(rtxn, prefix)? {
+                let (_, v) = entry?;
+                let (h, json) = DocHeader::decode(v).ok_or_else(|| Error::Corrupt("short item header".into()))?;
+                if ttl::is_expired(&h, default_ttl, now) {
+                    continue;
+                }
+                meter.read_item(v.len());
+                out.push(serde_json::from_slice::<T>(json).map_err(|e| Error::Corrupt(e.to_string()))?);
+            }
+            Ok((out, meter))
+        })
+    }
+}
+
+/// A writer outcome on its way to a typed response.
+pub(crate) struct RawOutcome(pub ItemOutcome);
+
+impl RawOutcome {
+    pub(crate) fn into_typed<T: DeserializeOwned>(self, with_content: bool) -> Result<ItemResponse<T>> {
+        let o = self.0;
+        let resource = match (&o.body, with_content) {
+            (Some(b), true) => Some(serde_json::from_slice(b).map_err(|e| Error::bad("item", e.to_string()))?),
+            _ => None,
+        };
+        Ok(ItemResponse {
+            status_code: o.status,
+            resource,
+            etag: o.etag,
+            request_charge: o.meter.charge(),
+            diagnostics: Diagnostics::from_meter(&o.meter, vec![o.partition]),
+        })
+    }
+}
+
+impl ItemResponse<Vec<u8>> {
+    fn into_typed<T: DeserializeOwned>(self, _with_content: bool) -> Result<ItemResponse<T>> {
+        let resource = match self.resource {
+            Some(b) => Some(serde_json::from_slice(&b).map_err(|e| Error::bad("item", e.to_string()))?),
+            None => None,
+        };
+        Ok(ItemResponse {
+            status_code: self.status_code,
+            resource,
+            etag: self.etag,
+            request_charge: self.request_charge,
+            diagnostics: self.diagnostics,
+        })
+    }
+}

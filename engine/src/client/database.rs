@@ -1,0 +1,61 @@
+//! A database: a namespace of containers.
+
+use super::container::ContainerClient;
+use super::engine::Engine;
+use crate::catalog::ContainerDef;
+use crate::error::{Error, Result};
+use crate::writer::ops::{ContainerProperties, WriteOp, WriteOutput};
+
+#[derive(Clone)]
+pub struct DatabaseClient {
+    pub(crate) engine: Engine,
+    pub(crate) id: String,
+}
+
+impl DatabaseClient {
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// A handle on a container; operations fail with 404 if it does not exist.
+    pub fn container(&self, id: &str) -> ContainerClient {
+        ContainerClient { engine: self.engine.clone(), database: self.id.clone(), id: id.to_owned() }
+    }
+
+    pub async fn create_container(&self, props: ContainerProperties) -> Result<ContainerClient> {
+        let id = props.id.clone();
+        let default_partitions = self.engine.inner.opts.initial_partitions;
+        self.engine.submit(WriteOp::CreateContainer { database: self.id.clone(), props, default_partitions }).await?;
+        Ok(self.container(&id))
+    }
+
+    /// Creates the container unless one with that id exists (whose settings are kept).
+    pub async fn create_container_if_not_exists(&self, props: ContainerProperties) -> Result<ContainerClient> {
+        let id = props.id.clone();
+        match self.create_container(props).await {
+            Ok(c) => Ok(c),
+            Err(Error::Conflict { .. }) => Ok(self.container(&id)),
+            Err(e) => Err(e),
+        }
+    }
+
+    pub async fn delete_container(&self, id: &str) -> Result<()> {
+        self.engine.submit(WriteOp::DeleteContainer { database: self.id.clone(), id: id.to_owned() }).await.map(|_| ())
+    }
+
+    /// Sets (or, with `None`, removes) a container's provisioned RU/s.
+    pub async fn replace_throughput(&self, id: &str, throughput: Option<u32>) -> Result<ContainerDef> {
+        match self
+            .engine
+            .submit(WriteOp::ReplaceThroughput { database: self.id.clone(), id: id.to_owned(), throughput })
+            .await?
+        {
+            WriteOutput::Container(def) => Ok(def),
+            _ => Err(Error::Corrupt("unexpected writer answer".into())),
+        }
+    }
+
+    pub fn containers(&self) -> Vec<std::sync::Arc<ContainerDef>> {
+        self.engine.inner.catalog.containers(&self.id)
+    }
+}

@@ -1,0 +1,137 @@
+//! The engine handle: one LMDB environment in a directory (Cosmos DB's account/client).
+
+use std::collections::HashSet;
+use std::future::Future;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::thread::JoinHandle;
+
+use tokio::sync::{mpsc, oneshot};
+
+use super::database::DatabaseClient;
+use super::options::EngineOptions;
+use crate::catalog::{Catalog, DatabaseDef};
+use crate::error::{Error, Result};
+use crate::storage::Store;
+use crate::writer::apply::Limits;
+use crate::writer::ops::{WriteOp, WriteOutput};
+use crate::writer::{self, Job, WriterOptions};
+
+/// Directories open in this process: LMDB must not open one environment twice.
+fn open_paths() -> &'static Mutex<HashSet<PathBuf>> {
+    static PATHS: OnceLock<Mutex<HashSet<PathBuf>>> = OnceLock::new();
+    PATHS.get_or_init(Default::default)
+}
+
+pub(crate) struct Inner {
+    pub store: Arc<Store>,
+    pub catalog: Arc<Catalog>,
+    pub opts: EngineOptions,
+    writer: Option<mpsc::Sender<Job>>,
+    thread: Option<JoinHandle<()>>,
+    path: PathBuf,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        // Closing the channel ends the writer after it answered everything queued.
+        self.writer.take();
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+        open_paths().lock().unwrap_or_else(|e| e.into_inner()).remove(&self.path);
+    }
+}
+
+/// An open engine. Cheap to clone; the last clone dropped closes the store.
+#[derive(Clone)]
+pub struct Engine {
+    pub(crate) inner: Arc<Inner>,
+}
+
+impl Engine {
+    /// Opens (or creates) the engine stored in `dir`.
+    pub fn open(dir: impl AsRef<Path>, opts: EngineOptions) -> Result<Engine> {
+        std::fs::create_dir_all(dir.as_ref()).map_err(|e| Error::Storage(heed::Error::Io(e)))?;
+        let path = dir.as_ref().canonicalize().map_err(|e| Error::Storage(heed::Error::Io(e)))?;
+        if !open_paths().lock().unwrap_or_else(|e| e.into_inner()).insert(path.clone()) {
+            return Err(Error::bad_request(format!("{} is already open in this process; clone the Engine instead", path.display())));
+        }
+        let opened = (|| {
+            let store = Arc::new(Store::open(&path, &opts.storage)?);
+            let catalog = Arc::new(Catalog::default());
+            let wopts = WriterOptions {
+                max_group: opts.max_group.max(1),
+                limits: Limits { max_logical_partition_bytes: opts.max_logical_partition_bytes },
+                split_threshold_bytes: opts.split_threshold_bytes,
+            };
+            let handle = writer::spawn(store.clone(), catalog.clone(), wopts)?;
+            Ok::<_, Error>((store, catalog, handle))
+        })();
+        let (store, catalog, mut handle) = match opened {
+            Ok(x) => x,
+            Err(e) => {
+                open_paths().lock().unwrap_or_else(|e| e.into_inner()).remove(&path);
+                return Err(e);
+            }
+        };
+        Ok(Engine {
+            inner: Arc::new(Inner {
+                store,
+                catalog,
+                opts,
+                writer: Some(handle.tx.clone()),
+                thread: handle.thread.take(),
+                path,
+            }),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.inner.path
+    }
+
+    pub fn database(&self, id: &str) -> DatabaseClient {
+        DatabaseClient { engine: self.clone(), id: id.to_owned() }
+    }
+
+    pub async fn create_database(&self, id: &str) -> Result<DatabaseClient> {
+        self.submit(WriteOp::CreateDatabase { id: id.to_owned() }).await?;
+        Ok(self.database(id))
+    }
+
+    pub async fn create_database_if_not_exists(&self, id: &str) -> Result<DatabaseClient> {
+        match self.create_database(id).await {
+            Ok(db) => Ok(db),
+            Err(Error::Conflict { .. }) => Ok(self.database(id)),
+            Err(e) => Err(e),
+        }
+    }
+
+    pub async fn delete_database(&self, id: &str) -> Result<()> {
+        self.submit(WriteOp::DeleteDatabase { id: id.to_owned() }).await.map(|_| ())
+    }
+
+    pub fn databases(&self) -> Vec<DatabaseDef> {
+        self.inner.catalog.databases()
+    }
+
+    /// Bytes the LMDB memory map currently spans (it grows on demand).
+    pub fn map_size(&self) -> usize {
+        self.inner.store.map_size()
+    }
+
+    /// Sends `op` to the writer; resolves once its transaction is durable.
+    pub(crate) fn submit(&self, op: WriteOp) -> impl Future<Output = Result<WriteOutput>> + Send + 'static {
+        let sender = self.inner.writer.clone();
+        async move {
+            let sender = sender.ok_or_else(|| Error::Unavailable("the engine is closing".into()))?;
+            let (reply, rx) = oneshot::channel();
+            sender
+                .send(Job { op, reply })
+                .await
+                .map_err(|_| Error::Unavailable("the writer has stopped".into()))?;
+            rx.await.map_err(|_| Error::Unavailable("the writer stopped before answering".into()))?
+        }
+    }
+}

@@ -1,0 +1,9 @@
+//! The public API, shaped like the Azure Cosmos DB SDKs: engine → database → container.
+
+pub mod batch;
+pub mod container;
+pub mod database;
+pub mod engine;
+pub mod options;
+pub mod response;
+pub mod stats;

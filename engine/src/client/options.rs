@@ -1,0 +1,68 @@
+//! Per-request and per-engine options.
+
+use std::time::Duration;
+
+use crate::storage::StorageOptions;
+
+/// Options of one item operation (Cosmos DB's `ItemRequestOptions`).
+#[derive(Debug, Clone)]
+pub struct ItemOptions {
+    /// Optimistic concurrency: the write applies only if the item's etag still equals this.
+    pub if_match_etag: Option<String>,
+    /// Return the written item (default). Turning it off saves the deserialization.
+    pub enable_content_response_on_write: bool,
+}
+
+impl Default for ItemOptions {
+    fn default() -> Self {
+        ItemOptions { if_match_etag: None, enable_content_response_on_write: true }
+    }
+}
+
+impl ItemOptions {
+    pub fn if_match(etag: impl Into<String>) -> Self {
+        ItemOptions { if_match_etag: Some(etag.into()), ..Default::default() }
+    }
+}
+
+/// How the client handles 429s, as the Cosmos SDKs' `RetryOptions` do.
+#[derive(Debug, Clone)]
+pub struct RetryOptions {
+    /// Retries of a throttled request before its 429 is returned (SDK default: 9).
+    pub max_retry_attempts_on_throttled: u32,
+    /// Total time a request may spend waiting on 429s (SDK default: 30 s).
+    pub max_retry_wait: Duration,
+}
+
+impl Default for RetryOptions {
+    fn default() -> Self {
+        RetryOptions { max_retry_attempts_on_throttled: 9, max_retry_wait: Duration::from_secs(30) }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct EngineOptions {
+    pub storage: StorageOptions,
+    /// Physical partitions of a new container unless its properties say otherwise.
+    pub initial_partitions: u32,
+    /// A physical partition splits when it stores more than this (Cosmos DB: 50 GB).
+    pub split_threshold_bytes: u64,
+    /// Largest logical partition (Cosmos DB: 20 GB).
+    pub max_logical_partition_bytes: u64,
+    /// Most requests the writer commits in one transaction.
+    pub max_group: usize,
+    pub retry: RetryOptions,
+}
+
+impl Default for EngineOptions {
+    fn default() -> Self {
+        EngineOptions {
+            storage: StorageOptions::default(),
+            initial_partitions: 1,
+            split_threshold_bytes: 50 << 30,
+            max_logical_partition_bytes: 20 << 30,
+            max_group: 512,
+            retry: RetryOptions::default(),
+        }
+    }
+}

@@ -1,0 +1,106 @@
+//! One error type for the whole engine, shaped like Cosmos DB's status codes so an app (or the
+//! HTTP edge) can map it one to one: `status_code()` is what Cosmos DB would answer.
+
+use std::time::Duration;
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// 400: the request itself is wrong; `field` names the property or argument at fault.
+    #[error("bad request: {message}")]
+    BadRequest { field: Option<String>, message: String },
+
+    /// 404
+    #[error("not found: {what}")]
+    NotFound { what: String },
+
+    /// 409: create of an id that already exists in the logical partition.
+    #[error("conflict: an item with id '{id}' already exists in this logical partition")]
+    Conflict { id: String },
+
+    /// 412: the `if-match` etag is not the item's current etag.
+    #[error("precondition failed: the item's etag is {current}, the request expected {expected}")]
+    PreconditionFailed { expected: String, current: String },
+
+    /// 413
+    #[error("request entity too large: the item is {size} bytes, the limit is {limit} bytes")]
+    TooLarge { size: usize, limit: usize },
+
+    /// 403 / sub-status 1014: the logical partition would grow past its limit.
+    #[error(
+        "partition key reached maximum size: logical partition {partition_key} would hold {size} bytes, the limit is {limit} bytes"
+    )]
+    PartitionFull { partition_key: String, size: u64, limit: u64 },
+
+    /// 429: the physical partition spent its share of the provisioned throughput.
+    #[error(
+        "request rate is large: physical partition {partition} is over its {budget_ru_per_s} RU/s budget; retry after {} ms",
+        retry_after.as_millis()
+    )]
+    TooManyRequests { partition: u32, budget_ru_per_s: f64, retry_after: Duration },
+
+    /// 507: the disk (or the configured map limit) is full. Nothing committed is lost.
+    #[error("insufficient storage: {0}")]
+    StorageFull(String),
+
+    /// 500: LMDB or the file system failed.
+    #[error("storage error: {0}")]
+    Storage(#[from] heed::Error),
+
+    /// 500: stored bytes that do not decode (never expected; reported rather than hidden).
+    #[error("corrupt data: {0}")]
+    Corrupt(String),
+
+    /// 503: the engine is shutting down.
+    #[error("service unavailable: {0}")]
+    Unavailable(String),
+}
+
+impl Error {
+    pub(crate) fn bad(field: impl Into<String>, message: impl Into<String>) -> Self {
+        Error::BadRequest { field: Some(field.into()), message: message.into() }
+    }
+
+    pub(crate) fn bad_request(message: impl Into<String>) -> Self {
+        Error::BadRequest { field: None, message: message.into() }
+    }
+
+    /// The HTTP status Cosmos DB answers for this error.
+    pub fn status_code(&self) -> u16 {
+        match self {
+            Error::BadRequest { .. } => 400,
+            Error::NotFound { .. } => 404,
+            Error::Conflict { .. } => 409,
+            Error::PreconditionFailed { .. } => 412,
+            Error::TooLarge { .. } => 413,
+            Error::PartitionFull { .. } => 403,
+            Error::TooManyRequests { .. } => 429,
+            Error::StorageFull(_) => 507,
+            Error::Storage(_) | Error::Corrupt(_) => 500,
+            Error::Unavailable(_) => 503,
+        }
+    }
+
+    /// Cosmos DB's sub-status where it has one that callers rely on.
+    pub fn sub_status(&self) -> Option<u16> {
+        match self {
+            Error::PartitionFull { .. } => Some(1014),
+            _ => None,
+        }
+    }
+
+    /// For 429: how long to wait before retrying.
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self {
+            Error::TooManyRequests { retry_after, .. } => Some(*retry_after),
+            _ => None,
+        }
+    }
+}
+
+impl From<serde_json::Error> for Error {
+    fn from(e: serde_json::Error) -> Self {
+        Error::bad_request(format!("invalid JSON: {e}"))
+    }
+}

@@ -1,0 +1,149 @@
+//! Items: id rules, system properties, size limits and the index terms a write touches.
+
+pub mod patch;
+
+use serde_json::{Map, Value};
+
+use crate::error::{Error, Result};
+
+pub use patch::PatchOperation;
+
+/// Cosmos DB's item size limit (the stored JSON, system properties included).
+pub const MAX_ITEM_BYTES: usize = 2 * 1024 * 1024;
+pub const MAX_ID_CHARS: usize = 255;
+
+/// System properties the engine owns: a client-supplied value is dropped and replaced.
+pub const SYSTEM_PROPERTIES: [&str; 6] = ["_rid", "_self", "_etag", "_attachments", "_ts", "_lsn"];
+
+pub fn validate_id(id: &str) -> Result<()> {
+    if id.is_empty() {
+        return Err(Error::bad("id", "id must not be empty"));
+    }
+    if id.chars().count() > MAX_ID_CHARS {
+        return Err(Error::bad("id", format!("id is longer than {MAX_ID_CHARS} characters")));
+    }
+    if let Some(c) = id.chars().find(|c| matches!(c, '/' | '\\' | '?' | '#')) {
+        return Err(Error::bad("id", format!("id '{id}' contains '{c}'; ids may not contain / \\ ? #")));
+    }
+    if id.ends_with(' ') {
+        return Err(Error::bad("id", "id must not end with a space"));
+    }
+    Ok(())
+}
+
+/// Checks that `doc` is an object with a valid string `id` and returns its id.
+pub fn id_of(doc: &Value) -> Result<&str> {
+    let obj = doc.as_object().ok_or_else(|| Error::bad("item", "an item must be a JSON object"))?;
+    let id = match obj.get("id") {
+        Some(Value::String(s)) => s.as_str(),
+        Some(_) => return Err(Error::bad("id", "id must be a string")),
+        None => return Err(Error::bad("id", "the item has no 'id' property")),
+    };
+    validate_id(id)?;
+    Ok(id)
+}
+
+/// The item's own `ttl`: absent, -1 (never expires) or a positive number of seconds.
+pub fn ttl_of(doc: &Value) -> Result<Option<i64>> {
+    match doc.get("ttl") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Number(n)) => match n.as_i64() {
+            Some(t) if t == -1 || t > 0 => Ok(Some(t)),
+            _ => Err(Error::bad("ttl", "ttl must be -1 or a positive integer number of seconds")),
+        },
+        Some(_) => Err(Error::bad("ttl", "ttl must be a number")),
+    }
+}
+
+/// System properties written into a stored item.
+pub struct SystemProperties {
+    pub rid: String,
+    pub etag: String,
+    pub ts: u64,
+    pub lsn: u64,
+}
+
+/// Strips client-supplied system properties, appends the engine's, serializes.
+pub fn seal(doc: Value, sys: &SystemProperties) -> Result<Vec<u8>> {
+    let Value::Object(mut obj) = doc else {
+        return Err(Error::bad("item", "an item must be a JSON object"));
+    };
+    for p in SYSTEM_PROPERTIES {
+        obj.shift_remove(p);
+    }
+    obj.insert("_rid".into(), Value::String(sys.rid.clone()));
+    obj.insert("_self".into(), Value::String(format!("docs/{}/", sys.rid)));
+    obj.insert("_etag".into(), Value::String(sys.etag.clone()));
+    obj.insert("_attachments".into(), Value::String("attachments/".into()));
+    obj.insert("_ts".into(), Value::from(sys.ts));
+    obj.insert("_lsn".into(), Value::from(sys.lsn));
+    let bytes = serde_json::to_vec(&Value::Object(obj)).map_err(|e| Error::Corrupt(e.to_string()))?;
+    if bytes.len() > MAX_ITEM_BYTES {
+        return Err(Error::TooLarge { size: bytes.len(), limit: MAX_ITEM_BYTES });
+    }
+    Ok(bytes)
+}
+
+/// The etag of version `lsn` of an item in container `rid`: opaque and quoted, as Cosmos DB's.
+pub fn etag(rid: u32, lsn: u64) -> String {
+    format!("\"{rid:08x}-0000-0000-{lsn:016x}\"")
+}
+
+/// A stable resource id for an item: container id and a hash of its identity.
+pub fn item_rid(rid: u32, doc_key: &[u8]) -> String {
+    format!("{rid:08x}{:016x}", xxhash_rust::xxh3::xxh3_64(doc_key))
+}
+
+/// Index terms a write of `doc` adds under the default policy (every path indexed): one per
+/// scalar leaf, array elements included, plus `_ts`. Other system properties are not indexed.
+pub fn index_terms(doc: &Value) -> u64 {
+    fn leaves(v: &Value) -> u64 {
+        match v {
+            Value::Object(m) => m.values().map(leaves).sum(),
+            Value::Array(a) => a.iter().map(leaves).sum(),
+            _ => 1,
+        }
+    }
+    match doc {
+        Value::Object(m) => {
+            1 + m
+                .iter()
+                .filter(|(k, _)| !SYSTEM_PROPERTIES.contains(&k.as_str()))
+                .map(|(_, v)| leaves(v))
+                .sum::<u64>()
+        }
+        other => leaves(other),
+    }
+}
+
+/// Removes the system properties from a copy of an object (for comparing user content).
+pub fn without_system_properties(obj: &Map<String, Value>) -> Map<String, Value> {
+    obj.iter()
+        .filter(|(k, _)| !SYSTEM_PROPERTIES.contains(&k.as_str()))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn ids() {
+        assert!(validate_id("a-b_c.d").is_ok());
+        for bad in ["", "a/b", "a\\b", "a?b", "a#b", "trailing "] {
+            assert_eq!(validate_id(bad).unwrap_err().status_code(), 400, "{bad:?}");
+        }
+        assert!(validate_id(&"x".repeat(255)).is_ok());
+        assert!(validate_id(&"x".repeat(256)).is_err());
+        assert!(id_of(&json!({"id": 5})).is_err());
+        assert!(id_of(&json!([1])).is_err());
+    }
+
+    #[test]
+    fn terms_count_leaves() {
+        assert_eq!(index_terms(&json!({"id": "1", "username": "x", "_etag": "e"})), 3);
+        assert_eq!(index_terms(&json!({"id": "1", "tags": ["a", "b"], "a": {"b": 1}})), 5);
+    }
+}

@@ -1,0 +1,42 @@
+//! An embedded document engine with the Azure Cosmos DB model, on LMDB.
+//!
+//! ```no_run
+//! # async fn demo() -> engine::Result<()> {
+//! use engine::{ContainerProperties, Engine, EngineOptions};
+//! use serde_json::json;
+//!
+//! let engine = Engine::open("data", EngineOptions::default())?;
+//! let db = engine.create_database_if_not_exists("blog").await?;
+//! let posts = db.create_container_if_not_exists(ContainerProperties::new("posts", "/postId")).await?;
+//! let created = posts.create_item(&json!({"id": "p1", "postId": "p1", "title": "Hello"}), None, None).await?;
+//! println!("{} RU", created.request_charge);
+//! let read = posts.read_item::<serde_json::Value>("p1", "p1", None).await?;
+//! # Ok(()) }
+//! ```
+//!
+//! See `DESIGN.md` for how it is built and `RU.md` for what requests cost.
+
+pub mod catalog;
+pub mod client;
+pub mod error;
+pub mod item;
+pub mod partition;
+pub mod ru;
+pub mod storage;
+pub mod throughput;
+pub mod ttl;
+pub mod writer;
+
+pub use catalog::{ContainerDef, DatabaseDef};
+pub use client::batch::{BatchOperationResult, BatchResponse, TransactionalBatch};
+pub use client::container::ContainerClient;
+pub use client::database::DatabaseClient;
+pub use client::engine::Engine;
+pub use client::options::{EngineOptions, ItemOptions, RetryOptions};
+pub use client::response::{Diagnostics, FeedResponse, ItemResponse};
+pub use client::stats::{ContainerStats, LogicalPartitionStats, PhysicalPartitionStats};
+pub use error::{Error, Result};
+pub use item::PatchOperation;
+pub use partition::{PartitionKey, PartitionKeyDefinition};
+pub use storage::StorageOptions;
+pub use writer::ops::ContainerProperties;

@@ -1,0 +1,100 @@
+//! Physical partitions: each owns a contiguous range of the EPK coordinate space
+//! (`[start, next partition's start)`), its own change-feed sequence (LSN) and its own counters.
+
+use serde::{Deserialize, Serialize};
+
+use super::key::Epk;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PhysicalPartition {
+    pub id: u32,
+    /// Inclusive lower bound of the EPK coordinate; the upper bound is the next partition's start.
+    pub start: u64,
+    /// Last LSN assigned in this partition (a child continues its parent's sequence).
+    pub lsn: u64,
+    /// Bytes of stored items (documents as stored, keys excluded).
+    pub bytes: u64,
+    pub items: u64,
+    /// The partition this one was split from, if any.
+    #[serde(default)]
+    pub parent: Option<u32>,
+}
+
+/// The physical partitions of one container, sorted by `start`; the first starts at 0.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PartitionMap {
+    pub partitions: Vec<PhysicalPartition>,
+    pub next_id: u32,
+}
+
+impl PartitionMap {
+    /// `count` partitions splitting the coordinate space evenly.
+    pub fn evenly(count: u32) -> Self {
+        let count = count.max(1);
+        let step = u64::MAX / count as u64;
+        let partitions = (0..count)
+            .map(|i| PhysicalPartition {
+                id: i,
+                start: step * i as u64,
+                lsn: 0,
+                bytes: 0,
+                items: 0,
+                parent: None,
+            })
+            .collect();
+        PartitionMap { partitions, next_id: count }
+    }
+
+    /// Index (in `partitions`) of the partition owning `epk`.
+    pub fn index_of(&self, epk: &Epk) -> usize {
+        let c = epk.coordinate();
+        self.partitions.partition_point(|p| p.start <= c) - 1
+    }
+
+    pub fn owner(&self, epk: &Epk) -> &PhysicalPartition {
+        &self.partitions[self.index_of(epk)]
+    }
+
+    pub fn owner_mut(&mut self, epk: &Epk) -> &mut PhysicalPartition {
+        let i = self.index_of(epk);
+        &mut self.partitions[i]
+    }
+
+    pub fn by_id(&self, id: u32) -> Option<&PhysicalPartition> {
+        self.partitions.iter().find(|p| p.id == id)
+    }
+
+    /// `(start, end_exclusive)` of partition at `index`; `None` end means the top of the space.
+    pub fn range_of(&self, index: usize) -> (u64, Option<u64>) {
+        (self.partitions[index].start, self.partitions.get(index + 1).map(|p| p.start))
+    }
+
+    pub fn len(&self) -> usize {
+        self.partitions.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.partitions.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn epk_at(c: u64) -> Epk {
+        let mut b = [0u8; 16];
+        b[..8].copy_from_slice(&c.to_be_bytes());
+        Epk(b)
+    }
+
+    #[test]
+    fn owners_cover_the_whole_space() {
+        let m = PartitionMap::evenly(4);
+        assert_eq!(m.owner(&epk_at(0)).id, 0);
+        assert_eq!(m.owner(&epk_at(u64::MAX / 4 - 1)).id, 0);
+        assert_eq!(m.owner(&epk_at(u64::MAX / 4)).id, 1);
+        assert_eq!(m.owner(&epk_at(u64::MAX)).id, 3);
+        assert_eq!(m.range_of(3).1, None);
+    }
+}

@@ -1,0 +1,8 @@
+//! Partitioning: partition key values, their hashes, physical partition ranges and splits.
+
+pub mod key;
+pub mod map;
+pub mod split;
+
+pub use key::{Epk, PartitionKey, PartitionKeyDefinition};
+pub use map::{PartitionMap, PhysicalPartition};

@@ -1,0 +1,97 @@
+//! Splitting a physical partition in two, moving whole logical partitions.
+//!
+//! Items are keyed by EPK, so the documents of the moving half stay where they are: the split
+//! chooses a boundary between logical partitions (the byte median), gives the upper half to a new
+//! partition that continues the parent's LSN sequence, and moves that half's change-feed entries.
+//! It runs on the writer thread in one transaction: readers never stop (MVCC), writers queue for
+//! its duration and continue on the new map; nothing is lost either way.
+
+use crate::catalog::{self, ContainerDef};
+use crate::error::{Error, Result};
+use crate::partition::PhysicalPartition;
+use crate::storage::keys;
+use crate::storage::Store;
+use crate::writer::apply::decode_lp_stats;
+
+/// Splits partition `pp_id` of `def`; `Ok(false)` when it holds a single EPK coordinate (one
+/// logical partition cannot be divided). Commits and updates `def` on success.
+pub fn split(store: &Store, def: &mut ContainerDef, pp_id: u32) -> Result<bool> {
+    let rid = def.rid;
+    let index = def
+        .partitions
+        .partitions
+        .iter()
+        .position(|p| p.id == pp_id)
+        .ok_or_else(|| Error::NotFound { what: format!("physical partition {pp_id}") })?;
+    let (start, end) = def.partitions.range_of(index);
+
+    let mut wtxn = store.env.write_txn()?;
+    // Logical partitions of the range in EPK order: (coordinate, bytes, items).
+    let lo = keys::coordinate_key(rid, start);
+    let mut lps = Vec::new();
+    for entry in store.lps.range(&wtxn, &crate::storage::from(&lo))? {
+        let (k, v) = entry?;
+        if k[..4] != rid.to_be_bytes() {
+            break;
+        }
+        let c = keys::epk_of(k).coordinate();
+        if end.is_some_and(|e| c >= e) {
+            break;
+        }
+        let (bytes, items, _) = decode_lp_stats(v);
+        lps.push((c, bytes, items));
+    }
+    let total: u64 = lps.iter().map(|l| l.1).sum();
+    let mut acc = 0;
+    let mut boundary = None;
+    for (i, (c, bytes, _)) in lps.iter().enumerate() {
+        if acc * 2 >= total && i > 0 && *c > lps[i - 1].0 {
+            boundary = Some(*c);
+            break;
+        }
+        acc += bytes;
+    }
+    // The median fell on the last coordinate: cut before it if it is distinct.
+    if boundary.is_none() {
+        boundary = lps.windows(2).rev().find(|w| w[1].0 > w[0].0).map(|w| w[1].0);
+    }
+    let Some(boundary) = boundary else { return Ok(false) };
+
+    let child_id = def.partitions.next_id;
+    let mut moved = Vec::new();
+    {
+        let mut it = store.feed.prefix_iter_mut(&mut wtxn, &keys::feed_prefix(rid, pp_id))?;
+        while let Some((k, v)) = it.next().transpose()? {
+            if keys::epk_of_feed_value(v).coordinate() >= boundary {
+                moved.push((keys::lsn_of_feed_key(k), v.to_vec()));
+                // Safety: `k` and `v` are not used after the deletion.
+                unsafe { it.del_current()? };
+            }
+        }
+    }
+    for (lsn, v) in &moved {
+        store.feed.put(&mut wtxn, &keys::feed_key(rid, child_id, *lsn), v)?;
+    }
+
+    let (upper_bytes, upper_items) =
+        lps.iter().filter(|l| l.0 >= boundary).fold((0, 0), |(b, n), l| (b + l.1, n + l.2));
+    let (lower_bytes, lower_items) =
+        lps.iter().filter(|l| l.0 < boundary).fold((0, 0), |(b, n), l| (b + l.1, n + l.2));
+    let parent = &mut def.partitions.partitions[index];
+    parent.bytes = lower_bytes;
+    parent.items = lower_items;
+    let child = PhysicalPartition {
+        id: child_id,
+        start: boundary,
+        lsn: parent.lsn,
+        bytes: upper_bytes,
+        items: upper_items,
+        parent: Some(pp_id),
+    };
+    def.partitions.partitions.insert(index + 1, child);
+    def.partitions.next_id += 1;
+    let bytes = serde_json::to_vec(&*def).map_err(|e| Error::Corrupt(e.to_string()))?;
+    store.meta.put(&mut wtxn, &catalog::container_key(&def.database, &def.id), &bytes)?;
+    wtxn.commit()?;
+    Ok(true)
+}

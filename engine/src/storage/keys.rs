@@ -1,0 +1,125 @@
+//! Key layout. Everything is ordered bytes, so this file is the architecture:
+//!
+//! | database | key                                  | value                              |
+//! |----------|--------------------------------------|------------------------------------|
+//! | docs     | rid(4) · epk(16) · id-key            | header(24) · JSON                  |
+//! | lps      | rid(4) · epk(16)                     | bytes(8) · items(8) · pk JSON      |
+//! | feed     | rid(4) · partition(4) · lsn(8)       | epk(16) · id-key                   |
+//!
+//! `rid` is the container's numeric id. Items are keyed by EPK, not by physical partition, so a
+//! physical partition is a contiguous EPK range of `docs` and a split moves no documents; the feed
+//! (and, later, the index) is scoped per physical partition and is what a split rewrites.
+//! LMDB keys are at most 511 bytes: ids longer than `ID_INLINE` bytes are truncated and suffixed
+//! with a hash, and the full id is checked against the stored document on read.
+
+use crate::partition::Epk;
+
+pub const ID_INLINE: usize = 400;
+pub const HEADER_LEN: usize = 24;
+
+pub fn id_key(id: &str) -> Vec<u8> {
+    let b = id.as_bytes();
+    if b.len() <= ID_INLINE {
+        b.to_vec()
+    } else {
+        let mut k = b[..ID_INLINE - 16].to_vec();
+        k.extend_from_slice(&xxhash_rust::xxh3::xxh3_128(b).to_be_bytes());
+        k
+    }
+}
+
+pub fn is_truncated(id: &str) -> bool {
+    id.len() > ID_INLINE
+}
+
+pub fn doc_key(rid: u32, epk: &Epk, id: &str) -> Vec<u8> {
+    let idk = id_key(id);
+    let mut k = Vec::with_capacity(20 + idk.len());
+    k.extend_from_slice(&rid.to_be_bytes());
+    k.extend_from_slice(&epk.0);
+    k.extend_from_slice(&idk);
+    k
+}
+
+/// Prefix of every item of one logical partition (also its `lps` key).
+pub fn partition_prefix(rid: u32, epk: &Epk) -> [u8; 20] {
+    let mut k = [0u8; 20];
+    k[..4].copy_from_slice(&rid.to_be_bytes());
+    k[4..].copy_from_slice(&epk.0);
+    k
+}
+
+pub fn container_prefix(rid: u32) -> [u8; 4] {
+    rid.to_be_bytes()
+}
+
+/// First `docs`/`lps` key at or above EPK coordinate `c` in container `rid`.
+pub fn coordinate_key(rid: u32, c: u64) -> [u8; 12] {
+    let mut k = [0u8; 12];
+    k[..4].copy_from_slice(&rid.to_be_bytes());
+    k[4..].copy_from_slice(&c.to_be_bytes());
+    k
+}
+
+/// The EPK inside a `docs` or `lps` key.
+pub fn epk_of(key: &[u8]) -> Epk {
+    Epk(key[4..20].try_into().expect("keys carry a 16-byte epk"))
+}
+
+/// The EPK inside a `feed` value (`epk | id-key`).
+pub fn epk_of_feed_value(value: &[u8]) -> Epk {
+    Epk(value[..16].try_into().expect("feed values start with a 16-byte epk"))
+}
+
+pub fn feed_key(rid: u32, partition: u32, lsn: u64) -> [u8; 16] {
+    let mut k = [0u8; 16];
+    k[..4].copy_from_slice(&rid.to_be_bytes());
+    k[4..8].copy_from_slice(&partition.to_be_bytes());
+    k[8..].copy_from_slice(&lsn.to_be_bytes());
+    k
+}
+
+pub fn feed_prefix(rid: u32, partition: u32) -> [u8; 8] {
+    let mut k = [0u8; 8];
+    k[..4].copy_from_slice(&rid.to_be_bytes());
+    k[4..].copy_from_slice(&partition.to_be_bytes());
+    k
+}
+
+pub fn lsn_of_feed_key(key: &[u8]) -> u64 {
+    u64::from_be_bytes(key[8..16].try_into().expect("feed keys are 16 bytes"))
+}
+
+/// The fixed header stored before each document's JSON, read without parsing the JSON.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DocHeader {
+    pub lsn: u64,
+    /// `_ts`, seconds since the epoch.
+    pub ts: u64,
+    /// The item's own `ttl` (seconds, -1 = never), `None` when absent.
+    pub ttl: Option<i64>,
+}
+
+impl DocHeader {
+    pub fn encode(&self, json: &[u8]) -> Vec<u8> {
+        let mut v = Vec::with_capacity(HEADER_LEN + json.len());
+        v.extend_from_slice(&self.lsn.to_be_bytes());
+        v.extend_from_slice(&self.ts.to_be_bytes());
+        v.extend_from_slice(&self.ttl.unwrap_or(i64::MIN).to_be_bytes());
+        v.extend_from_slice(json);
+        v
+    }
+
+    /// Splits a stored value into its header and JSON bytes.
+    pub fn decode(value: &[u8]) -> Option<(DocHeader, &[u8])> {
+        if value.len() < HEADER_LEN {
+            return None;
+        }
+        let n = |i: usize| u64::from_be_bytes(value[i..i + 8].try_into().expect("8 bytes"));
+        let ttl = n(16) as i64;
+        Some((
+            DocHeader { lsn: n(0), ts: n(8), ttl: (ttl != i64::MIN).then_some(ttl) },
+            &value[HEADER_LEN..],
+        ))
+    }
+}

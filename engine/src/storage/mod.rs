@@ -1,0 +1,152 @@
+//! The LMDB environment: a fixed set of named databases, a read gate, and map growth.
+//!
+//! Containers are key prefixes, not LMDB databases: opening a named database is a linear search
+//! and their number is fixed at open, so the layout uses four and never more (see `keys`).
+
+pub mod keys;
+
+use std::path::Path;
+
+use heed::types::{Bytes, Str};
+use heed::{CommitOrAbort, Database, Env, EnvOpenOptions, RoTxn, WithoutTls};
+use parking_lot::RwLock;
+
+use crate::error::{Error, Result};
+
+/// Options for the storage layer.
+#[derive(Debug, Clone)]
+pub struct StorageOptions {
+    /// Initial size of the memory map. It grows by doubling when a write group finds it 3/4 full.
+    pub initial_map_size: usize,
+    /// The map never grows past this; writes then fail with 507 (Insufficient Storage).
+    pub max_map_size: usize,
+    /// LMDB reader slots: the bound on concurrent readers.
+    pub max_readers: u32,
+}
+
+impl Default for StorageOptions {
+    fn default() -> Self {
+        StorageOptions {
+            initial_map_size: 256 << 20,
+            max_map_size: 1 << 40,
+            max_readers: 1024,
+        }
+    }
+}
+
+pub struct Store {
+    pub env: Env<WithoutTls>,
+    /// Resource definitions (databases, containers with their partition maps), by string key.
+    pub meta: Database<'static, Str, Bytes>,
+    /// Items: `rid | epk | id` → header + JSON.
+    pub docs: Database<'static, Bytes, Bytes>,
+    /// Logical partition statistics: `rid | epk` → bytes, items, partition key value.
+    pub lps: Database<'static, Bytes, Bytes>,
+    /// Latest-version change feed: `rid | partition | lsn` → `epk | id`.
+    pub feed: Database<'static, Bytes, Bytes>,
+    /// Readers hold it shared for the life of their read transaction; growing the map takes it
+    /// exclusively, because LMDB may only resize with no transaction open in the process.
+    gate: RwLock<()>,
+    max_map_size: usize,
+}
+
+impl Store {
+    pub fn open(dir: &Path, opts: &StorageOptions) -> Result<Store> {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| Error::Storage(heed::Error::Io(e)))?;
+        let page = page_size();
+        let initial = round_up(opts.initial_map_size.max(page * 64), page);
+        // Safety: the engine opens one `Env` per directory (the caller guards that) and never
+        // uses the unsafe sync flags: every commit is durable.
+        let env = unsafe {
+            EnvOpenOptions::new()
+                .read_txn_without_tls()
+                .map_size(initial)
+                .max_dbs(8)
+                .max_readers(opts.max_readers)
+                .open(dir)?
+        };
+        // A data file larger than the requested map (a reopened, grown store) keeps its size.
+        let info = env.info();
+        let used = (info.last_page_number + 1) * page;
+        if used * 4 > info.map_size * 3 {
+            unsafe { env.resize(round_up(used * 2, page))? };
+        }
+        let wtxn = env.write_txn()?;
+        let (meta, docs, lps, feed) = env
+            .create_databases_and_commit(wtxn, |dbo, wtxn| -> heed::Result<_> {
+                Ok(CommitOrAbort::<_, ()>::Commit((
+                    dbo.create_database::<Str, Bytes>(wtxn, Some("meta"))?,
+                    dbo.create_database::<Bytes, Bytes>(wtxn, Some("docs"))?,
+                    dbo.create_database::<Bytes, Bytes>(wtxn, Some("lps"))?,
+                    dbo.create_database::<Bytes, Bytes>(wtxn, Some("feed"))?,
+                )))
+            })?
+            .unwrap_commit();
+        Ok(Store { env, meta, docs, lps, feed, gate: RwLock::new(()), max_map_size: opts.max_map_size })
+    }
+
+    /// Runs `f` in a fresh, short read transaction.
+    pub fn read<R>(&self, f: impl FnOnce(&RoTxn<'_, WithoutTls>) -> Result<R>) -> Result<R> {
+        let _gate = self.gate.read();
+        let rtxn = self.env.read_txn()?;
+        f(&rtxn)
+    }
+
+    /// Called by the writer before each write group, with no write transaction open: doubles the
+    /// map when it is three quarters used, so `MapFull` stays the rare case it handles by growing.
+    pub fn ensure_headroom(&self) -> Result<()> {
+        let info = self.env.info();
+        let used = (info.last_page_number + 1) * page_size();
+        if used * 4 > info.map_size * 3 {
+            self.grow()?;
+        }
+        Ok(())
+    }
+
+    /// Doubles the map size (writer thread only, no write transaction open).
+    pub fn grow(&self) -> Result<()> {
+        let current = self.env.info().map_size;
+        if current >= self.max_map_size {
+            return Err(Error::StorageFull(format!(
+                "the store reached its configured maximum of {} bytes",
+                self.max_map_size
+            )));
+        }
+        let next = round_up((current * 2).min(self.max_map_size), page_size());
+        let _exclusive = self.gate.write();
+        // Safety: the gate excludes every reader and the caller (the writer) has no txn open.
+        unsafe { self.env.resize(next)? };
+        Ok(())
+    }
+
+    pub fn map_size(&self) -> usize {
+        self.env.info().map_size
+    }
+}
+
+fn page_size() -> usize {
+    4096
+}
+
+fn round_up(n: usize, to: usize) -> usize {
+    n.div_ceil(to) * to
+}
+
+/// Maps LMDB's "out of space" errors to 507; everything else stays a storage error.
+pub fn classify(e: heed::Error) -> Error {
+    match &e {
+        heed::Error::Mdb(heed::MdbError::MapFull) => {
+            Error::StorageFull("the memory map is full".into())
+        }
+        heed::Error::Io(io) if io.raw_os_error() == Some(28) => {
+            Error::StorageFull("no space left on device".into())
+        }
+        _ => Error::Storage(e),
+    }
+}
+
+/// The key range from `lo` (inclusive) to the end of the database.
+pub fn from(lo: &[u8]) -> (std::ops::Bound<&[u8]>, std::ops::Bound<&[u8]>) {
+    (std::ops::Bound::Included(lo), std::ops::Bound::Unbounded)
+}

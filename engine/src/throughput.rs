@@ -1,0 +1,177 @@
+//! Provisioned throughput: a token bucket per physical partition holding that partition's even
+//! share of the container's RU/s (as `001_*` describes), plus the load metrics people watch.
+//!
+//! The charge of a request is only known after its work, so requests are admitted while the
+//! bucket is non-negative, charged afterwards, and refused with 429 while it is in debt.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use parking_lot::{Mutex, RwLock};
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+use crate::partition::PartitionMap;
+
+/// Seconds of per-second RU history kept for metrics.
+const HISTORY: usize = 60;
+
+#[derive(Debug)]
+struct Bucket {
+    tokens: f64,
+    refilled: Instant,
+    throttled: u64,
+    ru_total: f64,
+    /// RU consumed per second, a ring indexed by second since `epoch`.
+    seconds: [f64; HISTORY],
+    current_second: u64,
+}
+
+/// Load of one physical partition, for `stats` and the explorer.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct PartitionLoad {
+    pub partition: u32,
+    /// RU/s budget of this partition (`None` = unlimited).
+    pub budget_ru_per_s: Option<f64>,
+    /// RU consumed during the last complete second.
+    pub ru_last_second: f64,
+    /// Average RU/s over the last 10 complete seconds.
+    pub ru_per_s_10s: f64,
+    pub ru_total: f64,
+    pub throttled: u64,
+}
+
+pub struct Throughput {
+    epoch: Instant,
+    per_partition: RwLock<Option<f64>>,
+    buckets: RwLock<HashMap<u32, Mutex<Bucket>>>,
+}
+
+impl Throughput {
+    pub fn new(ru_per_s: Option<u32>, map: &PartitionMap) -> Self {
+        let t = Throughput { epoch: Instant::now(), per_partition: RwLock::new(None), buckets: RwLock::default() };
+        t.configure(ru_per_s, map);
+        t
+    }
+
+    /// (Re)splits the container's RU/s across its partitions, after creation, a split or a change.
+    pub fn configure(&self, ru_per_s: Option<u32>, map: &PartitionMap) {
+        let share = ru_per_s.map(|r| r as f64 / map.len().max(1) as f64);
+        *self.per_partition.write() = share;
+        let mut buckets = self.buckets.write();
+        buckets.retain(|id, _| map.partitions.iter().any(|p| p.id == *id));
+        for p in &map.partitions {
+            let b = buckets.entry(p.id).or_insert_with(|| {
+                Mutex::new(Bucket {
+                    tokens: share.unwrap_or(0.0),
+                    refilled: Instant::now(),
+                    throttled: 0,
+                    ru_total: 0.0,
+                    seconds: [0.0; HISTORY],
+                    current_second: 0,
+                })
+            });
+            let mut b = b.lock();
+            if let Some(s) = share {
+                b.tokens = b.tokens.min(s);
+            }
+        }
+    }
+
+    fn refill(b: &mut Bucket, share: f64) {
+        let now = Instant::now();
+        let dt = now.duration_since(b.refilled).as_secs_f64();
+        b.refilled = now;
+        // One second of budget is the most a partition can bank: bursts are bounded.
+        b.tokens = (b.tokens + dt * share).min(share);
+    }
+
+    /// Refuses with 429 while partition `pp` is in debt.
+    pub fn admit(&self, pp: u32) -> Result<()> {
+        let Some(share) = *self.per_partition.read() else { return Ok(()) };
+        let buckets = self.buckets.read();
+        let Some(b) = buckets.get(&pp) else { return Ok(()) };
+        let mut b = b.lock();
+        Self::refill(&mut b, share);
+        if b.tokens < 0.0 {
+            b.throttled += 1;
+            let wait = Duration::from_secs_f64(-b.tokens / share).max(Duration::from_millis(1));
+            return Err(Error::TooManyRequests { partition: pp, budget_ru_per_s: share, retry_after: wait });
+        }
+        Ok(())
+    }
+
+    /// Takes `ru` from partition `pp`'s budget and records it.
+    pub fn charge(&self, pp: u32, ru: f64) {
+        let share = *self.per_partition.read();
+        let buckets = self.buckets.read();
+        let Some(b) = buckets.get(&pp) else { return };
+        let mut b = b.lock();
+        if let Some(share) = share {
+            Self::refill(&mut b, share);
+            b.tokens -= ru;
+        }
+        b.ru_total += ru;
+        let sec = self.epoch.elapsed().as_secs();
+        Self::advance(&mut b, sec);
+        b.seconds[(sec as usize) % HISTORY] += ru;
+    }
+
+    fn advance(b: &mut Bucket, sec: u64) {
+        if sec > b.current_second {
+            for s in (b.current_second + 1)..=sec.min(b.current_second + HISTORY as u64) {
+                b.seconds[(s as usize) % HISTORY] = 0.0;
+            }
+            b.current_second = sec;
+        }
+    }
+
+    pub fn loads(&self) -> Vec<PartitionLoad> {
+        let share = *self.per_partition.read();
+        let sec = self.epoch.elapsed().as_secs();
+        let buckets = self.buckets.read();
+        let mut v: Vec<_> = buckets
+            .iter()
+            .map(|(id, b)| {
+                let mut b = b.lock();
+                Self::advance(&mut b, sec);
+                let back = |n: u64| if sec >= n { b.seconds[((sec - n) as usize) % HISTORY] } else { 0.0 };
+                PartitionLoad {
+                    partition: *id,
+                    budget_ru_per_s: share,
+                    ru_last_second: back(1),
+                    ru_per_s_10s: (1..=10).map(back).sum::<f64>() / 10.0,
+                    ru_total: b.ru_total,
+                    throttled: b.throttled,
+                }
+            })
+            .collect();
+        v.sort_by_key(|l| l.partition);
+        v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debt_gives_429_with_retry_after() {
+        let t = Throughput::new(Some(100), &PartitionMap::evenly(2)); // 50 RU/s each
+        t.admit(0).unwrap();
+        t.charge(0, 60.0); // 50 banked - 60 = -10 → about 200 ms of debt
+        let e = t.admit(0).unwrap_err();
+        assert_eq!(e.status_code(), 429);
+        let wait = e.retry_after().unwrap();
+        assert!(wait > Duration::from_millis(50) && wait <= Duration::from_millis(210), "{wait:?}");
+        t.admit(1).unwrap(); // the other partition is unaffected
+        assert_eq!(t.loads()[0].throttled, 1);
+    }
+
+    #[test]
+    fn unlimited_never_throttles() {
+        let t = Throughput::new(None, &PartitionMap::evenly(1));
+        t.charge(0, 1e9);
+        t.admit(0).unwrap();
+    }
+}

@@ -1,0 +1,260 @@
+//! Item writes inside the writer's transaction. Every operation checks everything that can fail
+//! (404, 409, 412, 413, 403, 400) before its first put, so a failed request leaves nothing in the
+//! shared group transaction; only batches need a nested transaction.
+
+use heed::RwTxn;
+use serde_json::Value;
+
+use super::ops::{ItemOp, ItemOpKind, ItemOutcome};
+use crate::catalog::ContainerDef;
+use crate::error::{Error, Result};
+use crate::item::{self, SystemProperties};
+use crate::partition::{Epk, PartitionKey};
+use crate::ru::Meter;
+use crate::storage::keys::{self, DocHeader};
+use crate::storage::Store;
+use crate::ttl;
+
+/// Limits the writer enforces.
+#[derive(Debug, Clone)]
+pub struct Limits {
+    pub max_logical_partition_bytes: u64,
+}
+
+pub struct Ctx<'a, 't> {
+    pub store: &'a Store,
+    pub wtxn: &'a mut RwTxn<'t>,
+    /// `_ts` of every write in this group (seconds).
+    pub now: u64,
+    pub limits: &'a Limits,
+}
+
+/// Where an item lives, resolved once per operation.
+struct Target {
+    pk: PartitionKey,
+    epk: Epk,
+    key: Vec<u8>,
+}
+
+/// An item as found in storage.
+struct Existing {
+    header: DocHeader,
+    /// Stored value length (header + JSON).
+    len: usize,
+    json: Vec<u8>,
+}
+
+pub fn apply_item(ctx: &mut Ctx, def: &mut ContainerDef, op: &ItemOp) -> Result<ItemOutcome> {
+    let mut meter = Meter::default();
+    match &op.kind {
+        ItemOpKind::Create(doc) => {
+            let t = target_of_doc(def, doc, op.partition_key.as_ref())?;
+            if live(ctx, def, &t)?.is_some() {
+                return Err(Error::Conflict { id: item::id_of(doc)?.to_owned() });
+            }
+            let old = stored(ctx, &t)?; // an expired item not yet purged is overwritten
+            write(ctx, def, &t, doc.clone(), old, &mut meter, 201)
+        }
+        ItemOpKind::Upsert(doc) => {
+            let t = target_of_doc(def, doc, op.partition_key.as_ref())?;
+            let existing = live(ctx, def, &t)?;
+            match &existing {
+                Some(e) => check_etag(def, op, e)?,
+                None if op.if_match.is_some() => return Err(not_found(item::id_of(doc)?, &t.pk)),
+                None => {}
+            }
+            let status = if existing.is_some() { 200 } else { 201 };
+            let old = if existing.is_some() { existing } else { stored(ctx, &t)? };
+            write(ctx, def, &t, doc.clone(), old, &mut meter, status)
+        }
+        ItemOpKind::Replace { id, doc } => {
+            let doc_id = item::id_of(doc)?;
+            if doc_id != id {
+                return Err(Error::bad("id", format!("the item's id '{doc_id}' differs from the id '{id}' being replaced")));
+            }
+            let t = target_of_doc(def, doc, op.partition_key.as_ref())?;
+            let existing = live(ctx, def, &t)?.ok_or_else(|| not_found(id, &t.pk))?;
+            check_etag(def, op, &existing)?;
+            write(ctx, def, &t, doc.clone(), Some(existing), &mut meter, 200)
+        }
+        ItemOpKind::Patch { id, operations } => {
+            let t = target_of_id(def, id, op.partition_key.as_ref())?;
+            let existing = live(ctx, def, &t)?.ok_or_else(|| not_found(id, &t.pk))?;
+            check_etag(def, op, &existing)?;
+            meter.read_item(existing.len);
+            let mut doc: Value = serde_json::from_slice(&existing.json).map_err(|e| Error::Corrupt(e.to_string()))?;
+            let pk_path = def.partition_key.paths[0].clone();
+            item::patch::apply(&mut doc, operations, &["/id", &pk_path])?;
+            write(ctx, def, &t, doc, Some(existing), &mut meter, 200)
+        }
+        ItemOpKind::Delete { id } => {
+            let t = target_of_id(def, id, op.partition_key.as_ref())?;
+            let existing = live(ctx, def, &t)?.ok_or_else(|| not_found(id, &t.pk))?;
+            check_etag(def, op, &existing)?;
+            let partition = remove(ctx, def, &t, &existing)?;
+            let terms = serde_json::from_slice::<Value>(&existing.json).map(|d| item::index_terms(&d)).unwrap_or(0);
+            meter.write_item(existing.len, terms);
+            Ok(ItemOutcome { status: 204, body: None, etag: None, meter, partition })
+        }
+        ItemOpKind::Read { id } => {
+            let t = target_of_id(def, id, op.partition_key.as_ref())?;
+            let existing = live(ctx, def, &t)?.ok_or_else(|| not_found(id, &t.pk))?;
+            meter.read_item(existing.len);
+            Ok(ItemOutcome {
+                status: 200,
+                etag: Some(item::etag(def.rid, existing.header.lsn)),
+                body: Some(existing.json),
+                meter,
+                partition: def.partitions.owner(&t.epk).id,
+            })
+        }
+    }
+}
+
+pub fn not_found(id: &str, pk: &PartitionKey) -> Error {
+    Error::NotFound { what: format!("item '{id}' in partition {pk}") }
+}
+
+fn target_of_doc(def: &ContainerDef, doc: &Value, named: Option<&PartitionKey>) -> Result<Target> {
+    let id = item::id_of(doc)?;
+    let pk = def.partition_key.extract(doc)?;
+    if let Some(named) = named {
+        if *named != pk {
+            return Err(Error::bad(
+                "partitionKey",
+                format!("the partition key {named} named in the request differs from the item's {pk} (at {})", def.partition_key.paths[0]),
+            ));
+        }
+    }
+    Ok(Target { epk: pk.epk(), key: keys::doc_key(def.rid, &pk.epk(), id), pk })
+}
+
+fn target_of_id(def: &ContainerDef, id: &str, named: Option<&PartitionKey>) -> Result<Target> {
+    item::validate_id(id)?;
+    let pk = named.cloned().ok_or_else(|| Error::bad("partitionKey", "this operation needs a partition key value"))?;
+    Ok(Target { epk: pk.epk(), key: keys::doc_key(def.rid, &pk.epk(), id), pk })
+}
+
+/// The stored item, expired or not.
+fn stored(ctx: &Ctx, t: &Target) -> Result<Option<Existing>> {
+    let Some(v) = ctx.store.docs.get(ctx.wtxn, &t.key)? else { return Ok(None) };
+    let (header, json) = DocHeader::decode(v).ok_or_else(|| Error::Corrupt("short item header".into()))?;
+    Ok(Some(Existing { header, len: v.len(), json: json.to_vec() }))
+}
+
+/// The stored item unless its TTL has passed.
+fn live(ctx: &Ctx, def: &ContainerDef, t: &Target) -> Result<Option<Existing>> {
+    Ok(stored(ctx, t)?.filter(|e| !ttl::is_expired(&e.header, def.default_ttl, ctx.now)))
+}
+
+fn check_etag(def: &ContainerDef, op: &ItemOp, existing: &Existing) -> Result<()> {
+    if let Some(expected) = &op.if_match {
+        let current = item::etag(def.rid, existing.header.lsn);
+        if *expected != current && expected != "*" {
+            return Err(Error::PreconditionFailed { expected: expected.clone(), current });
+        }
+    }
+    Ok(())
+}
+
+/// Stores `doc` at `t` (replacing `old`), with a new LSN, feed entry and counters.
+fn write(
+    ctx: &mut Ctx,
+    def: &mut ContainerDef,
+    t: &Target,
+    doc: Value,
+    old: Option<Existing>,
+    meter: &mut Meter,
+    status: u16,
+) -> Result<ItemOutcome> {
+    let ttl = item::ttl_of(&doc)?;
+    let terms = item::index_terms(&doc);
+    let rid = def.rid;
+    let pp = def.partitions.owner(&t.epk);
+    let (pp_id, lsn) = (pp.id, pp.lsn + 1);
+    let etag = item::etag(rid, lsn);
+    let sys = SystemProperties { rid: item::item_rid(rid, &t.key), etag: etag.clone(), ts: ctx.now, lsn };
+    let json = item::seal(doc, &sys)?;
+    let value = DocHeader { lsn, ts: ctx.now, ttl }.encode(&json);
+
+    let lp_key = keys::partition_prefix(rid, &t.epk);
+    let (lp_bytes, lp_items) = lp_stats(ctx, &lp_key)?;
+    let old_len = old.as_ref().map_or(0, |o| o.len as u64);
+    let new_lp_bytes = lp_bytes - old_len.min(lp_bytes) + value.len() as u64;
+    if new_lp_bytes > ctx.limits.max_logical_partition_bytes && new_lp_bytes > lp_bytes {
+        return Err(Error::PartitionFull {
+            partition_key: t.pk.to_string(),
+            size: new_lp_bytes,
+            limit: ctx.limits.max_logical_partition_bytes,
+        });
+    }
+
+    // Past this point nothing fails but storage itself.
+    ctx.store.docs.put(ctx.wtxn, &t.key, &value)?;
+    if let Some(o) = &old {
+        ctx.store.feed.delete(ctx.wtxn, &keys::feed_key(rid, pp_id, o.header.lsn))?;
+    }
+    ctx.store.feed.put(ctx.wtxn, &keys::feed_key(rid, pp_id, lsn), &t.key[4..])?;
+    let new_items = lp_items + u64::from(old.is_none());
+    put_lp_stats(ctx, &lp_key, new_lp_bytes, new_items, &t.pk)?;
+    let pp = def.partitions.owner_mut(&t.epk);
+    pp.lsn = lsn;
+    pp.bytes = (pp.bytes + value.len() as u64).saturating_sub(old_len);
+    pp.items += u64::from(old.is_none());
+
+    meter.write_item(value.len(), terms);
+    Ok(ItemOutcome { status, body: Some(json), etag: Some(etag), meter: *meter, partition: pp_id })
+}
+
+/// Deletes the item at `t`; returns the physical partition it was in.
+fn remove(ctx: &mut Ctx, def: &mut ContainerDef, t: &Target, old: &Existing) -> Result<u32> {
+    let rid = def.rid;
+    let pp = def.partitions.owner_mut(&t.epk);
+    let pp_id = pp.id;
+    pp.lsn += 1;
+    pp.bytes = pp.bytes.saturating_sub(old.len as u64);
+    pp.items = pp.items.saturating_sub(1);
+    ctx.store.docs.delete(ctx.wtxn, &t.key)?;
+    ctx.store.feed.delete(ctx.wtxn, &keys::feed_key(rid, pp_id, old.header.lsn))?;
+    let lp_key = keys::partition_prefix(rid, &t.epk);
+    let (bytes, items) = lp_stats(ctx, &lp_key)?;
+    if items <= 1 {
+        ctx.store.lps.delete(ctx.wtxn, &lp_key)?;
+    } else {
+        put_lp_stats(ctx, &lp_key, bytes.saturating_sub(old.len as u64), items - 1, &t.pk)?;
+    }
+    Ok(pp_id)
+}
+
+fn lp_stats(ctx: &Ctx, lp_key: &[u8]) -> Result<(u64, u64)> {
+    Ok(match ctx.store.lps.get(ctx.wtxn, lp_key)? {
+        Some(v) if v.len() >= 16 => (
+            u64::from_be_bytes(v[..8].try_into().expect("8")),
+            u64::from_be_bytes(v[8..16].try_into().expect("8")),
+        ),
+        _ => (0, 0),
+    })
+}
+
+fn put_lp_stats(ctx: &mut Ctx, lp_key: &[u8], bytes: u64, items: u64, pk: &PartitionKey) -> Result<()> {
+    let mut v = Vec::with_capacity(32);
+    v.extend_from_slice(&bytes.to_be_bytes());
+    v.extend_from_slice(&items.to_be_bytes());
+    if let Some(j) = pk.to_json() {
+        serde_json::to_writer(&mut v, &j).map_err(|e| Error::Corrupt(e.to_string()))?;
+    }
+    ctx.store.lps.put(ctx.wtxn, lp_key, &v)?;
+    Ok(())
+}
+
+/// Decodes an `lps` value: bytes, items and the partition key value (`None` for PartitionKey.None).
+pub fn decode_lp_stats(v: &[u8]) -> (u64, u64, Option<Value>) {
+    if v.len() < 16 {
+        return (0, 0, None);
+    }
+    (
+        u64::from_be_bytes(v[..8].try_into().expect("8")),
+        u64::from_be_bytes(v[8..16].try_into().expect("8")),
+        serde_json::from_slice(&v[16..]).ok(),
+    )
+}

@@ -1,0 +1,112 @@
+//! What callers ask the writer to do, and what it answers. Operations are plain data (not
+//! closures) so a group can be re-applied after the map grows.
+
+use serde_json::Value;
+
+use crate::catalog::{ContainerDef, DatabaseDef};
+use crate::error::Error;
+use crate::item::PatchOperation;
+use crate::partition::PartitionKey;
+use crate::ru::Meter;
+
+/// Settings of a new container (the API's `ContainerProperties`).
+#[derive(Debug, Clone)]
+pub struct ContainerProperties {
+    pub id: String,
+    pub partition_key_path: String,
+    pub indexing_policy: Option<Value>,
+    pub default_ttl: Option<i64>,
+    pub throughput: Option<u32>,
+    /// Physical partitions to start with (defaults to the engine's `initial_partitions`).
+    pub initial_partitions: Option<u32>,
+}
+
+impl ContainerProperties {
+    pub fn new(id: &str, partition_key_path: &str) -> Self {
+        ContainerProperties {
+            id: id.into(),
+            partition_key_path: partition_key_path.into(),
+            indexing_policy: None,
+            default_ttl: None,
+            throughput: None,
+            initial_partitions: None,
+        }
+    }
+    pub fn with_throughput(mut self, ru_per_s: u32) -> Self {
+        self.throughput = Some(ru_per_s);
+        self
+    }
+    pub fn with_default_ttl(mut self, seconds: i64) -> Self {
+        self.default_ttl = Some(seconds);
+        self
+    }
+    pub fn with_indexing_policy(mut self, policy: Value) -> Self {
+        self.indexing_policy = Some(policy);
+        self
+    }
+    pub fn with_initial_partitions(mut self, n: u32) -> Self {
+        self.initial_partitions = Some(n);
+        self
+    }
+}
+
+#[derive(Debug, Clone)]
+pub enum ItemOpKind {
+    Create(Value),
+    Upsert(Value),
+    Replace { id: String, doc: Value },
+    Delete { id: String },
+    Patch { id: String, operations: Vec<PatchOperation> },
+    Read { id: String },
+}
+
+#[derive(Debug, Clone)]
+pub struct ItemOp {
+    pub kind: ItemOpKind,
+    /// The partition key the caller named; `None` = take it from the item.
+    pub partition_key: Option<PartitionKey>,
+    pub if_match: Option<String>,
+}
+
+#[derive(Debug)]
+pub enum WriteOp {
+    CreateDatabase { id: String },
+    DeleteDatabase { id: String },
+    CreateContainer { database: String, props: ContainerProperties, default_partitions: u32 },
+    DeleteContainer { database: String, id: String },
+    ReplaceThroughput { database: String, id: String, throughput: Option<u32> },
+    /// One item operation.
+    Item { rid: u32, op: ItemOp },
+    /// A transactional batch: all of `ops` commit, or none does.
+    Batch { rid: u32, partition_key: PartitionKey, ops: Vec<ItemOp> },
+}
+
+/// Result of one item operation.
+#[derive(Debug, Clone)]
+pub struct ItemOutcome {
+    pub status: u16,
+    /// The stored JSON (with system properties); `None` for deletes.
+    pub body: Option<Vec<u8>>,
+    pub etag: Option<String>,
+    pub meter: Meter,
+    /// The physical partition that served it.
+    pub partition: u32,
+}
+
+/// Why a batch did not commit: the failing operation's index and error, and the work done.
+#[derive(Debug)]
+pub struct BatchFailure {
+    pub index: usize,
+    pub error: Error,
+    pub meter: Meter,
+    pub partition: u32,
+}
+
+#[derive(Debug)]
+pub enum WriteOutput {
+    Database(DatabaseDef),
+    Container(ContainerDef),
+    Item(ItemOutcome),
+    Batch(Result<Vec<ItemOutcome>, BatchFailure>),
+    Done,
+}
