@@ -319,3 +319,9 @@ impl ItemResponse<Vec<u8>> {
         })
     }
 }
+
+impl std::fmt::Debug for ContainerClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ContainerClient").field("database", &self.database).field("id", &self.id).finish()
+    }
+}

@@ -59,3 +59,9 @@ impl DatabaseClient {
         self.engine.inner.catalog.containers(&self.id)
     }
 }
+
+impl std::fmt::Debug for DatabaseClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DatabaseClient").field("id", &self.id).finish()
+    }
+}

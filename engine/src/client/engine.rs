@@ -135,3 +135,9 @@ impl Engine {
         }
     }
 }
+
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine").field("path", &self.inner.path).finish()
+    }
+}

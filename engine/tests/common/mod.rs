@@ -1,0 +1,21 @@
+//! Shared test setup: a real engine on real LMDB files in a temporary directory.
+#![allow(dead_code)]
+
+use engine::{ContainerClient, ContainerProperties, Engine, EngineOptions};
+use tempfile::TempDir;
+
+pub struct TestEngine {
+    pub engine: Engine,
+    pub dir: TempDir,
+}
+
+pub fn open(opts: EngineOptions) -> TestEngine {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let engine = Engine::open(dir.path(), opts).expect("open engine");
+    TestEngine { engine, dir }
+}
+
+pub async fn container(t: &TestEngine, props: ContainerProperties) -> ContainerClient {
+    let db = t.engine.create_database_if_not_exists("test").await.expect("database");
+    db.create_container(props).await.expect("container")
+}
