@@ -1,0 +1,75 @@
+//! The RU formula against the figures `004_*` published for its V1-V3 blog model: every
+//! operation measured there lands within ±25% on documents shaped like the article's.
+
+mod common;
+
+use engine::{ContainerProperties, EngineOptions};
+use serde_json::{json, Value};
+
+fn uuid(n: u32) -> String {
+    format!("{n:08x}-5c1e-4b8a-9f3d-{:012x}", n as u64 * 7919)
+}
+
+fn assert_close(name: &str, got: f64, published: f64, table: &mut Vec<String>) {
+    let ratio = got / published;
+    table.push(format!("| {name} | {published} | {got:.2} | {:+.0}% |", (ratio - 1.0) * 100.0));
+    assert!((0.75..=1.25).contains(&ratio), "{name}: {got} RU vs published {published} RU");
+}
+
+#[test]
+fn charges_match_the_published_figures_of_the_blog_model() {
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    rt.block_on(async {
+        let t = common::open(EngineOptions::default());
+        let users = common::container(&t, ContainerProperties::new("users", "/id")).await;
+        let posts = common::container(&t, ContainerProperties::new("posts", "/postId")).await;
+        let users_v3 = common::container(&t, ContainerProperties::new("users_v3", "/userId")).await;
+        let mut table = vec!["| request | published RU | engine RU | diff |".to_string(), "|---|---|---|---|".into()];
+
+        // [C1] create a user (V1 shape) and its V3 shape.
+        let c1 = users.create_item(&json!({"id": uuid(1), "username": "mariebrown"}), None, None).await.unwrap();
+        assert_close("C1 create user (V1)", c1.request_charge, 5.71, &mut table);
+        let c1v3 = users_v3
+            .create_item(&json!({"id": uuid(1), "type": "user", "userId": uuid(1), "username": "mariebrown"}), None, None)
+            .await
+            .unwrap();
+        assert_close("C1 create user (V3)", c1v3.request_charge, 5.71, &mut table);
+
+        // [Q1] retrieve a user
+        let q1 = users.read_item::<Value>(&uuid(1), uuid(1), None).await.unwrap();
+        assert_close("Q1 read user", q1.request_charge, 1.0, &mut table);
+
+        // [C2] create a post (V1 shape: the article measured it there and quotes it for V3).
+        let content = "Lorem ipsum dolor sit amet, consectetur adipiscing elit. ".repeat(8);
+        let post = json!({
+            "id": uuid(2), "type": "post", "postId": uuid(2), "userId": uuid(1),
+            "title": "Modeling data for a document database",
+            "content": content, "creationDate": "2019-05-23T10:20:30.1234567Z"
+        });
+        let c2 = posts.create_item(&post, None, None).await.unwrap();
+        assert_close("C2 create post", c2.request_charge, 8.76, &mut table);
+
+        // [Q2] retrieve a post (V2/V3: one point read)
+        let q2 = posts.read_item::<Value>(&uuid(2), uuid(2), None).await.unwrap();
+        assert_close("Q2 read post (V3)", q2.request_charge, 1.0, &mut table);
+
+        // [C3] create a comment (V1: a plain create)
+        let comment = json!({
+            "id": uuid(3), "type": "comment", "postId": uuid(2), "userId": uuid(4),
+            "content": "Great article, the part on partitioning helped me a lot!".repeat(3),
+            "creationDate": "2019-05-23T11:00:00.0000000Z"
+        });
+        let c3 = posts.create_item(&comment, None, None).await.unwrap();
+        assert_close("C3 create comment (V1)", c3.request_charge, 8.57, &mut table);
+
+        // [C4] like a post (V1: a plain create)
+        let like = json!({
+            "id": uuid(5), "type": "like", "postId": uuid(2), "userId": uuid(4),
+            "creationDate": "2019-05-23T11:05:00.0000000Z"
+        });
+        let c4 = posts.create_item(&like, None, None).await.unwrap();
+        assert_close("C4 like post (V1)", c4.request_charge, 7.05, &mut table);
+
+        println!("{}", table.join("\n"));
+    });
+}
