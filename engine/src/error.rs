@@ -58,11 +58,11 @@ pub enum Error {
 }
 
 impl Error {
-    pub(crate) fn bad(field: impl Into<String>, message: impl Into<String>) -> Self {
+    pub fn bad(field: impl Into<String>, message: impl Into<String>) -> Self {
         Error::BadRequest { field: Some(field.into()), message: message.into() }
     }
 
-    pub(crate) fn bad_request(message: impl Into<String>) -> Self {
+    pub fn bad_request(message: impl Into<String>) -> Self {
         Error::BadRequest { field: None, message: message.into() }
     }
 

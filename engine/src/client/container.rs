@@ -264,6 +264,59 @@ impl ContainerClient {
 }
 
 impl ContainerClient {
+    /// Reads the whole container in key order, `max_item_count` items per page (a "read feed":
+    /// visits every physical partition). Pass the previous page's continuation to go on.
+    pub async fn read_all_items<T: DeserializeOwned>(
+        &self,
+        max_item_count: usize,
+        continuation: Option<&str>,
+    ) -> Result<FeedResponse<T>> {
+        let shared = self.shared()?;
+        let def = shared.def.load_full();
+        let after = match continuation {
+            Some(c) => Some(decode_continuation(c, def.rid)?),
+            None => None,
+        };
+        let now = ttl::now();
+        let store = &self.engine.inner.store;
+        let prefix = keys::container_prefix(def.rid);
+        let (items, last, meter, visited) = store.read(|rtxn| {
+            let mut meter = Meter { queries: 1, ..Default::default() };
+            let mut items = Vec::new();
+            let mut last: Option<Vec<u8>> = None;
+            let mut visited: Vec<u32> = Vec::new();
+            let lower = after.clone().unwrap_or_else(|| prefix.to_vec());
+            for entry in store.docs.range(rtxn, &crate::storage::from(&lower))? {
+                let (k, v) = entry?;
+                if !k.starts_with(&prefix) || items.len() >= max_item_count.max(1) {
+                    break;
+                }
+                if after.as_deref() == Some(k) {
+                    continue;
+                }
+                let pp = def.partitions.owner(&keys::epk_of(k)).id;
+                if visited.last() != Some(&pp) {
+                    visited.push(pp);
+                }
+                last = Some(k.to_vec());
+                let (h, json) = DocHeader::decode(v).ok_or_else(|| Error::Corrupt("short item header".into()))?;
+                if ttl::is_expired(&h, def.default_ttl, now) {
+                    continue;
+                }
+                meter.read_item(v.len());
+                items.push(serde_json::from_slice::<T>(json).map_err(|e| Error::Corrupt(e.to_string()))?);
+            }
+            meter.partitions_visited = visited.len() as u64;
+            Ok((items, last, meter, visited))
+        })?;
+        let charge = meter.charge();
+        for pp in &visited {
+            shared.throughput.charge(*pp, charge / visited.len() as f64);
+        }
+        let continuation = if items.len() >= max_item_count.max(1) { last.map(|k| hex(&k)) } else { None };
+        Ok(FeedResponse { items, request_charge: charge, continuation, diagnostics: Diagnostics::from_meter(&meter, visited) })
+    }
+
     /// Loads every live item under `prefix` in one read transaction.
     fn scan_prefix<T: DeserializeOwned>(&self, prefix: &[u8], default_ttl: Option<i64>, now: u64) -> Result<(Vec<T>, Meter)> {
         let store = &self.engine.inner.store;
@@ -282,6 +335,22 @@ impl ContainerClient {
             Ok((out, meter))
         })
     }
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+fn decode_continuation(c: &str, rid: u32) -> Result<Vec<u8>> {
+    let bad = || Error::bad("continuation", "the continuation token is not one this container issued");
+    if c.len() % 2 != 0 || c.len() < 40 {
+        return Err(bad());
+    }
+    let bytes = (0..c.len()).step_by(2).map(|i| u8::from_str_radix(&c[i..i + 2], 16)).collect::<Result<Vec<u8>, _>>().map_err(|_| bad())?;
+    if bytes[..4] != rid.to_be_bytes() {
+        return Err(bad());
+    }
+    Ok(bytes)
 }
 
 /// A writer outcome on its way to a typed response.

@@ -1,0 +1,208 @@
+//! `engine`: inspect and load an engine directory by hand.
+//!
+//! Results go to stdout as JSON; request charges, diagnostics and progress go to stderr; errors
+//! exit non-zero with the message.
+
+mod import;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use engine::{Engine, EngineOptions, PartitionKey};
+use serde_json::{json, Value};
+
+#[derive(Parser)]
+#[command(name = "engine", version, about = "Inspect and load an embedded Cosmos-style document engine")]
+struct Cli {
+    /// The engine's data directory.
+    #[arg(long, global = true, default_value = "data")]
+    data: PathBuf,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(clap::Args)]
+struct Target {
+    #[arg(long)]
+    db: String,
+    #[arg(long)]
+    container: String,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Load a JSON array or JSON lines file (creates the database and container when missing).
+    Import {
+        #[command(flatten)]
+        target: Target,
+        /// Partition key path of the container, if it has to be created (e.g. /customerId).
+        #[arg(long)]
+        partition_key: Option<String>,
+        /// Physical partitions of a new container.
+        #[arg(long, default_value_t = 4)]
+        partitions: u32,
+        /// `create` fails on existing ids; `upsert` overwrites them.
+        #[arg(long, default_value = "upsert", value_parser = ["create", "upsert"])]
+        mode: String,
+        /// Requests in flight at once.
+        #[arg(long, default_value_t = 64)]
+        concurrency: usize,
+        file: PathBuf,
+    },
+    /// Point read of one item.
+    Get {
+        #[command(flatten)]
+        target: Target,
+        /// Partition key value: read as JSON when it parses as JSON, else as a string.
+        #[arg(long, allow_hyphen_values = true, required_unless_present = "pk_none")]
+        pk: Option<String>,
+        /// The item has no partition key property (Cosmos DB's PartitionKey.None).
+        #[arg(long, conflicts_with = "pk")]
+        pk_none: bool,
+        id: String,
+    },
+    /// Every item of a container (or of one logical partition with --pk), as JSON lines.
+    Export {
+        #[command(flatten)]
+        target: Target,
+        #[arg(long, allow_hyphen_values = true)]
+        pk: Option<String>,
+        /// Print one JSON array instead of JSON lines.
+        #[arg(long)]
+        array: bool,
+    },
+    /// Physical partitions: ranges, sizes, item counts, load and the largest logical partitions.
+    Stats {
+        #[command(flatten)]
+        target: Target,
+        #[arg(long, default_value_t = 5)]
+        top: usize,
+    },
+    /// Databases and containers.
+    List,
+}
+
+/// `--pk` values: JSON when they parse as JSON (`5`, `true`, `null`, `"5"`), else a string.
+pub fn parse_pk(raw: &str) -> Result<PartitionKey, engine::Error> {
+    match serde_json::from_str::<Value>(raw) {
+        Ok(v) => PartitionKey::from_json(&v, "--pk"),
+        Err(_) => Ok(PartitionKey::String(raw.to_owned())),
+    }
+}
+
+/// Writes a result line to stdout; a closed pipe (`engine export | head`) ends the process quietly.
+fn out(line: &str) {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    if let Err(e) = writeln!(stdout, "{line}") {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("error: writing to stdout: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn charge_line(charge: f64, diagnostics: &engine::Diagnostics) {
+    eprintln!("{}", json!({"requestCharge": charge, "diagnostics": diagnostics}));
+}
+
+async fn run(cli: Cli) -> Result<(), engine::Error> {
+    let engine = Engine::open(&cli.data, EngineOptions::default())?;
+    match cli.command {
+        Command::Import { target, partition_key, partitions, mode, concurrency, file } => {
+            import::run(&engine, &target.db, &target.container, partition_key.as_deref(), partitions, &mode, concurrency, &file).await
+        }
+        Command::Get { target, pk, pk_none, id } => {
+            let c = engine.database(&target.db).container(&target.container);
+            let pk = match pk {
+                Some(raw) if !pk_none => parse_pk(&raw)?,
+                _ => PartitionKey::None,
+            };
+            let r = c.read_item::<Value>(&id, pk, None).await?;
+            out(&serde_json::to_string_pretty(&r.resource).unwrap_or_default());
+            charge_line(r.request_charge, &r.diagnostics);
+            Ok(())
+        }
+        Command::Export { target, pk, array } => {
+            let c = engine.database(&target.db).container(&target.container);
+            let mut collected = Vec::new();
+            let mut total = 0.0;
+            let mut emit = |items: Vec<Value>| {
+                for item in items {
+                    if array {
+                        collected.push(item);
+                    } else {
+                        out(&item.to_string());
+                    }
+                }
+            };
+            let mut count = 0;
+            if let Some(pk) = pk {
+                let r = c.read_all_items_in_partition::<Value>(parse_pk(&pk)?).await?;
+                total += r.request_charge;
+                count += r.items.len();
+                emit(r.items);
+            } else {
+                let mut continuation = None;
+                loop {
+                    let r = c.read_all_items::<Value>(1000, continuation.as_deref()).await?;
+                    total += r.request_charge;
+                    count += r.items.len();
+                    emit(r.items);
+                    match r.continuation {
+                        Some(next) => continuation = Some(next),
+                        None => break,
+                    }
+                }
+            }
+            if array {
+                out(&serde_json::to_string_pretty(&collected).unwrap_or_default());
+            }
+            eprintln!("{}", json!({"items": count, "requestCharge": (total * 100.0f64).round() / 100.0}));
+            Ok(())
+        }
+        Command::Stats { target, top } => {
+            let c = engine.database(&target.db).container(&target.container);
+            let stats = c.stats(top)?;
+            out(&serde_json::to_string_pretty(&stats).unwrap_or_default());
+            Ok(())
+        }
+        Command::List => {
+            let list: Vec<Value> = engine
+                .databases()
+                .into_iter()
+                .map(|d| {
+                    let containers: Vec<Value> = engine
+                        .database(&d.id)
+                        .containers()
+                        .iter()
+                        .map(|c| json!({"id": c.id, "partitionKey": c.partition_key.paths[0], "partitions": c.partitions.len(), "throughput": c.throughput, "defaultTtl": c.default_ttl}))
+                        .collect();
+                    json!({"id": d.id, "containers": containers})
+                })
+                .collect();
+            out(&serde_json::to_string_pretty(&list).unwrap_or_default());
+            Ok(())
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let rt = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match rt.block_on(run(cli)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error ({}): {e}", e.status_code());
+            ExitCode::FAILURE
+        }
+    }
+}
