@@ -51,8 +51,15 @@ pub fn container_key(db: &str, id: &str) -> String {
 pub const NEXT_RID_KEY: &str = "next_rid";
 
 pub fn validate_resource_id(kind: &str, id: &str) -> Result<()> {
-    if id.is_empty() || id.len() > 255 || id.chars().any(|c| matches!(c, '/' | '\\' | '?' | '#')) || id.ends_with(' ') {
-        return Err(Error::bad("id", format!("{kind} id '{id}' must be 1-255 characters without / \\ ? #")));
+    if id.is_empty()
+        || id.len() > 255
+        || id.chars().any(|c| matches!(c, '/' | '\\' | '?' | '#'))
+        || id.ends_with(' ')
+    {
+        return Err(Error::bad(
+            "id",
+            format!("{kind} id '{id}' must be 1-255 characters without / \\ ? #"),
+        ));
     }
     Ok(())
 }
@@ -69,7 +76,10 @@ pub fn load_all(store: &Store, rtxn: &RoTxn) -> Result<(Vec<DatabaseDef>, Vec<Co
         } else if k.starts_with("ct/") {
             cts.push(serde_json::from_slice(v).map_err(|e| Error::Corrupt(format!("{k}: {e}")))?);
         } else if k == NEXT_RID_KEY {
-            next_rid = u32::from_be_bytes(v.try_into().map_err(|_| Error::Corrupt("next_rid".into()))?);
+            next_rid = u32::from_be_bytes(
+                v.try_into()
+                    .map_err(|_| Error::Corrupt("next_rid".into()))?,
+            );
         }
     }
     Ok((dbs, cts, next_rid))
@@ -85,7 +95,8 @@ pub struct ContainerShared {
 #[derive(Default)]
 pub struct Catalog {
     databases: RwLock<HashMap<String, DatabaseDef>>,
-    containers: RwLock<HashMap<(String, String), Arc<ContainerShared>>>,
+    /// database id → container id → container (nested so lookups by `&str` allocate nothing).
+    containers: RwLock<HashMap<String, HashMap<String, Arc<ContainerShared>>>>,
 }
 
 impl Catalog {
@@ -100,17 +111,20 @@ impl Catalog {
     }
 
     pub fn container(&self, db: &str, id: &str) -> Option<Arc<ContainerShared>> {
-        self.containers.read().get(&(db.to_owned(), id.to_owned())).cloned()
+        self.containers
+            .read()
+            .get(db)
+            .and_then(|m| m.get(id))
+            .cloned()
     }
 
     pub fn containers(&self, db: &str) -> Vec<Arc<ContainerDef>> {
         let mut v: Vec<_> = self
             .containers
             .read()
-            .iter()
-            .filter(|((d, _), _)| d == db)
-            .map(|(_, c)| c.def.load_full())
-            .collect();
+            .get(db)
+            .map(|m| m.values().map(|c| c.def.load_full()).collect())
+            .unwrap_or_default();
         v.sort_by(|a, b| a.id.cmp(&b.id));
         v
     }
@@ -121,25 +135,33 @@ impl Catalog {
 
     pub fn remove_database(&self, id: &str) {
         self.databases.write().remove(id);
-        self.containers.write().retain(|(d, _), _| d != id);
+        self.containers.write().remove(id);
     }
 
     pub fn publish_container(&self, def: ContainerDef) {
-        let key = (def.database.clone(), def.id.clone());
-        let mut map = self.containers.write();
-        match map.get(&key) {
+        let mut all = self.containers.write();
+        let map = all.entry(def.database.clone()).or_default();
+        match map.get(&def.id) {
             Some(shared) if shared.def.load().rid == def.rid => {
                 shared.throughput.configure(def.throughput, &def.partitions);
                 shared.def.store(Arc::new(def));
             }
             _ => {
                 let throughput = Throughput::new(def.throughput, &def.partitions);
-                map.insert(key, Arc::new(ContainerShared { def: ArcSwap::from_pointee(def), throughput }));
+                map.insert(
+                    def.id.clone(),
+                    Arc::new(ContainerShared {
+                        def: ArcSwap::from_pointee(def),
+                        throughput,
+                    }),
+                );
             }
         }
     }
 
     pub fn remove_container(&self, db: &str, id: &str) {
-        self.containers.write().remove(&(db.to_owned(), id.to_owned()));
+        if let Some(m) = self.containers.write().get_mut(db) {
+            m.remove(id);
+        }
     }
 }

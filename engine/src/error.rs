@@ -9,7 +9,10 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 pub enum Error {
     /// 400: the request itself is wrong; `field` names the property or argument at fault.
     #[error("bad request: {message}")]
-    BadRequest { field: Option<String>, message: String },
+    BadRequest {
+        field: Option<String>,
+        message: String,
+    },
 
     /// 404
     #[error("not found: {what}")]
@@ -31,14 +34,22 @@ pub enum Error {
     #[error(
         "partition key reached maximum size: logical partition {partition_key} would hold {size} bytes, the limit is {limit} bytes"
     )]
-    PartitionFull { partition_key: String, size: u64, limit: u64 },
+    PartitionFull {
+        partition_key: String,
+        size: u64,
+        limit: u64,
+    },
 
     /// 429: the physical partition spent its share of the provisioned throughput.
     #[error(
         "request rate is large: physical partition {partition} is over its {budget_ru_per_s} RU/s budget; retry after {} ms",
         retry_after.as_millis()
     )]
-    TooManyRequests { partition: u32, budget_ru_per_s: f64, retry_after: Duration },
+    TooManyRequests {
+        partition: u32,
+        budget_ru_per_s: f64,
+        retry_after: Duration,
+    },
 
     /// 507: the disk (or the configured map limit) is full. Nothing committed is lost.
     #[error("insufficient storage: {0}")]
@@ -59,11 +70,17 @@ pub enum Error {
 
 impl Error {
     pub fn bad(field: impl Into<String>, message: impl Into<String>) -> Self {
-        Error::BadRequest { field: Some(field.into()), message: message.into() }
+        Error::BadRequest {
+            field: Some(field.into()),
+            message: message.into(),
+        }
     }
 
     pub fn bad_request(message: impl Into<String>) -> Self {
-        Error::BadRequest { field: None, message: message.into() }
+        Error::BadRequest {
+            field: None,
+            message: message.into(),
+        }
     }
 
     /// The HTTP status Cosmos DB answers for this error.

@@ -7,6 +7,10 @@ pub struct Meter {
     /// Items loaded from storage and the bytes of their stored form.
     pub items_read: u64,
     pub bytes_read: u64,
+    /// Items loaded by scans (queries, partition reads, read feeds) and their bytes: cheaper per
+    /// item than point reads, whose cost is dominated by the per-request path.
+    pub items_scanned: u64,
+    pub bytes_scanned: u64,
     /// Items written (created, replaced or deleted) and the bytes written.
     pub items_written: u64,
     pub bytes_written: u64,
@@ -28,6 +32,10 @@ pub mod rate {
     pub const READ_PER_KB: f64 = 0.09;
     /// The fixed part of a write: durable commit, log record, replication in Cosmos DB.
     pub const WRITE_ITEM: f64 = 4.3;
+    /// Each item loaded by a scan (query, partition read, read feed).
+    pub const SCAN_ITEM: f64 = 0.1;
+    /// Each KB loaded by a scan.
+    pub const SCAN_PER_KB: f64 = 0.05;
     /// Each KB written beyond the first.
     pub const WRITE_PER_KB: f64 = 0.45;
     /// Each index term added or removed.
@@ -44,6 +52,8 @@ impl Meter {
     pub fn add(&mut self, other: &Meter) {
         self.items_read += other.items_read;
         self.bytes_read += other.bytes_read;
+        self.items_scanned += other.items_scanned;
+        self.bytes_scanned += other.bytes_scanned;
         self.items_written += other.items_written;
         self.bytes_written += other.bytes_written;
         self.index_terms_written += other.index_terms_written;
@@ -56,6 +66,12 @@ impl Meter {
     pub fn read_item(&mut self, bytes: usize) {
         self.items_read += 1;
         self.bytes_read += bytes as u64;
+    }
+
+    /// Records one item loaded by a scan.
+    pub fn scan_item(&mut self, bytes: usize) {
+        self.items_scanned += 1;
+        self.bytes_scanned += bytes as u64;
     }
 
     /// Records a write of one item: `bytes` written, `terms` index terms touched.
@@ -81,10 +97,12 @@ impl Meter {
                 + (kb(self.bytes_written) - self.items_written as f64).max(0.0) * rate::WRITE_PER_KB
                 + self.index_terms_written as f64 * rate::INDEX_TERM
         };
+        let scans = self.items_scanned as f64 * rate::SCAN_ITEM
+            + kb(self.bytes_scanned) * rate::SCAN_PER_KB;
         let queries = self.queries as f64 * rate::QUERY
             + self.index_terms_read as f64 * rate::INDEX_SCAN
             + self.partitions_visited.saturating_sub(1) as f64 * rate::PARTITION_VISIT;
-        let total = reads + writes + queries;
+        let total = reads + scans + writes + queries;
         // A request that did anything costs at least 1 RU, and a failed one that did nothing
         // (rejected before storage was touched) still costs the minimum.
         (total.max(1.0) * 100.0).round() / 100.0

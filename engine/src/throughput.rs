@@ -49,7 +49,11 @@ pub struct Throughput {
 
 impl Throughput {
     pub fn new(ru_per_s: Option<u32>, map: &PartitionMap) -> Self {
-        let t = Throughput { epoch: Instant::now(), per_partition: RwLock::new(None), buckets: RwLock::default() };
+        let t = Throughput {
+            epoch: Instant::now(),
+            per_partition: RwLock::new(None),
+            buckets: RwLock::default(),
+        };
         t.configure(ru_per_s, map);
         t
     }
@@ -88,15 +92,23 @@ impl Throughput {
 
     /// Refuses with 429 while partition `pp` is in debt.
     pub fn admit(&self, pp: u32) -> Result<()> {
-        let Some(share) = *self.per_partition.read() else { return Ok(()) };
+        let Some(share) = *self.per_partition.read() else {
+            return Ok(());
+        };
         let buckets = self.buckets.read();
-        let Some(b) = buckets.get(&pp) else { return Ok(()) };
+        let Some(b) = buckets.get(&pp) else {
+            return Ok(());
+        };
         let mut b = b.lock();
         Self::refill(&mut b, share);
         if b.tokens < 0.0 {
             b.throttled += 1;
             let wait = Duration::from_secs_f64(-b.tokens / share).max(Duration::from_millis(1));
-            return Err(Error::TooManyRequests { partition: pp, budget_ru_per_s: share, retry_after: wait });
+            return Err(Error::TooManyRequests {
+                partition: pp,
+                budget_ru_per_s: share,
+                retry_after: wait,
+            });
         }
         Ok(())
     }
@@ -135,7 +147,13 @@ impl Throughput {
             .map(|(id, b)| {
                 let mut b = b.lock();
                 Self::advance(&mut b, sec);
-                let back = |n: u64| if sec >= n { b.seconds[((sec - n) as usize) % HISTORY] } else { 0.0 };
+                let back = |n: u64| {
+                    if sec >= n {
+                        b.seconds[((sec - n) as usize) % HISTORY]
+                    } else {
+                        0.0
+                    }
+                };
                 PartitionLoad {
                     partition: *id,
                     budget_ru_per_s: share,
@@ -163,7 +181,10 @@ mod tests {
         let e = t.admit(0).unwrap_err();
         assert_eq!(e.status_code(), 429);
         let wait = e.retry_after().unwrap();
-        assert!(wait > Duration::from_millis(50) && wait <= Duration::from_millis(210), "{wait:?}");
+        assert!(
+            wait > Duration::from_millis(50) && wait <= Duration::from_millis(210),
+            "{wait:?}"
+        );
         t.admit(1).unwrap(); // the other partition is unaffected
         assert_eq!(t.loads()[0].throttled, 1);
     }

@@ -5,7 +5,9 @@
 use crate::storage::keys::DocHeader;
 
 pub fn is_expired(header: &DocHeader, default_ttl: Option<i64>, now: u64) -> bool {
-    let Some(default) = default_ttl else { return false };
+    let Some(default) = default_ttl else {
+        return false;
+    };
     let ttl = header.ttl.unwrap_or(default);
     ttl > 0 && header.ts.saturating_add(ttl as u64) <= now
 }
@@ -28,7 +30,10 @@ mod tests {
 
     #[test]
     fn rules() {
-        assert!(!is_expired(&h(0, Some(5)), None, 100), "TTL off ignores item ttl");
+        assert!(
+            !is_expired(&h(0, Some(5)), None, 100),
+            "TTL off ignores item ttl"
+        );
         assert!(!is_expired(&h(0, None), Some(-1), 100));
         assert!(is_expired(&h(0, Some(5)), Some(-1), 100));
         assert!(is_expired(&h(0, None), Some(10), 10));

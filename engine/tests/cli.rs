@@ -5,11 +5,20 @@ use std::process::{Command, Output};
 use serde_json::Value;
 
 fn engine(dir: &std::path::Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_engine")).arg("--data").arg(dir).args(args).output().expect("run engine")
+    Command::new(env!("CARGO_BIN_EXE_engine"))
+        .arg("--data")
+        .arg(dir)
+        .args(args)
+        .output()
+        .expect("run engine")
 }
 
 fn stdout_json(o: &Output) -> Value {
-    assert!(o.status.success(), "stderr: {}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        o.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     serde_json::from_slice(&o.stdout).expect("stdout is JSON")
 }
 
@@ -18,52 +27,176 @@ fn import_get_export_stats_and_errors() {
     let tmp = tempfile::tempdir().unwrap();
     let data = tmp.path().join("data");
     let lines: String = (0..300)
-        .map(|i| format!("{{\"id\":\"p{i}\",\"categoryId\":\"cat{}\",\"price\":{i}}}\n", i % 9))
+        .map(|i| {
+            format!(
+                "{{\"id\":\"p{i}\",\"categoryId\":\"cat{}\",\"price\":{i}}}\n",
+                i % 9
+            )
+        })
         .collect();
     let jsonl = tmp.path().join("products.jsonl");
     std::fs::write(&jsonl, lines).unwrap();
     let array = tmp.path().join("customers.json");
-    std::fs::write(&array, r#"[{"id":"a","customerId":7},{"id":"b","customerId":"7"},{"id":"c"}]"#).unwrap();
+    std::fs::write(
+        &array,
+        r#"[{"id":"a","customerId":7},{"id":"b","customerId":"7"},{"id":"c"}]"#,
+    )
+    .unwrap();
 
-    let o = engine(&data, &["import", "--db", "shop", "--container", "product", "--partition-key", "/categoryId", jsonl.to_str().unwrap()]);
+    let o = engine(
+        &data,
+        &[
+            "import",
+            "--db",
+            "shop",
+            "--container",
+            "product",
+            "--partition-key",
+            "/categoryId",
+            jsonl.to_str().unwrap(),
+        ],
+    );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(String::from_utf8_lossy(&o.stderr).contains("\"imported\":300"));
-    let o = engine(&data, &["import", "--db", "shop", "--container", "customer", "--partition-key", "/customerId", array.to_str().unwrap()]);
+    let o = engine(
+        &data,
+        &[
+            "import",
+            "--db",
+            "shop",
+            "--container",
+            "customer",
+            "--partition-key",
+            "/customerId",
+            array.to_str().unwrap(),
+        ],
+    );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 
     // --pk is JSON when it parses as JSON: 7 is the number, "7" (quoted) the string.
-    let o = engine(&data, &["get", "--db", "shop", "--container", "customer", "--pk", "7", "a"]);
+    let o = engine(
+        &data,
+        &[
+            "get",
+            "--db",
+            "shop",
+            "--container",
+            "customer",
+            "--pk",
+            "7",
+            "a",
+        ],
+    );
     assert_eq!(stdout_json(&o)["id"], "a");
     let stderr: Value = serde_json::from_slice(&o.stderr).unwrap();
     assert_eq!(stderr["requestCharge"], 1.0);
-    let o = engine(&data, &["get", "--db", "shop", "--container", "customer", "--pk", "\"7\"", "b"]);
+    let o = engine(
+        &data,
+        &[
+            "get",
+            "--db",
+            "shop",
+            "--container",
+            "customer",
+            "--pk",
+            "\"7\"",
+            "b",
+        ],
+    );
     assert_eq!(stdout_json(&o)["id"], "b");
-    let o = engine(&data, &["get", "--db", "shop", "--container", "customer", "--pk-none", "c"]);
+    let o = engine(
+        &data,
+        &[
+            "get",
+            "--db",
+            "shop",
+            "--container",
+            "customer",
+            "--pk-none",
+            "c",
+        ],
+    );
     assert_eq!(stdout_json(&o)["id"], "c");
-    let o = engine(&data, &["get", "--db", "shop", "--container", "customer", "--pk", "7", "b"]);
+    let o = engine(
+        &data,
+        &[
+            "get",
+            "--db",
+            "shop",
+            "--container",
+            "customer",
+            "--pk",
+            "7",
+            "b",
+        ],
+    );
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("404"));
 
     let o = engine(&data, &["export", "--db", "shop", "--container", "product"]);
     assert!(o.status.success());
-    let exported: Vec<Value> = o.stdout.split(|b| *b == b'\n').filter(|l| !l.is_empty()).map(|l| serde_json::from_slice(l).unwrap()).collect();
+    let exported: Vec<Value> = o
+        .stdout
+        .split(|b| *b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_slice(l).unwrap())
+        .collect();
     assert_eq!(exported.len(), 300);
-    let o = engine(&data, &["export", "--db", "shop", "--container", "product", "--pk", "cat3", "--array"]);
+    let o = engine(
+        &data,
+        &[
+            "export",
+            "--db",
+            "shop",
+            "--container",
+            "product",
+            "--pk",
+            "cat3",
+            "--array",
+        ],
+    );
     assert_eq!(stdout_json(&o).as_array().unwrap().len(), 33);
 
-    let stats = stdout_json(&engine(&data, &["stats", "--db", "shop", "--container", "product"]));
+    let stats = stdout_json(&engine(
+        &data,
+        &["stats", "--db", "shop", "--container", "product"],
+    ));
     assert_eq!(stats["items"], 300);
     assert_eq!(stats["partitions"].as_array().unwrap().len(), 4);
 
     // Errors: a missing container without --partition-key, bad JSON lines, unknown containers.
-    let o = engine(&data, &["import", "--db", "shop", "--container", "new", jsonl.to_str().unwrap()]);
+    let o = engine(
+        &data,
+        &[
+            "import",
+            "--db",
+            "shop",
+            "--container",
+            "new",
+            jsonl.to_str().unwrap(),
+        ],
+    );
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("--partition-key"));
     let bad = tmp.path().join("bad.jsonl");
     std::fs::write(&bad, "{\"id\":\"x\",\"categoryId\":\"c\"}\n{not json\n").unwrap();
-    let o = engine(&data, &["import", "--db", "shop", "--container", "product", bad.to_str().unwrap()]);
+    let o = engine(
+        &data,
+        &[
+            "import",
+            "--db",
+            "shop",
+            "--container",
+            "product",
+            bad.to_str().unwrap(),
+        ],
+    );
     assert!(!o.status.success());
-    assert!(String::from_utf8_lossy(&o.stderr).contains("line 2"), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("line 2"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let o = engine(&data, &["stats", "--db", "shop", "--container", "nope"]);
     assert!(!o.status.success());
 }

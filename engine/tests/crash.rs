@@ -16,8 +16,14 @@ const CHILD_ENV: &str = "ENGINE_CRASH_CHILD_DIR";
 /// The child: 16 concurrent writers creating and updating items until killed.
 #[test]
 fn crash_child() {
-    let Ok(dir) = std::env::var(CHILD_ENV) else { return };
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let Ok(dir) = std::env::var(CHILD_ENV) else {
+        return;
+    };
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
     rt.block_on(async move {
         let engine = Engine::open(&dir, EngineOptions { initial_partitions: 4, split_threshold_bytes: 256 * 1024, ..Default::default() }).unwrap();
         let db = engine.create_database_if_not_exists("crash").await.unwrap();
@@ -56,7 +62,10 @@ fn acknowledged_writes_survive_sigkill() {
     let exe = std::env::current_exe().unwrap();
     // Expected minimum version of each acknowledged item: (id, pk) -> version.
     let mut acked: HashMap<(String, String), u64> = HashMap::new();
-    for (round, kill_after) in [7usize, 40, 150, 400, 900, 1500, 3000, 25, 2200, 5000].into_iter().enumerate() {
+    for (round, kill_after) in [7usize, 40, 150, 400, 900, 1500, 3000, 25, 2200, 5000]
+        .into_iter()
+        .enumerate()
+    {
         let mut child = Command::new(&exe)
             .args(["--exact", "crash_child", "--nocapture", "--test-threads=1"])
             .env(CHILD_ENV, dir.path())
@@ -79,9 +88,15 @@ fn acknowledged_writes_survive_sigkill() {
             record(&mut acked, &line);
         }
         let _ = child.wait();
-        assert!(seen >= kill_after.min(7), "round {round}: child wrote only {seen} acks");
+        assert!(
+            seen >= kill_after.min(7),
+            "round {round}: child wrote only {seen} acks"
+        );
 
-        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
         rt.block_on(async {
             let engine = Engine::open(dir.path(), EngineOptions::default()).unwrap();
             let c = engine.database("crash").container("items");
@@ -91,17 +106,35 @@ fn acknowledged_writes_survive_sigkill() {
                     .await
                     .unwrap_or_else(|e| panic!("round {round}: acknowledged {id} lost: {e}"));
                 let got = item.resource.unwrap()["version"].as_u64().unwrap();
-                assert!(got >= *version, "round {round}: {id} has version {got}, acknowledged {version}");
+                assert!(
+                    got >= *version,
+                    "round {round}: {id} has version {got}, acknowledged {version}"
+                );
             }
             // Counters agree with the items actually stored.
             let stats = c.stats(1000).unwrap();
-            let by_lp: u64 = stats.partitions.iter().flat_map(|p| p.largest_logical_partitions.iter()).map(|l| l.items).sum();
-            assert_eq!(stats.items, by_lp, "round {round}: partition counters drifted");
+            let by_lp: u64 = stats
+                .partitions
+                .iter()
+                .flat_map(|p| p.largest_logical_partitions.iter())
+                .map(|l| l.items)
+                .sum();
+            assert_eq!(
+                stats.items, by_lp,
+                "round {round}: partition counters drifted"
+            );
             assert!(stats.items as usize >= acked.len());
         });
     }
-    eprintln!("{} acknowledged writes checked after 10 SIGKILLs", acked.len());
-    assert!(acked.len() > 3000, "only {} writes were acknowledged in total", acked.len());
+    eprintln!(
+        "{} acknowledged writes checked after 10 SIGKILLs",
+        acked.len()
+    );
+    assert!(
+        acked.len() > 3000,
+        "only {} writes were acknowledged in total",
+        acked.len()
+    );
 }
 
 fn record(acked: &mut HashMap<(String, String), u64>, line: &str) -> bool {
@@ -110,7 +143,9 @@ fn record(acked: &mut HashMap<(String, String), u64>, line: &str) -> bool {
         return false;
     }
     let v: u64 = parts[4].parse().unwrap();
-    let e = acked.entry((parts[2].to_owned(), parts[3].to_owned())).or_insert(0);
+    let e = acked
+        .entry((parts[2].to_owned(), parts[3].to_owned()))
+        .or_insert(0);
     *e = (*e).max(v);
     true
 }

@@ -2,11 +2,18 @@
 
 mod common;
 
-use engine::{ContainerProperties, EngineOptions, Error, ItemOptions, PartitionKey, PatchOperation, TransactionalBatch};
+use engine::{
+    ContainerProperties, EngineOptions, Error, ItemOptions, PartitionKey, PatchOperation,
+    TransactionalBatch,
+};
 use serde_json::{json, Value};
 
 fn rt() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap()
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
 }
 
 #[test]
@@ -19,7 +26,11 @@ fn create_read_replace_delete_with_system_properties() {
         assert_eq!(created.status_code, 201);
         let body: Value = created.resource.unwrap();
         let etag = created.etag.unwrap();
-        assert_eq!(body["_etag"], json!(etag), "a client-sent _etag is replaced");
+        assert_eq!(
+            body["_etag"],
+            json!(etag),
+            "a client-sent _etag is replaced"
+        );
         assert!(body["_ts"].as_u64().unwrap() > 1_600_000_000);
         assert!(body["_lsn"].as_u64().unwrap() >= 1);
         assert!(body["_rid"].is_string());
@@ -36,29 +47,82 @@ fn create_read_replace_delete_with_system_properties() {
 
         // replace with a stale etag: 412; with the right one: 200 and a new etag
         let v2 = json!({"id": "c1", "customerId": "c1", "firstName": "Ada L."});
-        let replaced = c.replace_item(&v2, "c1", None, Some(ItemOptions::if_match(&etag))).await.unwrap();
+        let replaced = c
+            .replace_item(&v2, "c1", None, Some(ItemOptions::if_match(&etag)))
+            .await
+            .unwrap();
         assert_eq!(replaced.status_code, 200);
         let etag2 = replaced.etag.unwrap();
         assert_ne!(etag, etag2, "etag changes on every write");
-        let e = c.replace_item(&v2, "c1", None, Some(ItemOptions::if_match(&etag))).await.unwrap_err();
+        let e = c
+            .replace_item(&v2, "c1", None, Some(ItemOptions::if_match(&etag)))
+            .await
+            .unwrap_err();
         assert_eq!(e.status_code(), 412, "{e}");
-        let e = c.delete_item("c1", "c1", Some(ItemOptions::if_match(&etag))).await.unwrap_err();
+        let e = c
+            .delete_item("c1", "c1", Some(ItemOptions::if_match(&etag)))
+            .await
+            .unwrap_err();
         assert_eq!(e.status_code(), 412);
 
         // 404s
-        let e = c.replace_item(&json!({"id": "nope", "customerId": "c1"}), "nope", None, None).await.unwrap_err();
+        let e = c
+            .replace_item(
+                &json!({"id": "nope", "customerId": "c1"}),
+                "nope",
+                None,
+                None,
+            )
+            .await
+            .unwrap_err();
         assert_eq!(e.status_code(), 404);
-        assert_eq!(c.read_item::<Value>("c1", "other", None).await.unwrap_err().status_code(), 404);
+        assert_eq!(
+            c.read_item::<Value>("c1", "other", None)
+                .await
+                .unwrap_err()
+                .status_code(),
+            404
+        );
 
         // upsert: 200 on existing, 201 on new
-        assert_eq!(c.upsert_item(&v2, None, None).await.unwrap().status_code, 200);
-        assert_eq!(c.upsert_item(&json!({"id": "c2", "customerId": "c2"}), None, None).await.unwrap().status_code, 201);
+        assert_eq!(
+            c.upsert_item(&v2, None, None).await.unwrap().status_code,
+            200
+        );
+        assert_eq!(
+            c.upsert_item(&json!({"id": "c2", "customerId": "c2"}), None, None)
+                .await
+                .unwrap()
+                .status_code,
+            201
+        );
 
-        let deleted = c.delete_item("c1", "c1", Some(ItemOptions::if_match(&etag2).clone())).await;
-        assert_eq!(deleted.unwrap_err().status_code(), 412, "upsert changed the etag again");
-        assert_eq!(c.delete_item("c1", "c1", None).await.unwrap().status_code, 204);
-        assert_eq!(c.delete_item("c1", "c1", None).await.unwrap_err().status_code(), 404);
-        assert_eq!(c.read_item::<Value>("c1", "c1", None).await.unwrap_err().status_code(), 404);
+        let deleted = c
+            .delete_item("c1", "c1", Some(ItemOptions::if_match(&etag2).clone()))
+            .await;
+        assert_eq!(
+            deleted.unwrap_err().status_code(),
+            412,
+            "upsert changed the etag again"
+        );
+        assert_eq!(
+            c.delete_item("c1", "c1", None).await.unwrap().status_code,
+            204
+        );
+        assert_eq!(
+            c.delete_item("c1", "c1", None)
+                .await
+                .unwrap_err()
+                .status_code(),
+            404
+        );
+        assert_eq!(
+            c.read_item::<Value>("c1", "c1", None)
+                .await
+                .unwrap_err()
+                .status_code(),
+            404
+        );
     });
 }
 
@@ -68,27 +132,85 @@ fn bad_ids_and_bad_partition_keys_are_400_with_the_field() {
         let t = common::open(EngineOptions::default());
         let c = common::container(&t, ContainerProperties::new("c", "/pk")).await;
         for id in ["", "a/b", "a\\b", "q?", "h#"] {
-            let e = c.create_item(&json!({"id": id, "pk": "x"}), None, None).await.unwrap_err();
-            assert!(matches!(&e, Error::BadRequest { field: Some(f), .. } if f == "id"), "{id:?}: {e}");
+            let e = c
+                .create_item(&json!({"id": id, "pk": "x"}), None, None)
+                .await
+                .unwrap_err();
+            assert!(
+                matches!(&e, Error::BadRequest { field: Some(f), .. } if f == "id"),
+                "{id:?}: {e}"
+            );
         }
         let long = "x".repeat(256);
-        assert_eq!(c.create_item(&json!({"id": long, "pk": "x"}), None, None).await.unwrap_err().status_code(), 400);
-        assert_eq!(c.create_item(&json!({"pk": "x"}), None, None).await.unwrap_err().status_code(), 400);
-        assert_eq!(c.create_item(&json!({"id": 7, "pk": "x"}), None, None).await.unwrap_err().status_code(), 400);
-        assert_eq!(c.create_item(&json!([1, 2]), None, None).await.unwrap_err().status_code(), 400);
+        assert_eq!(
+            c.create_item(&json!({"id": long, "pk": "x"}), None, None)
+                .await
+                .unwrap_err()
+                .status_code(),
+            400
+        );
+        assert_eq!(
+            c.create_item(&json!({"pk": "x"}), None, None)
+                .await
+                .unwrap_err()
+                .status_code(),
+            400
+        );
+        assert_eq!(
+            c.create_item(&json!({"id": 7, "pk": "x"}), None, None)
+                .await
+                .unwrap_err()
+                .status_code(),
+            400
+        );
+        assert_eq!(
+            c.create_item(&json!([1, 2]), None, None)
+                .await
+                .unwrap_err()
+                .status_code(),
+            400
+        );
 
-        let e = c.create_item(&json!({"id": "a", "pk": {"nested": 1}}), None, None).await.unwrap_err();
-        assert!(matches!(&e, Error::BadRequest { field: Some(f), .. } if f == "/pk"), "{e}");
-        let e = c.create_item(&json!({"id": "a", "pk": 9_007_199_254_740_993u64}), None, None).await.unwrap_err();
+        let e = c
+            .create_item(&json!({"id": "a", "pk": {"nested": 1}}), None, None)
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(&e, Error::BadRequest { field: Some(f), .. } if f == "/pk"),
+            "{e}"
+        );
+        let e = c
+            .create_item(
+                &json!({"id": "a", "pk": 9_007_199_254_740_993u64}),
+                None,
+                None,
+            )
+            .await
+            .unwrap_err();
         assert!(e.to_string().contains("2^53"), "{e}");
         // The partition key named in the request must agree with the item's.
-        let e = c.create_item(&json!({"id": "a", "pk": "x"}), Some(PartitionKey::from("y")), None).await.unwrap_err();
+        let e = c
+            .create_item(
+                &json!({"id": "a", "pk": "x"}),
+                Some(PartitionKey::from("y")),
+                None,
+            )
+            .await
+            .unwrap_err();
         assert_eq!(e.status_code(), 400, "{e}");
         // Patch cannot change the partition key or the id.
-        c.create_item(&json!({"id": "a", "pk": "x"}), None, None).await.unwrap();
-        let e = c.patch_item::<Value>("a", "x", &[PatchOperation::set("/pk", "y")], None).await.unwrap_err();
+        c.create_item(&json!({"id": "a", "pk": "x"}), None, None)
+            .await
+            .unwrap();
+        let e = c
+            .patch_item::<Value>("a", "x", &[PatchOperation::set("/pk", "y")], None)
+            .await
+            .unwrap_err();
         assert_eq!(e.status_code(), 400, "{e}");
-        let e = c.patch_item::<Value>("a", "x", &[PatchOperation::set("/id", "b")], None).await.unwrap_err();
+        let e = c
+            .patch_item::<Value>("a", "x", &[PatchOperation::set("/id", "b")], None)
+            .await
+            .unwrap_err();
         assert_eq!(e.status_code(), 400, "{e}");
         // Nothing of the failed requests was stored.
         let all = c.read_all_items_in_partition::<Value>("x").await.unwrap();
@@ -102,13 +224,20 @@ fn items_over_2_mb_are_413_and_long_ids_work() {
         let t = common::open(EngineOptions::default());
         let c = common::container(&t, ContainerProperties::new("c", "/pk")).await;
         let big = "x".repeat(2 * 1024 * 1024);
-        let e = c.create_item(&json!({"id": "big", "pk": "p", "blob": big}), None, None).await.unwrap_err();
+        let e = c
+            .create_item(&json!({"id": "big", "pk": "p", "blob": big}), None, None)
+            .await
+            .unwrap_err();
         assert_eq!(e.status_code(), 413, "{e}");
         let fits = "x".repeat(2 * 1024 * 1024 - 500);
-        c.create_item(&json!({"id": "fits", "pk": "p", "blob": fits}), None, None).await.unwrap();
+        c.create_item(&json!({"id": "fits", "pk": "p", "blob": fits}), None, None)
+            .await
+            .unwrap();
         // 255 four-byte characters: over LMDB's key limit, truncated and hashed internally.
-        let id: String = std::iter::repeat('😀').take(255).collect();
-        c.create_item(&json!({"id": id, "pk": "p"}), None, None).await.unwrap();
+        let id = "😀".repeat(255);
+        c.create_item(&json!({"id": id, "pk": "p"}), None, None)
+            .await
+            .unwrap();
         let read = c.read_item::<Value>(&id, "p", None).await.unwrap();
         assert_eq!(read.resource.unwrap()["id"], json!(id));
     });
@@ -119,22 +248,71 @@ fn missing_partition_key_goes_to_the_none_partition_and_nested_paths_work() {
     rt().block_on(async {
         let t = common::open(EngineOptions::default());
         let c = common::container(&t, ContainerProperties::new("c", "/address/city")).await;
-        c.create_item(&json!({"id": "1", "address": {"city": "Oslo"}}), None, None).await.unwrap();
-        c.create_item(&json!({"id": "2"}), None, None).await.unwrap();
-        c.create_item(&json!({"id": "3", "address": {"city": null}}), None, None).await.unwrap();
-        assert_eq!(c.read_item::<Value>("1", "Oslo", None).await.unwrap().status_code, 200);
-        assert_eq!(c.read_item::<Value>("2", PartitionKey::None, None).await.unwrap().status_code, 200);
-        assert_eq!(c.read_item::<Value>("3", PartitionKey::Null, None).await.unwrap().status_code, 200);
+        c.create_item(&json!({"id": "1", "address": {"city": "Oslo"}}), None, None)
+            .await
+            .unwrap();
+        c.create_item(&json!({"id": "2"}), None, None)
+            .await
+            .unwrap();
+        c.create_item(&json!({"id": "3", "address": {"city": null}}), None, None)
+            .await
+            .unwrap();
+        assert_eq!(
+            c.read_item::<Value>("1", "Oslo", None)
+                .await
+                .unwrap()
+                .status_code,
+            200
+        );
+        assert_eq!(
+            c.read_item::<Value>("2", PartitionKey::None, None)
+                .await
+                .unwrap()
+                .status_code,
+            200
+        );
+        assert_eq!(
+            c.read_item::<Value>("3", PartitionKey::Null, None)
+                .await
+                .unwrap()
+                .status_code,
+            200
+        );
         // null and None are different logical partitions
-        assert_eq!(c.read_item::<Value>("2", PartitionKey::Null, None).await.unwrap_err().status_code(), 404);
-        let none = c.read_all_items_in_partition::<Value>(PartitionKey::None).await.unwrap();
+        assert_eq!(
+            c.read_item::<Value>("2", PartitionKey::Null, None)
+                .await
+                .unwrap_err()
+                .status_code(),
+            404
+        );
+        let none = c
+            .read_all_items_in_partition::<Value>(PartitionKey::None)
+            .await
+            .unwrap();
         assert_eq!(none.items.len(), 1);
         // numbers: 1 and 1.0 are one partition
         let n = common::container(&t, ContainerProperties::new("n", "/k")).await;
-        n.create_item(&json!({"id": "a", "k": 1}), None, None).await.unwrap();
-        assert_eq!(n.read_item::<Value>("a", 1.0, None).await.unwrap().status_code, 200);
-        n.create_item(&json!({"id": "b", "k": true}), None, None).await.unwrap();
-        assert_eq!(n.read_item::<Value>("b", true, None).await.unwrap().status_code, 200);
+        n.create_item(&json!({"id": "a", "k": 1}), None, None)
+            .await
+            .unwrap();
+        assert_eq!(
+            n.read_item::<Value>("a", 1.0, None)
+                .await
+                .unwrap()
+                .status_code,
+            200
+        );
+        n.create_item(&json!({"id": "b", "k": true}), None, None)
+            .await
+            .unwrap();
+        assert_eq!(
+            n.read_item::<Value>("b", true, None)
+                .await
+                .unwrap()
+                .status_code,
+            200
+        );
     });
 }
 
@@ -143,9 +321,23 @@ fn patch_operations_apply_atomically() {
     rt().block_on(async {
         let t = common::open(EngineOptions::default());
         let c = common::container(&t, ContainerProperties::new("c", "/pk")).await;
-        c.create_item(&json!({"id": "p", "pk": "x", "count": 1, "tags": ["a"]}), None, None).await.unwrap();
+        c.create_item(
+            &json!({"id": "p", "pk": "x", "count": 1, "tags": ["a"]}),
+            None,
+            None,
+        )
+        .await
+        .unwrap();
         let r = c
-            .patch_item::<Value>("p", "x", &[PatchOperation::increment("/count", 5), PatchOperation::add("/tags/-", "b")], None)
+            .patch_item::<Value>(
+                "p",
+                "x",
+                &[
+                    PatchOperation::increment("/count", 5),
+                    PatchOperation::add("/tags/-", "b"),
+                ],
+                None,
+            )
             .await
             .unwrap();
         let body = r.resource.unwrap();
@@ -153,13 +345,32 @@ fn patch_operations_apply_atomically() {
         assert_eq!(body["tags"], json!(["a", "b"]));
         // The second operation fails: the first is not applied either.
         let e = c
-            .patch_item::<Value>("p", "x", &[PatchOperation::increment("/count", 1), PatchOperation::remove("/missing")], None)
+            .patch_item::<Value>(
+                "p",
+                "x",
+                &[
+                    PatchOperation::increment("/count", 1),
+                    PatchOperation::remove("/missing"),
+                ],
+                None,
+            )
             .await
             .unwrap_err();
         assert!(e.to_string().contains("operation 1"), "{e}");
-        let now = c.read_item::<Value>("p", "x", None).await.unwrap().resource.unwrap();
+        let now = c
+            .read_item::<Value>("p", "x", None)
+            .await
+            .unwrap()
+            .resource
+            .unwrap();
         assert_eq!(now["count"], 6);
-        assert_eq!(c.patch_item::<Value>("nope", "x", &[PatchOperation::set("/a", 1)], None).await.unwrap_err().status_code(), 404);
+        assert_eq!(
+            c.patch_item::<Value>("nope", "x", &[PatchOperation::set("/a", 1)], None)
+                .await
+                .unwrap_err()
+                .status_code(),
+            404
+        );
     });
 }
 
@@ -168,18 +379,31 @@ fn batch_is_all_or_nothing() {
     rt().block_on(async {
         let t = common::open(EngineOptions::default());
         let c = common::container(&t, ContainerProperties::new("posts", "/postId")).await;
-        c.create_item(&json!({"id": "p1", "postId": "p1", "type": "post", "commentCount": 0}), None, None).await.unwrap();
+        c.create_item(
+            &json!({"id": "p1", "postId": "p1", "type": "post", "commentCount": 0}),
+            None,
+            None,
+        )
+        .await
+        .unwrap();
         let ok = c
             .execute_batch(
                 TransactionalBatch::new("p1")
                     .create_item(&json!({"id": "c1", "postId": "p1", "type": "comment"}))
-                    .patch_item("p1", vec![PatchOperation::increment("/commentCount", 1)], None)
+                    .patch_item(
+                        "p1",
+                        vec![PatchOperation::increment("/commentCount", 1)],
+                        None,
+                    )
                     .read_item("p1"),
             )
             .await
             .unwrap();
         assert!(ok.is_success());
-        assert_eq!(ok.results.iter().map(|r| r.status_code).collect::<Vec<_>>(), vec![201, 200, 200]);
+        assert_eq!(
+            ok.results.iter().map(|r| r.status_code).collect::<Vec<_>>(),
+            vec![201, 200, 200]
+        );
         assert_eq!(ok.results[2].resource.as_ref().unwrap()["commentCount"], 1);
 
         // Fails at the third operation (409): the first two leave nothing behind.
@@ -187,25 +411,51 @@ fn batch_is_all_or_nothing() {
             .execute_batch(
                 TransactionalBatch::new("p1")
                     .create_item(&json!({"id": "c2", "postId": "p1", "type": "comment"}))
-                    .patch_item("p1", vec![PatchOperation::increment("/commentCount", 1)], None)
+                    .patch_item(
+                        "p1",
+                        vec![PatchOperation::increment("/commentCount", 1)],
+                        None,
+                    )
                     .create_item(&json!({"id": "c1", "postId": "p1", "type": "comment"})),
             )
             .await
             .unwrap();
         assert!(!failed.is_success());
-        assert_eq!(failed.results.iter().map(|r| r.status_code).collect::<Vec<_>>(), vec![424, 424, 409]);
-        assert_eq!(c.read_item::<Value>("c2", "p1", None).await.unwrap_err().status_code(), 404);
-        let post = c.read_item::<Value>("p1", "p1", None).await.unwrap().resource.unwrap();
+        assert_eq!(
+            failed
+                .results
+                .iter()
+                .map(|r| r.status_code)
+                .collect::<Vec<_>>(),
+            vec![424, 424, 409]
+        );
+        assert_eq!(
+            c.read_item::<Value>("c2", "p1", None)
+                .await
+                .unwrap_err()
+                .status_code(),
+            404
+        );
+        let post = c
+            .read_item::<Value>("p1", "p1", None)
+            .await
+            .unwrap()
+            .resource
+            .unwrap();
         assert_eq!(post["commentCount"], 1);
 
         // A batch may not leave its logical partition.
         let cross = c
-            .execute_batch(TransactionalBatch::new("p1").create_item(&json!({"id": "x", "postId": "p2"})))
+            .execute_batch(
+                TransactionalBatch::new("p1").create_item(&json!({"id": "x", "postId": "p2"})),
+            )
             .await
             .unwrap();
         assert!(!cross.is_success());
         assert_eq!(cross.results[0].status_code, 400);
-        let too_many = (0..101).fold(TransactionalBatch::new("p1"), |b, i| b.create_item(&json!({"id": format!("m{i}"), "postId": "p1"})));
+        let too_many = (0..101).fold(TransactionalBatch::new("p1"), |b, i| {
+            b.create_item(&json!({"id": format!("m{i}"), "postId": "p1"}))
+        });
         assert!(!c.execute_batch(too_many).await.unwrap().is_success());
     });
 }
@@ -213,13 +463,23 @@ fn batch_is_all_or_nothing() {
 #[test]
 fn logical_partition_limit_is_403() {
     rt().block_on(async {
-        let opts = EngineOptions { max_logical_partition_bytes: 4096, ..Default::default() };
+        let opts = EngineOptions {
+            max_logical_partition_bytes: 4096,
+            ..Default::default()
+        };
         let t = common::open(opts);
         let c = common::container(&t, ContainerProperties::new("c", "/pk")).await;
         let blob = "x".repeat(1000);
         let mut stored = 0;
         let err = loop {
-            match c.create_item(&json!({"id": format!("i{stored}"), "pk": "hot", "b": blob}), None, None).await {
+            match c
+                .create_item(
+                    &json!({"id": format!("i{stored}"), "pk": "hot", "b": blob}),
+                    None,
+                    None,
+                )
+                .await
+            {
                 Ok(_) => stored += 1,
                 Err(e) => break e,
             }
@@ -228,9 +488,13 @@ fn logical_partition_limit_is_403() {
         assert_eq!(err.sub_status(), Some(1014));
         assert!(stored >= 2);
         // Other logical partitions are unaffected, and shrinking the partition is allowed.
-        c.create_item(&json!({"id": "a", "pk": "cold", "b": blob}), None, None).await.unwrap();
+        c.create_item(&json!({"id": "a", "pk": "cold", "b": blob}), None, None)
+            .await
+            .unwrap();
         c.delete_item("i0", "hot", None).await.unwrap();
-        c.create_item(&json!({"id": "again", "pk": "hot", "b": blob}), None, None).await.unwrap();
+        c.create_item(&json!({"id": "again", "pk": "hot", "b": blob}), None, None)
+            .await
+            .unwrap();
     });
 }
 
@@ -238,16 +502,48 @@ fn logical_partition_limit_is_403() {
 fn ttl_hides_expired_items_at_once() {
     rt().block_on(async {
         let t = common::open(EngineOptions::default());
-        let c = common::container(&t, ContainerProperties::new("c", "/pk").with_default_ttl(-1)).await;
-        c.create_item(&json!({"id": "short", "pk": "p", "ttl": 1}), None, None).await.unwrap();
-        c.create_item(&json!({"id": "forever", "pk": "p"}), None, None).await.unwrap();
-        assert_eq!(c.read_item::<Value>("short", "p", None).await.unwrap().status_code, 200);
+        let c = common::container(
+            &t,
+            ContainerProperties::new("c", "/pk").with_default_ttl(-1),
+        )
+        .await;
+        c.create_item(&json!({"id": "short", "pk": "p", "ttl": 1}), None, None)
+            .await
+            .unwrap();
+        c.create_item(&json!({"id": "forever", "pk": "p"}), None, None)
+            .await
+            .unwrap();
+        assert_eq!(
+            c.read_item::<Value>("short", "p", None)
+                .await
+                .unwrap()
+                .status_code,
+            200
+        );
         tokio::time::sleep(std::time::Duration::from_millis(2100)).await;
-        assert_eq!(c.read_item::<Value>("short", "p", None).await.unwrap_err().status_code(), 404);
-        assert_eq!(c.read_all_items_in_partition::<Value>("p").await.unwrap().items.len(), 1);
+        assert_eq!(
+            c.read_item::<Value>("short", "p", None)
+                .await
+                .unwrap_err()
+                .status_code(),
+            404
+        );
+        assert_eq!(
+            c.read_all_items_in_partition::<Value>("p")
+                .await
+                .unwrap()
+                .items
+                .len(),
+            1
+        );
         // An expired id can be created again.
-        c.create_item(&json!({"id": "short", "pk": "p"}), None, None).await.unwrap();
-        let e = c.create_item(&json!({"id": "bad", "pk": "p", "ttl": 0}), None, None).await.unwrap_err();
+        c.create_item(&json!({"id": "short", "pk": "p"}), None, None)
+            .await
+            .unwrap();
+        let e = c
+            .create_item(&json!({"id": "bad", "pk": "p", "ttl": 0}), None, None)
+            .await
+            .unwrap_err();
         assert_eq!(e.status_code(), 400);
     });
 }
@@ -258,9 +554,20 @@ fn definitions_and_items_survive_reopen() {
     rt().block_on(async {
         let engine = engine::Engine::open(dir.path(), EngineOptions::default()).unwrap();
         let db = engine.create_database("shop").await.unwrap();
-        let c = db.create_container(ContainerProperties::new("product", "/categoryId").with_initial_partitions(4)).await.unwrap();
+        let c = db
+            .create_container(
+                ContainerProperties::new("product", "/categoryId").with_initial_partitions(4),
+            )
+            .await
+            .unwrap();
         for i in 0..200 {
-            c.create_item(&json!({"id": format!("p{i}"), "categoryId": format!("cat{}", i % 7)}), None, None).await.unwrap();
+            c.create_item(
+                &json!({"id": format!("p{i}"), "categoryId": format!("cat{}", i % 7)}),
+                None,
+                None,
+            )
+            .await
+            .unwrap();
         }
         // A second open of the same directory in one process is refused, not corrupted.
         assert!(engine::Engine::open(dir.path(), EngineOptions::default()).is_err());
@@ -272,20 +579,74 @@ fn definitions_and_items_survive_reopen() {
         assert_eq!(def.partitions.len(), 4);
         assert_eq!(def.partition_key.paths, vec!["/categoryId"]);
         for i in 0..200 {
-            c.read_item::<Value>(&format!("p{i}"), format!("cat{}", i % 7), None).await.unwrap();
+            c.read_item::<Value>(&format!("p{i}"), format!("cat{}", i % 7), None)
+                .await
+                .unwrap();
         }
         let stats = c.stats(3).unwrap();
         assert_eq!(stats.items, 200);
-        assert_eq!(stats.partitions.iter().map(|p| p.logical_partitions).sum::<u64>(), 7);
-        assert!(stats.partitions.iter().filter(|p| p.items > 0).count() >= 2, "7 categories spread over 4 partitions");
+        assert_eq!(
+            stats
+                .partitions
+                .iter()
+                .map(|p| p.logical_partitions)
+                .sum::<u64>(),
+            7
+        );
+        assert!(
+            stats.partitions.iter().filter(|p| p.items > 0).count() >= 2,
+            "7 categories spread over 4 partitions"
+        );
         // Duplicate database/container names are 409; unknown ones 404.
-        assert_eq!(engine.create_database("shop").await.unwrap_err().status_code(), 409);
+        assert_eq!(
+            engine
+                .create_database("shop")
+                .await
+                .unwrap_err()
+                .status_code(),
+            409
+        );
         let db = engine.database("shop");
-        assert_eq!(db.create_container(ContainerProperties::new("product", "/x")).await.unwrap_err().status_code(), 409);
-        assert_eq!(engine.database("nope").container("x").read_item::<Value>("a", "b", None).await.unwrap_err().status_code(), 404);
-        assert_eq!(engine.database("nope").create_container(ContainerProperties::new("x", "/y")).await.unwrap_err().status_code(), 404);
-        assert_eq!(db.create_container(ContainerProperties::new("bad", "noslash")).await.unwrap_err().status_code(), 400);
+        assert_eq!(
+            db.create_container(ContainerProperties::new("product", "/x"))
+                .await
+                .unwrap_err()
+                .status_code(),
+            409
+        );
+        assert_eq!(
+            engine
+                .database("nope")
+                .container("x")
+                .read_item::<Value>("a", "b", None)
+                .await
+                .unwrap_err()
+                .status_code(),
+            404
+        );
+        assert_eq!(
+            engine
+                .database("nope")
+                .create_container(ContainerProperties::new("x", "/y"))
+                .await
+                .unwrap_err()
+                .status_code(),
+            404
+        );
+        assert_eq!(
+            db.create_container(ContainerProperties::new("bad", "noslash"))
+                .await
+                .unwrap_err()
+                .status_code(),
+            400
+        );
         db.delete_container("product").await.unwrap();
-        assert_eq!(c.read_item::<Value>("p1", "cat1", None).await.unwrap_err().status_code(), 404);
+        assert_eq!(
+            c.read_item::<Value>("p1", "cat1", None)
+                .await
+                .unwrap_err()
+                .status_code(),
+            404
+        );
     });
 }

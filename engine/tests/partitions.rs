@@ -9,14 +9,21 @@ use engine::{ContainerProperties, EngineOptions, RetryOptions};
 use serde_json::{json, Value};
 
 fn rt() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap()
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
 }
 
 #[test]
 fn partitions_split_online_under_concurrent_writes_and_lose_nothing() {
     rt().block_on(async {
         // Split at 64 KB so a few hundred small items force several splits while writers run.
-        let opts = EngineOptions { split_threshold_bytes: 64 * 1024, ..Default::default() };
+        let opts = EngineOptions {
+            split_threshold_bytes: 64 * 1024,
+            ..Default::default()
+        };
         let t = common::open(opts);
         let c = common::container(&t, ContainerProperties::new("orders", "/customerId")).await;
         let mut writers = Vec::new();
@@ -27,11 +34,17 @@ fn partitions_split_online_under_concurrent_writes_and_lose_nothing() {
                 for i in 0..150 {
                     let id = format!("o{w}-{i}");
                     let customer = format!("cust{}", (w * 150 + i) % 97);
-                    c.create_item(&json!({"id": id, "customerId": customer, "pad": "x".repeat(200)}), None, None)
-                        .await
-                        .expect("create during split");
+                    c.create_item(
+                        &json!({"id": id, "customerId": customer, "pad": "x".repeat(200)}),
+                        None,
+                        None,
+                    )
+                    .await
+                    .expect("create during split");
                     // Reads keep working while partitions split.
-                    c.read_item::<Value>(&id, customer.as_str(), None).await.expect("read during split");
+                    c.read_item::<Value>(&id, customer.as_str(), None)
+                        .await
+                        .expect("read during split");
                     ids.push((id, customer));
                 }
                 ids
@@ -42,9 +55,15 @@ fn partitions_split_online_under_concurrent_writes_and_lose_nothing() {
             all.extend(w.await.unwrap());
         }
         let def = c.read_container().unwrap();
-        assert!(def.partitions.len() >= 4, "expected several splits, got {} partitions", def.partitions.len());
+        assert!(
+            def.partitions.len() >= 4,
+            "expected several splits, got {} partitions",
+            def.partitions.len()
+        );
         for (id, customer) in &all {
-            c.read_item::<Value>(id, customer.as_str(), None).await.unwrap();
+            c.read_item::<Value>(id, customer.as_str(), None)
+                .await
+                .unwrap();
         }
         // Counters add up, every logical partition sits in exactly one physical partition.
         let stats = c.stats(100).unwrap();
@@ -52,11 +71,24 @@ fn partitions_split_online_under_concurrent_writes_and_lose_nothing() {
         let mut seen = HashSet::new();
         for p in &stats.partitions {
             for lp in &p.largest_logical_partitions {
-                assert!(seen.insert(lp.partition_key.to_string()), "{} in two partitions", lp.partition_key);
+                assert!(
+                    seen.insert(lp.partition_key.to_string()),
+                    "{} in two partitions",
+                    lp.partition_key
+                );
             }
         }
         assert_eq!(seen.len(), 97);
-        let per_partition_items: u64 = stats.partitions.iter().map(|p| p.largest_logical_partitions.iter().map(|l| l.items).sum::<u64>()).sum();
+        let per_partition_items: u64 = stats
+            .partitions
+            .iter()
+            .map(|p| {
+                p.largest_logical_partitions
+                    .iter()
+                    .map(|l| l.items)
+                    .sum::<u64>()
+            })
+            .sum();
         assert_eq!(per_partition_items, all.len() as u64);
         assert!(stats.partitions.iter().any(|p| p.parent.is_some()));
         // The partition map survives a reopen.
@@ -68,7 +100,9 @@ fn partitions_split_online_under_concurrent_writes_and_lose_nothing() {
         let c = engine.database("test").container("orders");
         assert_eq!(c.read_container().unwrap().partitions, def.partitions);
         for (id, customer) in all.iter().step_by(7) {
-            c.read_item::<Value>(id, customer.as_str(), None).await.unwrap();
+            c.read_item::<Value>(id, customer.as_str(), None)
+                .await
+                .unwrap();
         }
         drop(dir);
     });
@@ -77,11 +111,20 @@ fn partitions_split_online_under_concurrent_writes_and_lose_nothing() {
 #[test]
 fn a_single_hot_logical_partition_is_not_split() {
     rt().block_on(async {
-        let opts = EngineOptions { split_threshold_bytes: 16 * 1024, ..Default::default() };
+        let opts = EngineOptions {
+            split_threshold_bytes: 16 * 1024,
+            ..Default::default()
+        };
         let t = common::open(opts);
         let c = common::container(&t, ContainerProperties::new("feed", "/type")).await;
         for i in 0..100 {
-            c.create_item(&json!({"id": format!("{i}"), "type": "post", "pad": "x".repeat(300)}), None, None).await.unwrap();
+            c.create_item(
+                &json!({"id": format!("{i}"), "type": "post", "pad": "x".repeat(300)}),
+                None,
+                None,
+            )
+            .await
+            .unwrap();
         }
         assert_eq!(c.read_container().unwrap().partitions.len(), 1);
     });
@@ -91,15 +134,27 @@ fn a_single_hot_logical_partition_is_not_split() {
 fn hot_partition_gets_429_with_retry_after_and_others_do_not() {
     rt().block_on(async {
         let opts = EngineOptions {
-            retry: RetryOptions { max_retry_attempts_on_throttled: 0, max_retry_wait: Duration::ZERO },
+            retry: RetryOptions {
+                max_retry_attempts_on_throttled: 0,
+                max_retry_wait: Duration::ZERO,
+            },
             ..Default::default()
         };
         let t = common::open(opts);
         // 400 RU/s over 4 partitions: 100 RU/s each.
-        let c = common::container(&t, ContainerProperties::new("c", "/pk").with_throughput(400).with_initial_partitions(4)).await;
+        let c = common::container(
+            &t,
+            ContainerProperties::new("c", "/pk")
+                .with_throughput(400)
+                .with_initial_partitions(4),
+        )
+        .await;
         let mut throttled = None;
         for i in 0..200 {
-            match c.create_item(&json!({"id": format!("{i}"), "pk": "hot"}), None, None).await {
+            match c
+                .create_item(&json!({"id": format!("{i}"), "pk": "hot"}), None, None)
+                .await
+            {
                 Ok(_) => {}
                 Err(e) => {
                     throttled = Some((i, e));
@@ -109,21 +164,40 @@ fn hot_partition_gets_429_with_retry_after_and_others_do_not() {
         }
         let (after, e) = throttled.expect("a hot partition must be throttled");
         assert_eq!(e.status_code(), 429, "{e}");
-        assert!(after >= 10, "the first second of budget is usable ({after} writes)");
+        assert!(
+            after >= 10,
+            "the first second of budget is usable ({after} writes)"
+        );
         let wait = e.retry_after().unwrap();
-        assert!(wait > Duration::ZERO && wait <= Duration::from_secs(1), "{wait:?}");
+        assert!(
+            wait > Duration::ZERO && wait <= Duration::from_secs(1),
+            "{wait:?}"
+        );
         // A logical partition on another physical partition is not throttled.
         let def = c.read_container().unwrap();
-        let hot = def.partitions.owner(&engine::PartitionKey::from("hot").epk()).id;
+        let hot = def
+            .partitions
+            .owner(&engine::PartitionKey::from("hot").epk())
+            .id;
         let cold = (0..1000)
             .map(|i| format!("k{i}"))
-            .find(|k| def.partitions.owner(&engine::PartitionKey::from(k.as_str()).epk()).id != hot)
+            .find(|k| {
+                def.partitions
+                    .owner(&engine::PartitionKey::from(k.as_str()).epk())
+                    .id
+                    != hot
+            })
             .unwrap();
-        c.create_item(&json!({"id": "x", "pk": cold}), None, None).await.unwrap();
+        c.create_item(&json!({"id": "x", "pk": cold}), None, None)
+            .await
+            .unwrap();
         let loads = c.stats(1).unwrap();
         let hot_stats = loads.partitions.iter().find(|p| p.id == hot).unwrap();
         assert!(hot_stats.load.as_ref().unwrap().throttled >= 1);
-        assert_eq!(hot_stats.load.as_ref().unwrap().budget_ru_per_s, Some(100.0));
+        assert_eq!(
+            hot_stats.load.as_ref().unwrap().budget_ru_per_s,
+            Some(100.0)
+        );
     });
 }
 
@@ -131,20 +205,38 @@ fn hot_partition_gets_429_with_retry_after_and_others_do_not() {
 fn the_client_retries_429s_like_the_sdks() {
     rt().block_on(async {
         let t = common::open(EngineOptions::default()); // default: 9 retries, 30 s
-        let c = common::container(&t, ContainerProperties::new("c", "/pk").with_throughput(100)).await;
+        let c = common::container(
+            &t,
+            ContainerProperties::new("c", "/pk").with_throughput(100),
+        )
+        .await;
         let started = std::time::Instant::now();
         let mut retries = 0;
         for i in 0..40 {
-            let r = c.create_item(&json!({"id": format!("{i}"), "pk": "p"}), None, None).await.unwrap();
+            let r = c
+                .create_item(&json!({"id": format!("{i}"), "pk": "p"}), None, None)
+                .await
+                .unwrap();
             retries += r.diagnostics.throttle_retries;
         }
         // 40 writes of ~6 RU = ~240 RU against 100 RU/s: they all succeed, by waiting.
         assert!(retries > 0, "expected throttling to be absorbed by retries");
-        assert!(started.elapsed() >= Duration::from_millis(900), "{:?}", started.elapsed());
+        assert!(
+            started.elapsed() >= Duration::from_millis(900),
+            "{:?}",
+            started.elapsed()
+        );
         // Raising the throughput lifts the throttling.
-        t.engine.database("test").replace_throughput("c", None).await.unwrap();
+        t.engine
+            .database("test")
+            .replace_throughput("c", None)
+            .await
+            .unwrap();
         for i in 40..100 {
-            let r = c.create_item(&json!({"id": format!("{i}"), "pk": "p"}), None, None).await.unwrap();
+            let r = c
+                .create_item(&json!({"id": format!("{i}"), "pk": "p"}), None, None)
+                .await
+                .unwrap();
             assert_eq!(r.diagnostics.throttle_retries, 0);
         }
     });

@@ -12,13 +12,22 @@ fn uuid(n: u32) -> String {
 
 fn assert_close(name: &str, got: f64, published: f64, table: &mut Vec<String>) {
     let ratio = got / published;
-    table.push(format!("| {name} | {published} | {got:.2} | {:+.0}% |", (ratio - 1.0) * 100.0));
-    assert!((0.75..=1.25).contains(&ratio), "{name}: {got} RU vs published {published} RU");
+    table.push(format!(
+        "| {name} | {published} | {got:.2} | {:+.0}% |",
+        (ratio - 1.0) * 100.0
+    ));
+    assert!(
+        (0.75..=1.25).contains(&ratio),
+        "{name}: {got} RU vs published {published} RU"
+    );
 }
 
 #[test]
 fn charges_match_the_published_figures_of_the_blog_model() {
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     rt.block_on(async {
         let t = common::open(EngineOptions::default());
         let users = common::container(&t, ContainerProperties::new("users", "/id")).await;

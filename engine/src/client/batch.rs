@@ -20,11 +20,19 @@ pub struct TransactionalBatch {
 
 impl TransactionalBatch {
     pub fn new(partition_key: impl Into<PartitionKey>) -> Self {
-        TransactionalBatch { partition_key: partition_key.into(), ops: Vec::new(), error: None }
+        TransactionalBatch {
+            partition_key: partition_key.into(),
+            ops: Vec::new(),
+            error: None,
+        }
     }
 
     fn push(mut self, kind: ItemOpKind, if_match: Option<String>) -> Self {
-        self.ops.push(ItemOp { kind, partition_key: None, if_match });
+        self.ops.push(ItemOp {
+            kind,
+            partition_key: None,
+            if_match,
+        });
         self
     }
 
@@ -43,15 +51,31 @@ impl TransactionalBatch {
         let v = self.value(item);
         self.push(ItemOpKind::Upsert(v), None)
     }
-    pub fn replace_item<T: Serialize>(mut self, id: &str, item: &T, if_match: Option<String>) -> Self {
+    pub fn replace_item<T: Serialize>(
+        mut self,
+        id: &str,
+        item: &T,
+        if_match: Option<String>,
+    ) -> Self {
         let doc = self.value(item);
         self.push(ItemOpKind::Replace { id: id.into(), doc }, if_match)
     }
     pub fn delete_item(self, id: &str, if_match: Option<String>) -> Self {
         self.push(ItemOpKind::Delete { id: id.into() }, if_match)
     }
-    pub fn patch_item(self, id: &str, operations: Vec<PatchOperation>, if_match: Option<String>) -> Self {
-        self.push(ItemOpKind::Patch { id: id.into(), operations }, if_match)
+    pub fn patch_item(
+        self,
+        id: &str,
+        operations: Vec<PatchOperation>,
+        if_match: Option<String>,
+    ) -> Self {
+        self.push(
+            ItemOpKind::Patch {
+                id: id.into(),
+                operations,
+            },
+            if_match,
+        )
     }
     pub fn read_item(self, id: &str) -> Self {
         self.push(ItemOpKind::Read { id: id.into() }, None)
@@ -102,7 +126,11 @@ impl ContainerClient {
         let (out, retries) = self
             .retrying(|| {
                 let shared = shared.clone();
-                let op = WriteOp::Batch { rid, partition_key: pk.clone(), ops: ops.clone() };
+                let op = WriteOp::Batch {
+                    rid,
+                    partition_key: pk.clone(),
+                    ops: ops.clone(),
+                };
                 let submit = self.engine.submit(op);
                 async move {
                     shared.throughput.admit(pp)?;
@@ -110,7 +138,9 @@ impl ContainerClient {
                 }
             })
             .await?;
-        let WriteOutput::Batch(out) = out else { return Err(Error::Corrupt("unexpected writer answer".into())) };
+        let WriteOutput::Batch(out) = out else {
+            return Err(Error::Corrupt("unexpected writer answer".into()));
+        };
         let mut resp = match out {
             Ok(outcomes) => {
                 let mut meter = Meter::default();
@@ -126,12 +156,21 @@ impl ContainerClient {
                         }
                     })
                     .collect();
-                BatchResponse { results, error_message: None, request_charge: meter.charge(), diagnostics: Diagnostics::from_meter(&meter, vec![pp]) }
+                BatchResponse {
+                    results,
+                    error_message: None,
+                    request_charge: meter.charge(),
+                    diagnostics: Diagnostics::from_meter(&meter, vec![pp]),
+                }
             }
             Err(f) => {
                 let results = (0..n)
                     .map(|i| BatchOperationResult {
-                        status_code: if i == f.index { f.error.status_code() } else { 424 },
+                        status_code: if i == f.index {
+                            f.error.status_code()
+                        } else {
+                            424
+                        },
                         resource: None,
                         etag: None,
                         request_charge: 0.0,

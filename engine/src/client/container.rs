@@ -37,7 +37,9 @@ impl ContainerClient {
             .inner
             .catalog
             .container(&self.database, &self.id)
-            .ok_or_else(|| Error::NotFound { what: format!("container '{}/{}'", self.database, self.id) })
+            .ok_or_else(|| Error::NotFound {
+                what: format!("container '{}/{}'", self.database, self.id),
+            })
     }
 
     /// The container's current definition (settings and physical partitions).
@@ -58,7 +60,9 @@ impl ContainerClient {
             match attempt().await {
                 Err(e @ Error::TooManyRequests { .. }) => {
                     let wait = e.retry_after().unwrap_or_default();
-                    if retries >= retry.max_retry_attempts_on_throttled || waited + wait > retry.max_retry_wait {
+                    if retries >= retry.max_retry_attempts_on_throttled
+                        || waited + wait > retry.max_retry_wait
+                    {
                         return Err(e);
                     }
                     tokio::time::sleep(wait).await;
@@ -80,7 +84,9 @@ impl ContainerClient {
         _options: Option<ItemOptions>,
     ) -> Result<ItemResponse<T>> {
         let pk = partition_key.into();
-        let (raw, retries) = self.retrying(|| std::future::ready(self.read_item_raw(id, &pk))).await?;
+        let (raw, retries) = self
+            .retrying(|| std::future::ready(self.read_item_raw(id, &pk)))
+            .await?;
         let mut r = raw.into_typed::<T>(true)?;
         r.diagnostics.throttle_retries = retries;
         Ok(r)
@@ -98,8 +104,11 @@ impl ContainerClient {
         let key = keys::doc_key(def.rid, &epk, id);
         let now = ttl::now();
         let found = self.engine.inner.store.read(|rtxn| {
-            let Some(v) = self.engine.inner.store.docs.get(rtxn, &key)? else { return Ok(None) };
-            let (header, json) = DocHeader::decode(v).ok_or_else(|| Error::Corrupt("short item header".into()))?;
+            let Some(v) = self.engine.inner.store.docs.get(rtxn, &key)? else {
+                return Ok(None);
+            };
+            let (header, json) =
+                DocHeader::decode(v).ok_or_else(|| Error::Corrupt("short item header".into()))?;
             if ttl::is_expired(&header, def.default_ttl, now) {
                 return Ok(None);
             }
@@ -116,7 +125,8 @@ impl ContainerClient {
         };
         if keys::is_truncated(id) {
             // A truncated key could collide: confirm the stored id is the one asked for.
-            let doc: Value = serde_json::from_slice(&json).map_err(|e| Error::Corrupt(e.to_string()))?;
+            let doc: Value =
+                serde_json::from_slice(&json).map_err(|e| Error::Corrupt(e.to_string()))?;
             if doc.get("id").and_then(Value::as_str) != Some(id) {
                 return Err(not_found(id, pk));
             }
@@ -144,7 +154,8 @@ impl ContainerClient {
         options: Option<ItemOptions>,
     ) -> Result<ItemResponse<T>> {
         let doc = serde_json::to_value(item)?;
-        self.write_typed(ItemOpKind::Create(doc), partition_key, options).await
+        self.write_typed(ItemOpKind::Create(doc), partition_key, options)
+            .await
     }
 
     /// Creates the item, or replaces it if its id exists in the partition.
@@ -155,7 +166,8 @@ impl ContainerClient {
         options: Option<ItemOptions>,
     ) -> Result<ItemResponse<T>> {
         let doc = serde_json::to_value(item)?;
-        self.write_typed(ItemOpKind::Upsert(doc), partition_key, options).await
+        self.write_typed(ItemOpKind::Upsert(doc), partition_key, options)
+            .await
     }
 
     /// Replaces item `id` (404 if missing; 412 if `if_match_etag` is stale).
@@ -167,7 +179,15 @@ impl ContainerClient {
         options: Option<ItemOptions>,
     ) -> Result<ItemResponse<T>> {
         let doc = serde_json::to_value(item)?;
-        self.write_typed(ItemOpKind::Replace { id: id.to_owned(), doc }, partition_key, options).await
+        self.write_typed(
+            ItemOpKind::Replace {
+                id: id.to_owned(),
+                doc,
+            },
+            partition_key,
+            options,
+        )
+        .await
     }
 
     /// Deletes item `id` (404 if missing; 412 if `if_match_etag` is stale).
@@ -177,7 +197,12 @@ impl ContainerClient {
         partition_key: impl Into<PartitionKey>,
         options: Option<ItemOptions>,
     ) -> Result<ItemResponse<Value>> {
-        self.write_typed(ItemOpKind::Delete { id: id.to_owned() }, Some(partition_key.into()), options).await
+        self.write_typed(
+            ItemOpKind::Delete { id: id.to_owned() },
+            Some(partition_key.into()),
+            options,
+        )
+        .await
     }
 
     /// Applies patch operations to item `id` atomically.
@@ -188,8 +213,12 @@ impl ContainerClient {
         operations: &[PatchOperation],
         options: Option<ItemOptions>,
     ) -> Result<ItemResponse<T>> {
-        let kind = ItemOpKind::Patch { id: id.to_owned(), operations: operations.to_vec() };
-        self.write_typed(kind, Some(partition_key.into()), options).await
+        let kind = ItemOpKind::Patch {
+            id: id.to_owned(),
+            operations: operations.to_vec(),
+        };
+        self.write_typed(kind, Some(partition_key.into()), options)
+            .await
     }
 
     async fn write_typed<T: DeserializeOwned>(
@@ -199,9 +228,14 @@ impl ContainerClient {
         options: Option<ItemOptions>,
     ) -> Result<ItemResponse<T>> {
         let options = options.unwrap_or_default();
-        let op = ItemOp { kind, partition_key, if_match: options.if_match_etag.clone() };
+        let op = ItemOp {
+            kind,
+            partition_key,
+            if_match: options.if_match_etag.clone(),
+        };
         let (outcome, retries) = self.retrying(|| self.write_once(op.clone())).await?;
-        let mut r = RawOutcome(outcome).into_typed::<T>(options.enable_content_response_on_write)?;
+        let mut r =
+            RawOutcome(outcome).into_typed::<T>(options.enable_content_response_on_write)?;
         r.diagnostics.throttle_retries = retries;
         Ok(r)
     }
@@ -214,10 +248,18 @@ impl ContainerClient {
             let def = shared.def.load();
             let pk = match (&op.partition_key, &op.kind) {
                 (Some(pk), _) => pk.clone(),
-                (None, ItemOpKind::Create(d) | ItemOpKind::Upsert(d) | ItemOpKind::Replace { doc: d, .. }) => {
-                    def.partition_key.extract(d)?
+                (
+                    None,
+                    ItemOpKind::Create(d)
+                    | ItemOpKind::Upsert(d)
+                    | ItemOpKind::Replace { doc: d, .. },
+                ) => def.partition_key.extract(d)?,
+                (None, _) => {
+                    return Err(Error::bad(
+                        "partitionKey",
+                        "this operation needs a partition key value",
+                    ))
                 }
-                (None, _) => return Err(Error::bad("partitionKey", "this operation needs a partition key value")),
             };
             (def.rid, def.partitions.owner(&pk.epk()).id)
         };
@@ -252,14 +294,24 @@ impl ContainerClient {
         let now = ttl::now();
         let ((items, meter), retries) = self
             .retrying(|| {
-                std::future::ready(shared.throughput.admit(pp).and_then(|_| self.scan_prefix::<T>(&prefix, def.default_ttl, now)))
+                std::future::ready(
+                    shared
+                        .throughput
+                        .admit(pp)
+                        .and_then(|_| self.scan_prefix::<T>(&prefix, def.default_ttl, now)),
+                )
             })
             .await?;
         let charge = meter.charge();
         shared.throughput.charge(pp, charge);
         let mut diagnostics = Diagnostics::from_meter(&meter, vec![pp]);
         diagnostics.throttle_retries = retries;
-        Ok(FeedResponse { items, request_charge: charge, continuation: None, diagnostics })
+        Ok(FeedResponse {
+            items,
+            request_charge: charge,
+            continuation: None,
+            diagnostics,
+        })
     }
 }
 
@@ -281,7 +333,10 @@ impl ContainerClient {
         let store = &self.engine.inner.store;
         let prefix = keys::container_prefix(def.rid);
         let (items, last, meter, visited) = store.read(|rtxn| {
-            let mut meter = Meter { queries: 1, ..Default::default() };
+            let mut meter = Meter {
+                queries: 1,
+                ..Default::default()
+            };
             let mut items = Vec::new();
             let mut last: Option<Vec<u8>> = None;
             let mut visited: Vec<u32> = Vec::new();
@@ -299,12 +354,15 @@ impl ContainerClient {
                     visited.push(pp);
                 }
                 last = Some(k.to_vec());
-                let (h, json) = DocHeader::decode(v).ok_or_else(|| Error::Corrupt("short item header".into()))?;
+                let (h, json) = DocHeader::decode(v)
+                    .ok_or_else(|| Error::Corrupt("short item header".into()))?;
                 if ttl::is_expired(&h, def.default_ttl, now) {
                     continue;
                 }
-                meter.read_item(v.len());
-                items.push(serde_json::from_slice::<T>(json).map_err(|e| Error::Corrupt(e.to_string()))?);
+                meter.scan_item(v.len());
+                items.push(
+                    serde_json::from_slice::<T>(json).map_err(|e| Error::Corrupt(e.to_string()))?,
+                );
             }
             meter.partitions_visited = visited.len() as u64;
             Ok((items, last, meter, visited))
@@ -313,24 +371,45 @@ impl ContainerClient {
         for pp in &visited {
             shared.throughput.charge(*pp, charge / visited.len() as f64);
         }
-        let continuation = if items.len() >= max_item_count.max(1) { last.map(|k| hex(&k)) } else { None };
-        Ok(FeedResponse { items, request_charge: charge, continuation, diagnostics: Diagnostics::from_meter(&meter, visited) })
+        let continuation = if items.len() >= max_item_count.max(1) {
+            last.map(|k| hex(&k))
+        } else {
+            None
+        };
+        Ok(FeedResponse {
+            items,
+            request_charge: charge,
+            continuation,
+            diagnostics: Diagnostics::from_meter(&meter, visited),
+        })
     }
 
     /// Loads every live item under `prefix` in one read transaction.
-    fn scan_prefix<T: DeserializeOwned>(&self, prefix: &[u8], default_ttl: Option<i64>, now: u64) -> Result<(Vec<T>, Meter)> {
+    fn scan_prefix<T: DeserializeOwned>(
+        &self,
+        prefix: &[u8],
+        default_ttl: Option<i64>,
+        now: u64,
+    ) -> Result<(Vec<T>, Meter)> {
         let store = &self.engine.inner.store;
         store.read(|rtxn| {
-            let mut meter = Meter { queries: 1, partitions_visited: 1, ..Default::default() };
+            let mut meter = Meter {
+                queries: 1,
+                partitions_visited: 1,
+                ..Default::default()
+            };
             let mut out = Vec::new();
             for entry in store.docs.prefix_iter(rtxn, prefix)? {
                 let (_, v) = entry?;
-                let (h, json) = DocHeader::decode(v).ok_or_else(|| Error::Corrupt("short item header".into()))?;
+                let (h, json) = DocHeader::decode(v)
+                    .ok_or_else(|| Error::Corrupt("short item header".into()))?;
                 if ttl::is_expired(&h, default_ttl, now) {
                     continue;
                 }
-                meter.read_item(v.len());
-                out.push(serde_json::from_slice::<T>(json).map_err(|e| Error::Corrupt(e.to_string()))?);
+                meter.scan_item(v.len());
+                out.push(
+                    serde_json::from_slice::<T>(json).map_err(|e| Error::Corrupt(e.to_string()))?,
+                );
             }
             Ok((out, meter))
         })
@@ -342,11 +421,20 @@ fn hex(b: &[u8]) -> String {
 }
 
 fn decode_continuation(c: &str, rid: u32) -> Result<Vec<u8>> {
-    let bad = || Error::bad("continuation", "the continuation token is not one this container issued");
-    if c.len() % 2 != 0 || c.len() < 40 {
+    let bad = || {
+        Error::bad(
+            "continuation",
+            "the continuation token is not one this container issued",
+        )
+    };
+    if !c.len().is_multiple_of(2) || c.len() < 40 {
         return Err(bad());
     }
-    let bytes = (0..c.len()).step_by(2).map(|i| u8::from_str_radix(&c[i..i + 2], 16)).collect::<Result<Vec<u8>, _>>().map_err(|_| bad())?;
+    let bytes = (0..c.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&c[i..i + 2], 16))
+        .collect::<Result<Vec<u8>, _>>()
+        .map_err(|_| bad())?;
     if bytes[..4] != rid.to_be_bytes() {
         return Err(bad());
     }
@@ -357,10 +445,15 @@ fn decode_continuation(c: &str, rid: u32) -> Result<Vec<u8>> {
 pub(crate) struct RawOutcome(pub ItemOutcome);
 
 impl RawOutcome {
-    pub(crate) fn into_typed<T: DeserializeOwned>(self, with_content: bool) -> Result<ItemResponse<T>> {
+    pub(crate) fn into_typed<T: DeserializeOwned>(
+        self,
+        with_content: bool,
+    ) -> Result<ItemResponse<T>> {
         let o = self.0;
         let resource = match (&o.body, with_content) {
-            (Some(b), true) => Some(serde_json::from_slice(b).map_err(|e| Error::bad("item", e.to_string()))?),
+            (Some(b), true) => {
+                Some(serde_json::from_slice(b).map_err(|e| Error::bad("item", e.to_string()))?)
+            }
             _ => None,
         };
         Ok(ItemResponse {
@@ -376,7 +469,9 @@ impl RawOutcome {
 impl ItemResponse<Vec<u8>> {
     fn into_typed<T: DeserializeOwned>(self, _with_content: bool) -> Result<ItemResponse<T>> {
         let resource = match self.resource {
-            Some(b) => Some(serde_json::from_slice(&b).map_err(|e| Error::bad("item", e.to_string()))?),
+            Some(b) => {
+                Some(serde_json::from_slice(&b).map_err(|e| Error::bad("item", e.to_string()))?)
+            }
             None => None,
         };
         Ok(ItemResponse {
@@ -391,6 +486,9 @@ impl ItemResponse<Vec<u8>> {
 
 impl std::fmt::Debug for ContainerClient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ContainerClient").field("database", &self.database).field("id", &self.id).finish()
+        f.debug_struct("ContainerClient")
+            .field("database", &self.database)
+            .field("id", &self.id)
+            .finish()
     }
 }

@@ -19,18 +19,31 @@ impl DatabaseClient {
 
     /// A handle on a container; operations fail with 404 if it does not exist.
     pub fn container(&self, id: &str) -> ContainerClient {
-        ContainerClient { engine: self.engine.clone(), database: self.id.clone(), id: id.to_owned() }
+        ContainerClient {
+            engine: self.engine.clone(),
+            database: self.id.clone(),
+            id: id.to_owned(),
+        }
     }
 
     pub async fn create_container(&self, props: ContainerProperties) -> Result<ContainerClient> {
         let id = props.id.clone();
         let default_partitions = self.engine.inner.opts.initial_partitions;
-        self.engine.submit(WriteOp::CreateContainer { database: self.id.clone(), props, default_partitions }).await?;
+        self.engine
+            .submit(WriteOp::CreateContainer {
+                database: self.id.clone(),
+                props,
+                default_partitions,
+            })
+            .await?;
         Ok(self.container(&id))
     }
 
     /// Creates the container unless one with that id exists (whose settings are kept).
-    pub async fn create_container_if_not_exists(&self, props: ContainerProperties) -> Result<ContainerClient> {
+    pub async fn create_container_if_not_exists(
+        &self,
+        props: ContainerProperties,
+    ) -> Result<ContainerClient> {
         let id = props.id.clone();
         match self.create_container(props).await {
             Ok(c) => Ok(c),
@@ -40,14 +53,28 @@ impl DatabaseClient {
     }
 
     pub async fn delete_container(&self, id: &str) -> Result<()> {
-        self.engine.submit(WriteOp::DeleteContainer { database: self.id.clone(), id: id.to_owned() }).await.map(|_| ())
+        self.engine
+            .submit(WriteOp::DeleteContainer {
+                database: self.id.clone(),
+                id: id.to_owned(),
+            })
+            .await
+            .map(|_| ())
     }
 
     /// Sets (or, with `None`, removes) a container's provisioned RU/s.
-    pub async fn replace_throughput(&self, id: &str, throughput: Option<u32>) -> Result<ContainerDef> {
+    pub async fn replace_throughput(
+        &self,
+        id: &str,
+        throughput: Option<u32>,
+    ) -> Result<ContainerDef> {
         match self
             .engine
-            .submit(WriteOp::ReplaceThroughput { database: self.id.clone(), id: id.to_owned(), throughput })
+            .submit(WriteOp::ReplaceThroughput {
+                database: self.id.clone(),
+                id: id.to_owned(),
+                throughput,
+            })
             .await?
         {
             WriteOutput::Container(def) => Ok(def),
@@ -62,6 +89,8 @@ impl DatabaseClient {
 
 impl std::fmt::Debug for DatabaseClient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("DatabaseClient").field("id", &self.id).finish()
+        f.debug_struct("DatabaseClient")
+            .field("id", &self.id)
+            .finish()
     }
 }

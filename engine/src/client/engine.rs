@@ -39,7 +39,10 @@ impl Drop for Inner {
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
-        open_paths().lock().unwrap_or_else(|e| e.into_inner()).remove(&self.path);
+        open_paths()
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&self.path);
     }
 }
 
@@ -53,16 +56,28 @@ impl Engine {
     /// Opens (or creates) the engine stored in `dir`.
     pub fn open(dir: impl AsRef<Path>, opts: EngineOptions) -> Result<Engine> {
         std::fs::create_dir_all(dir.as_ref()).map_err(|e| Error::Storage(heed::Error::Io(e)))?;
-        let path = dir.as_ref().canonicalize().map_err(|e| Error::Storage(heed::Error::Io(e)))?;
-        if !open_paths().lock().unwrap_or_else(|e| e.into_inner()).insert(path.clone()) {
-            return Err(Error::bad_request(format!("{} is already open in this process; clone the Engine instead", path.display())));
+        let path = dir
+            .as_ref()
+            .canonicalize()
+            .map_err(|e| Error::Storage(heed::Error::Io(e)))?;
+        if !open_paths()
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(path.clone())
+        {
+            return Err(Error::bad_request(format!(
+                "{} is already open in this process; clone the Engine instead",
+                path.display()
+            )));
         }
         let opened = (|| {
             let store = Arc::new(Store::open(&path, &opts.storage)?);
             let catalog = Arc::new(Catalog::default());
             let wopts = WriterOptions {
                 max_group: opts.max_group.max(1),
-                limits: Limits { max_logical_partition_bytes: opts.max_logical_partition_bytes },
+                limits: Limits {
+                    max_logical_partition_bytes: opts.max_logical_partition_bytes,
+                },
                 split_threshold_bytes: opts.split_threshold_bytes,
             };
             let handle = writer::spawn(store.clone(), catalog.clone(), wopts)?;
@@ -71,7 +86,10 @@ impl Engine {
         let (store, catalog, mut handle) = match opened {
             Ok(x) => x,
             Err(e) => {
-                open_paths().lock().unwrap_or_else(|e| e.into_inner()).remove(&path);
+                open_paths()
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .remove(&path);
                 return Err(e);
             }
         };
@@ -92,11 +110,15 @@ impl Engine {
     }
 
     pub fn database(&self, id: &str) -> DatabaseClient {
-        DatabaseClient { engine: self.clone(), id: id.to_owned() }
+        DatabaseClient {
+            engine: self.clone(),
+            id: id.to_owned(),
+        }
     }
 
     pub async fn create_database(&self, id: &str) -> Result<DatabaseClient> {
-        self.submit(WriteOp::CreateDatabase { id: id.to_owned() }).await?;
+        self.submit(WriteOp::CreateDatabase { id: id.to_owned() })
+            .await?;
         Ok(self.database(id))
     }
 
@@ -109,7 +131,9 @@ impl Engine {
     }
 
     pub async fn delete_database(&self, id: &str) -> Result<()> {
-        self.submit(WriteOp::DeleteDatabase { id: id.to_owned() }).await.map(|_| ())
+        self.submit(WriteOp::DeleteDatabase { id: id.to_owned() })
+            .await
+            .map(|_| ())
     }
 
     pub fn databases(&self) -> Vec<DatabaseDef> {
@@ -122,22 +146,29 @@ impl Engine {
     }
 
     /// Sends `op` to the writer; resolves once its transaction is durable.
-    pub(crate) fn submit(&self, op: WriteOp) -> impl Future<Output = Result<WriteOutput>> + Send + 'static {
+    pub(crate) fn submit(
+        &self,
+        op: WriteOp,
+    ) -> impl Future<Output = Result<WriteOutput>> + Send + 'static {
         let sender = self.inner.writer.clone();
         async move {
-            let sender = sender.ok_or_else(|| Error::Unavailable("the engine is closing".into()))?;
+            let sender =
+                sender.ok_or_else(|| Error::Unavailable("the engine is closing".into()))?;
             let (reply, rx) = oneshot::channel();
             sender
                 .send(Job { op, reply })
                 .await
                 .map_err(|_| Error::Unavailable("the writer has stopped".into()))?;
-            rx.await.map_err(|_| Error::Unavailable("the writer stopped before answering".into()))?
+            rx.await
+                .map_err(|_| Error::Unavailable("the writer stopped before answering".into()))?
         }
     }
 }
 
 impl std::fmt::Debug for Engine {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Engine").field("path", &self.inner.path).finish()
+        f.debug_struct("Engine")
+            .field("path", &self.inner.path)
+            .finish()
     }
 }

@@ -15,13 +15,19 @@ pub struct ItemOptions {
 
 impl Default for ItemOptions {
     fn default() -> Self {
-        ItemOptions { if_match_etag: None, enable_content_response_on_write: true }
+        ItemOptions {
+            if_match_etag: None,
+            enable_content_response_on_write: true,
+        }
     }
 }
 
 impl ItemOptions {
     pub fn if_match(etag: impl Into<String>) -> Self {
-        ItemOptions { if_match_etag: Some(etag.into()), ..Default::default() }
+        ItemOptions {
+            if_match_etag: Some(etag.into()),
+            ..Default::default()
+        }
     }
 }
 
@@ -36,7 +42,10 @@ pub struct RetryOptions {
 
 impl Default for RetryOptions {
     fn default() -> Self {
-        RetryOptions { max_retry_attempts_on_throttled: 9, max_retry_wait: Duration::from_secs(30) }
+        RetryOptions {
+            max_retry_attempts_on_throttled: 9,
+            max_retry_wait: Duration::from_secs(30),
+        }
     }
 }
 

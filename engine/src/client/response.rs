@@ -10,6 +10,8 @@ pub struct Diagnostics {
     pub partitions: Vec<u32>,
     pub items_read: u64,
     pub bytes_read: u64,
+    /// Items loaded by scans (queries, partition reads).
+    pub items_scanned: u64,
     pub items_written: u64,
     pub bytes_written: u64,
     pub index_terms_written: u64,
@@ -23,6 +25,7 @@ impl Diagnostics {
             partitions,
             items_read: m.items_read,
             bytes_read: m.bytes_read,
+            items_scanned: m.items_scanned,
             items_written: m.items_written,
             bytes_written: m.bytes_written,
             index_terms_written: m.index_terms_written,

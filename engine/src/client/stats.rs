@@ -59,19 +59,26 @@ impl ContainerClient {
                 let mut lps = Vec::new();
                 for entry in store.lps.range(rtxn, &crate::storage::from(&lo))? {
                     let (k, v) = entry?;
-                    if k[..4] != def.rid.to_be_bytes() || end.is_some_and(|e| keys::epk_of(k).coordinate() >= e) {
+                    if k[..4] != def.rid.to_be_bytes()
+                        || end.is_some_and(|e| keys::epk_of(k).coordinate() >= e)
+                    {
                         break;
                     }
                     let (bytes, items, pk) = decode_lp_stats(v);
-                    lps.push(LogicalPartitionStats { partition_key: pk.unwrap_or(Value::Null), bytes, items });
+                    lps.push(LogicalPartitionStats {
+                        partition_key: pk.unwrap_or(Value::Null),
+                        bytes,
+                        items,
+                    });
                 }
                 let count = lps.len() as u64;
-                lps.sort_by(|a, b| b.bytes.cmp(&a.bytes));
+                lps.sort_by_key(|l| std::cmp::Reverse(l.bytes));
                 lps.truncate(top);
                 partitions.push(PhysicalPartitionStats {
                     id: p.id,
                     range_start: format!("{start:016X}"),
-                    range_end: end.map_or_else(|| "FFFFFFFFFFFFFFFF".into(), |e| format!("{e:016X}")),
+                    range_end: end
+                        .map_or_else(|| "FFFFFFFFFFFFFFFF".into(), |e| format!("{e:016X}")),
                     bytes: p.bytes,
                     items: p.items,
                     logical_partitions: count,

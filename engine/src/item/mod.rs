@@ -20,10 +20,16 @@ pub fn validate_id(id: &str) -> Result<()> {
         return Err(Error::bad("id", "id must not be empty"));
     }
     if id.chars().count() > MAX_ID_CHARS {
-        return Err(Error::bad("id", format!("id is longer than {MAX_ID_CHARS} characters")));
+        return Err(Error::bad(
+            "id",
+            format!("id is longer than {MAX_ID_CHARS} characters"),
+        ));
     }
     if let Some(c) = id.chars().find(|c| matches!(c, '/' | '\\' | '?' | '#')) {
-        return Err(Error::bad("id", format!("id '{id}' contains '{c}'; ids may not contain / \\ ? #")));
+        return Err(Error::bad(
+            "id",
+            format!("id '{id}' contains '{c}'; ids may not contain / \\ ? #"),
+        ));
     }
     if id.ends_with(' ') {
         return Err(Error::bad("id", "id must not end with a space"));
@@ -33,7 +39,9 @@ pub fn validate_id(id: &str) -> Result<()> {
 
 /// Checks that `doc` is an object with a valid string `id` and returns its id.
 pub fn id_of(doc: &Value) -> Result<&str> {
-    let obj = doc.as_object().ok_or_else(|| Error::bad("item", "an item must be a JSON object"))?;
+    let obj = doc
+        .as_object()
+        .ok_or_else(|| Error::bad("item", "an item must be a JSON object"))?;
     let id = match obj.get("id") {
         Some(Value::String(s)) => s.as_str(),
         Some(_) => return Err(Error::bad("id", "id must be a string")),
@@ -49,7 +57,10 @@ pub fn ttl_of(doc: &Value) -> Result<Option<i64>> {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Number(n)) => match n.as_i64() {
             Some(t) if t == -1 || t > 0 => Ok(Some(t)),
-            _ => Err(Error::bad("ttl", "ttl must be -1 or a positive integer number of seconds")),
+            _ => Err(Error::bad(
+                "ttl",
+                "ttl must be -1 or a positive integer number of seconds",
+            )),
         },
         Some(_) => Err(Error::bad("ttl", "ttl must be a number")),
     }
@@ -77,9 +88,13 @@ pub fn seal(doc: Value, sys: &SystemProperties) -> Result<Vec<u8>> {
     obj.insert("_attachments".into(), Value::String("attachments/".into()));
     obj.insert("_ts".into(), Value::from(sys.ts));
     obj.insert("_lsn".into(), Value::from(sys.lsn));
-    let bytes = serde_json::to_vec(&Value::Object(obj)).map_err(|e| Error::Corrupt(e.to_string()))?;
+    let bytes =
+        serde_json::to_vec(&Value::Object(obj)).map_err(|e| Error::Corrupt(e.to_string()))?;
     if bytes.len() > MAX_ITEM_BYTES {
-        return Err(Error::TooLarge { size: bytes.len(), limit: MAX_ITEM_BYTES });
+        return Err(Error::TooLarge {
+            size: bytes.len(),
+            limit: MAX_ITEM_BYTES,
+        });
     }
     Ok(bytes)
 }
@@ -143,7 +158,13 @@ mod tests {
 
     #[test]
     fn terms_count_leaves() {
-        assert_eq!(index_terms(&json!({"id": "1", "username": "x", "_etag": "e"})), 3);
-        assert_eq!(index_terms(&json!({"id": "1", "tags": ["a", "b"], "a": {"b": 1}})), 5);
+        assert_eq!(
+            index_terms(&json!({"id": "1", "username": "x", "_etag": "e"})),
+            3
+        );
+        assert_eq!(
+            index_terms(&json!({"id": "1", "tags": ["a", "b"], "a": {"b": 1}})),
+            5
+        );
     }
 }

@@ -29,22 +29,37 @@ pub enum PatchOperation {
 
 impl PatchOperation {
     pub fn add(path: &str, value: impl Into<Value>) -> Self {
-        PatchOperation::Add { path: path.into(), value: value.into() }
+        PatchOperation::Add {
+            path: path.into(),
+            value: value.into(),
+        }
     }
     pub fn set(path: &str, value: impl Into<Value>) -> Self {
-        PatchOperation::Set { path: path.into(), value: value.into() }
+        PatchOperation::Set {
+            path: path.into(),
+            value: value.into(),
+        }
     }
     pub fn replace(path: &str, value: impl Into<Value>) -> Self {
-        PatchOperation::Replace { path: path.into(), value: value.into() }
+        PatchOperation::Replace {
+            path: path.into(),
+            value: value.into(),
+        }
     }
     pub fn remove(path: &str) -> Self {
         PatchOperation::Remove { path: path.into() }
     }
     pub fn increment(path: &str, value: impl Into<Value>) -> Self {
-        PatchOperation::Increment { path: path.into(), value: value.into() }
+        PatchOperation::Increment {
+            path: path.into(),
+            value: value.into(),
+        }
     }
     pub fn move_to(from: &str, path: &str) -> Self {
-        PatchOperation::Move { from: from.into(), path: path.into() }
+        PatchOperation::Move {
+            from: from.into(),
+            path: path.into(),
+        }
     }
 
     fn path(&self) -> &str {
@@ -63,22 +78,37 @@ impl PatchOperation {
 /// partition key path, `/id`); an error names the operation's index and path.
 pub fn apply(doc: &mut Value, ops: &[PatchOperation], protected: &[&str]) -> Result<()> {
     if ops.is_empty() {
-        return Err(Error::bad("operations", "a patch needs at least one operation"));
+        return Err(Error::bad(
+            "operations",
+            "a patch needs at least one operation",
+        ));
     }
     if ops.len() > MAX_PATCH_OPERATIONS {
         return Err(Error::bad(
             "operations",
-            format!("a patch has at most {MAX_PATCH_OPERATIONS} operations, got {}", ops.len()),
+            format!(
+                "a patch has at most {MAX_PATCH_OPERATIONS} operations, got {}",
+                ops.len()
+            ),
         ));
     }
     for (i, op) in ops.iter().enumerate() {
-        let fail = |msg: String| Error::bad(format!("operations[{i}].path"), format!("patch operation {i} ({}): {msg}", op.path()));
+        let fail = |msg: String| {
+            Error::bad(
+                format!("operations[{i}].path"),
+                format!("patch operation {i} ({}): {msg}", op.path()),
+            )
+        };
         let mut touched = vec![op.path()];
         if let PatchOperation::Move { from, .. } = op {
             touched.push(from);
         }
         for p in touched {
-            if protected.iter().any(|x| p == *x || p.starts_with(&format!("{x}/"))) || p.starts_with("/_") {
+            if protected
+                .iter()
+                .any(|x| p == *x || p.starts_with(&format!("{x}/")))
+                || p.starts_with("/_")
+            {
                 return Err(fail(format!("'{p}' cannot be patched")));
             }
         }
@@ -96,7 +126,11 @@ fn apply_one(doc: &mut Value, op: &PatchOperation) -> Result<(), String> {
                     m.insert(last, value.clone());
                 }
                 Value::Array(a) => {
-                    let at = if last == "-" { a.len() } else { index(&last, a.len() + 1)? };
+                    let at = if last == "-" {
+                        a.len()
+                    } else {
+                        index(&last, a.len() + 1)?
+                    };
                     a.insert(at, value.clone());
                 }
                 _ => return Err("the parent is not an object or array".into()),
@@ -123,7 +157,10 @@ fn apply_one(doc: &mut Value, op: &PatchOperation) -> Result<(), String> {
             remove(doc, path)?;
         }
         PatchOperation::Increment { path, value } => {
-            let by = value.as_number().ok_or("incr needs a number value")?.clone();
+            let by = value
+                .as_number()
+                .ok_or("incr needs a number value")?
+                .clone();
             let (parent, last) = parent_of(doc, path)?;
             let slot = match parent {
                 Value::Object(m) => m.entry(last).or_insert(Value::from(0)),
@@ -133,9 +170,15 @@ fn apply_one(doc: &mut Value, op: &PatchOperation) -> Result<(), String> {
                 }
                 _ => return Err("the parent is not an object or array".into()),
             };
-            let cur = slot.as_number().ok_or("incr target is not a number")?.clone();
+            let cur = slot
+                .as_number()
+                .ok_or("incr target is not a number")?
+                .clone();
             *slot = match (cur.as_i64(), by.as_i64()) {
-                (Some(a), Some(b)) => a.checked_add(b).map(Value::from).unwrap_or(Value::from(a as f64 + b as f64)),
+                (Some(a), Some(b)) => a
+                    .checked_add(b)
+                    .map(Value::from)
+                    .unwrap_or(Value::from(a as f64 + b as f64)),
                 _ => Value::from(cur.as_f64().unwrap_or(0.0) + by.as_f64().unwrap_or(0.0)),
             };
         }
@@ -144,7 +187,13 @@ fn apply_one(doc: &mut Value, op: &PatchOperation) -> Result<(), String> {
                 return Err("cannot move a value into itself".into());
             }
             let v = remove(doc, from)?;
-            apply_one(doc, &PatchOperation::Add { path: path.clone(), value: v })?;
+            apply_one(
+                doc,
+                &PatchOperation::Add {
+                    path: path.clone(),
+                    value: v,
+                },
+            )?;
         }
     }
     Ok(())
@@ -155,11 +204,16 @@ fn segments(path: &str) -> Result<Vec<String>, String> {
     if rest.is_empty() {
         return Err("the document root cannot be patched".into());
     }
-    Ok(rest.split('/').map(|s| s.replace("~1", "/").replace("~0", "~")).collect())
+    Ok(rest
+        .split('/')
+        .map(|s| s.replace("~1", "/").replace("~0", "~"))
+        .collect())
 }
 
 fn index(seg: &str, len: usize) -> Result<usize, String> {
-    let i: usize = seg.parse().map_err(|_| format!("'{seg}' is not an array index"))?;
+    let i: usize = seg
+        .parse()
+        .map_err(|_| format!("'{seg}' is not an array index"))?;
     if i >= len {
         return Err(format!("array index {i} is out of bounds"));
     }
@@ -188,7 +242,10 @@ fn pointer_mut<'a>(doc: &'a mut Value, path: &str) -> Result<Option<&'a mut Valu
 fn parent_of<'a>(doc: &'a mut Value, path: &str) -> Result<(&'a mut Value, String), String> {
     let mut segs = segments(path)?;
     let last = segs.pop().expect("segments is never empty");
-    let parent_path: String = segs.iter().map(|s| format!("/{}", s.replace('~', "~0").replace('/', "~1"))).collect();
+    let parent_path: String = segs
+        .iter()
+        .map(|s| format!("/{}", s.replace('~', "~0").replace('/', "~1")))
+        .collect();
     let parent = if parent_path.is_empty() {
         doc
     } else {
@@ -200,7 +257,9 @@ fn parent_of<'a>(doc: &'a mut Value, path: &str) -> Result<(&'a mut Value, Strin
 fn remove(doc: &mut Value, path: &str) -> Result<Value, String> {
     let (parent, last) = parent_of(doc, path)?;
     match parent {
-        Value::Object(m) => m.shift_remove(&last).ok_or_else(|| "the path does not exist".to_string()),
+        Value::Object(m) => m
+            .shift_remove(&last)
+            .ok_or_else(|| "the path does not exist".to_string()),
         Value::Array(a) => {
             let at = index(&last, a.len())?;
             Ok(a.remove(at))
@@ -231,18 +290,31 @@ mod tests {
             &["/id"],
         )
         .unwrap();
-        assert_eq!(d, json!({"id": "1", "n": 3, "tags": ["z", "a", "b"], "p": {"y": true}, "fresh": 1.5}));
+        assert_eq!(
+            d,
+            json!({"id": "1", "n": 3, "tags": ["z", "a", "b"], "p": {"y": true}, "fresh": 1.5})
+        );
     }
 
     #[test]
     fn errors_name_the_operation() {
         let mut d = json!({"id": "1", "pk": "a"});
-        let e = apply(&mut d, &[PatchOperation::set("/x", 1), PatchOperation::replace("/missing", 1)], &["/id", "/pk"]).unwrap_err();
+        let e = apply(
+            &mut d,
+            &[
+                PatchOperation::set("/x", 1),
+                PatchOperation::replace("/missing", 1),
+            ],
+            &["/id", "/pk"],
+        )
+        .unwrap_err();
         assert!(e.to_string().contains("operation 1"), "{e}");
         assert!(apply(&mut d, &[PatchOperation::set("/pk", "b")], &["/id", "/pk"]).is_err());
         assert!(apply(&mut d, &[PatchOperation::set("/_etag", "b")], &["/id"]).is_err());
         assert!(apply(&mut d, &[PatchOperation::increment("/pk", 1)], &["/id"]).is_err());
-        let many: Vec<_> = (0..11).map(|i| PatchOperation::set(&format!("/f{i}"), 1)).collect();
+        let many: Vec<_> = (0..11)
+            .map(|i| PatchOperation::set(&format!("/f{i}"), 1))
+            .collect();
         assert!(apply(&mut d, &many, &[]).is_err());
     }
 }

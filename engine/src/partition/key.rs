@@ -197,7 +197,11 @@ fn version_two() -> u8 {
 
 impl PartitionKeyDefinition {
     pub fn new(path: &str) -> Result<Self> {
-        let def = PartitionKeyDefinition { paths: vec![path.to_owned()], kind: hash_kind(), version: 2 };
+        let def = PartitionKeyDefinition {
+            paths: vec![path.to_owned()],
+            kind: hash_kind(),
+            version: 2,
+        };
         def.segments()?;
         Ok(def)
     }
@@ -209,16 +213,28 @@ impl PartitionKeyDefinition {
     /// `/address/city` → `["address", "city"]`; `~1` and `~0` unescape `/` and `~` as in JSON Pointer.
     pub fn segments(&self) -> Result<Vec<String>> {
         if self.paths.len() != 1 {
-            return Err(Error::bad("partitionKey.paths", "exactly one partition key path is supported"));
+            return Err(Error::bad(
+                "partitionKey.paths",
+                "exactly one partition key path is supported",
+            ));
         }
         let path = self.path();
-        let rest = path.strip_prefix('/').filter(|r| !r.is_empty()).ok_or_else(|| {
-            Error::bad("partitionKey.paths", format!("partition key path '{path}' must look like /property"))
-        })?;
+        let rest = path
+            .strip_prefix('/')
+            .filter(|r| !r.is_empty())
+            .ok_or_else(|| {
+                Error::bad(
+                    "partitionKey.paths",
+                    format!("partition key path '{path}' must look like /property"),
+                )
+            })?;
         rest.split('/')
             .map(|seg| {
                 if seg.is_empty() {
-                    Err(Error::bad("partitionKey.paths", format!("empty segment in partition key path '{path}'")))
+                    Err(Error::bad(
+                        "partitionKey.paths",
+                        format!("empty segment in partition key path '{path}'"),
+                    ))
                 } else {
                     Ok(seg.replace("~1", "/").replace("~0", "~"))
                 }
@@ -266,8 +282,14 @@ mod tests {
     #[test]
     fn nested_paths_and_missing_properties() {
         let def = PartitionKeyDefinition::new("/address/city").unwrap();
-        assert_eq!(def.extract(&json!({"address": {"city": "Oslo"}})).unwrap(), PartitionKey::from("Oslo"));
-        assert_eq!(def.extract(&json!({"id": "x"})).unwrap(), PartitionKey::None);
+        assert_eq!(
+            def.extract(&json!({"address": {"city": "Oslo"}})).unwrap(),
+            PartitionKey::from("Oslo")
+        );
+        assert_eq!(
+            def.extract(&json!({"id": "x"})).unwrap(),
+            PartitionKey::None
+        );
         assert!(def.extract(&json!({"address": {"city": [1]}})).is_err());
         assert!(PartitionKeyDefinition::new("customerId").is_err());
         assert!(PartitionKeyDefinition::new("/a//b").is_err());

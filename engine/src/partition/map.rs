@@ -42,7 +42,10 @@ impl PartitionMap {
                 parent: None,
             })
             .collect();
-        PartitionMap { partitions, next_id: count }
+        PartitionMap {
+            partitions,
+            next_id: count,
+        }
     }
 
     /// Index (in `partitions`) of the partition owning `epk`.
@@ -66,7 +69,10 @@ impl PartitionMap {
 
     /// `(start, end_exclusive)` of partition at `index`; `None` end means the top of the space.
     pub fn range_of(&self, index: usize) -> (u64, Option<u64>) {
-        (self.partitions[index].start, self.partitions.get(index + 1).map(|p| p.start))
+        (
+            self.partitions[index].start,
+            self.partitions.get(index + 1).map(|p| p.start),
+        )
     }
 
     pub fn len(&self) -> usize {

@@ -22,7 +22,9 @@ pub fn split(store: &Store, def: &mut ContainerDef, pp_id: u32) -> Result<bool> 
         .partitions
         .iter()
         .position(|p| p.id == pp_id)
-        .ok_or_else(|| Error::NotFound { what: format!("physical partition {pp_id}") })?;
+        .ok_or_else(|| Error::NotFound {
+            what: format!("physical partition {pp_id}"),
+        })?;
     let (start, end) = def.partitions.range_of(index);
 
     let mut wtxn = store.env.write_txn()?;
@@ -53,14 +55,22 @@ pub fn split(store: &Store, def: &mut ContainerDef, pp_id: u32) -> Result<bool> 
     }
     // The median fell on the last coordinate: cut before it if it is distinct.
     if boundary.is_none() {
-        boundary = lps.windows(2).rev().find(|w| w[1].0 > w[0].0).map(|w| w[1].0);
+        boundary = lps
+            .windows(2)
+            .rev()
+            .find(|w| w[1].0 > w[0].0)
+            .map(|w| w[1].0);
     }
-    let Some(boundary) = boundary else { return Ok(false) };
+    let Some(boundary) = boundary else {
+        return Ok(false);
+    };
 
     let child_id = def.partitions.next_id;
     let mut moved = Vec::new();
     {
-        let mut it = store.feed.prefix_iter_mut(&mut wtxn, &keys::feed_prefix(rid, pp_id))?;
+        let mut it = store
+            .feed
+            .prefix_iter_mut(&mut wtxn, &keys::feed_prefix(rid, pp_id))?;
         while let Some((k, v)) = it.next().transpose()? {
             if keys::epk_of_feed_value(v).coordinate() >= boundary {
                 moved.push((keys::lsn_of_feed_key(k), v.to_vec()));
@@ -70,13 +80,19 @@ pub fn split(store: &Store, def: &mut ContainerDef, pp_id: u32) -> Result<bool> 
         }
     }
     for (lsn, v) in &moved {
-        store.feed.put(&mut wtxn, &keys::feed_key(rid, child_id, *lsn), v)?;
+        store
+            .feed
+            .put(&mut wtxn, &keys::feed_key(rid, child_id, *lsn), v)?;
     }
 
-    let (upper_bytes, upper_items) =
-        lps.iter().filter(|l| l.0 >= boundary).fold((0, 0), |(b, n), l| (b + l.1, n + l.2));
-    let (lower_bytes, lower_items) =
-        lps.iter().filter(|l| l.0 < boundary).fold((0, 0), |(b, n), l| (b + l.1, n + l.2));
+    let (upper_bytes, upper_items) = lps
+        .iter()
+        .filter(|l| l.0 >= boundary)
+        .fold((0, 0), |(b, n), l| (b + l.1, n + l.2));
+    let (lower_bytes, lower_items) = lps
+        .iter()
+        .filter(|l| l.0 < boundary)
+        .fold((0, 0), |(b, n), l| (b + l.1, n + l.2));
     let parent = &mut def.partitions.partitions[index];
     parent.bytes = lower_bytes;
     parent.items = lower_items;
@@ -91,7 +107,11 @@ pub fn split(store: &Store, def: &mut ContainerDef, pp_id: u32) -> Result<bool> 
     def.partitions.partitions.insert(index + 1, child);
     def.partitions.next_id += 1;
     let bytes = serde_json::to_vec(&*def).map_err(|e| Error::Corrupt(e.to_string()))?;
-    store.meta.put(&mut wtxn, &catalog::container_key(&def.database, &def.id), &bytes)?;
+    store.meta.put(
+        &mut wtxn,
+        &catalog::container_key(&def.database, &def.id),
+        &bytes,
+    )?;
     wtxn.commit()?;
     Ok(true)
 }

@@ -68,7 +68,9 @@ pub fn epk_of(key: &[u8]) -> Epk {
 
 /// The EPK inside a `feed` value (`epk | id-key`).
 pub fn epk_of_feed_value(value: &[u8]) -> Epk {
-    Epk(value[..16].try_into().expect("feed values start with a 16-byte epk"))
+    Epk(value[..16]
+        .try_into()
+        .expect("feed values start with a 16-byte epk"))
 }
 
 pub fn feed_key(rid: u32, partition: u32, lsn: u64) -> [u8; 16] {
@@ -118,7 +120,11 @@ impl DocHeader {
         let n = |i: usize| u64::from_be_bytes(value[i..i + 8].try_into().expect("8 bytes"));
         let ttl = n(16) as i64;
         Some((
-            DocHeader { lsn: n(0), ts: n(8), ttl: (ttl != i64::MIN).then_some(ttl) },
+            DocHeader {
+                lsn: n(0),
+                ts: n(8),
+                ttl: (ttl != i64::MIN).then_some(ttl),
+            },
             &value[HEADER_LEN..],
         ))
     }

@@ -52,8 +52,7 @@ pub struct Store {
 
 impl Store {
     pub fn open(dir: &Path, opts: &StorageOptions) -> Result<Store> {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| Error::Storage(heed::Error::Io(e)))?;
+        std::fs::create_dir_all(dir).map_err(|e| Error::Storage(heed::Error::Io(e)))?;
         let page = page_size();
         let initial = round_up(opts.initial_map_size.max(page * 64), page);
         // Safety: the engine opens one `Env` per directory (the caller guards that) and never
@@ -83,7 +82,15 @@ impl Store {
                 )))
             })?
             .unwrap_commit();
-        Ok(Store { env, meta, docs, lps, feed, gate: RwLock::new(()), max_map_size: opts.max_map_size })
+        Ok(Store {
+            env,
+            meta,
+            docs,
+            lps,
+            feed,
+            gate: RwLock::new(()),
+            max_map_size: opts.max_map_size,
+        })
     }
 
     /// Runs `f` in a fresh, short read transaction.

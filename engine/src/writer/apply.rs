@@ -50,7 +50,9 @@ pub fn apply_item(ctx: &mut Ctx, def: &mut ContainerDef, op: &ItemOp) -> Result<
         ItemOpKind::Create(doc) => {
             let t = target_of_doc(def, doc, op.partition_key.as_ref())?;
             if live(ctx, def, &t)?.is_some() {
-                return Err(Error::Conflict { id: item::id_of(doc)?.to_owned() });
+                return Err(Error::Conflict {
+                    id: item::id_of(doc)?.to_owned(),
+                });
             }
             let old = stored(ctx, &t)?; // an expired item not yet purged is overwritten
             write(ctx, def, &t, doc.clone(), old, &mut meter, 201)
@@ -64,13 +66,20 @@ pub fn apply_item(ctx: &mut Ctx, def: &mut ContainerDef, op: &ItemOp) -> Result<
                 None => {}
             }
             let status = if existing.is_some() { 200 } else { 201 };
-            let old = if existing.is_some() { existing } else { stored(ctx, &t)? };
+            let old = if existing.is_some() {
+                existing
+            } else {
+                stored(ctx, &t)?
+            };
             write(ctx, def, &t, doc.clone(), old, &mut meter, status)
         }
         ItemOpKind::Replace { id, doc } => {
             let doc_id = item::id_of(doc)?;
             if doc_id != id {
-                return Err(Error::bad("id", format!("the item's id '{doc_id}' differs from the id '{id}' being replaced")));
+                return Err(Error::bad(
+                    "id",
+                    format!("the item's id '{doc_id}' differs from the id '{id}' being replaced"),
+                ));
             }
             let t = target_of_doc(def, doc, op.partition_key.as_ref())?;
             let existing = live(ctx, def, &t)?.ok_or_else(|| not_found(id, &t.pk))?;
@@ -82,7 +91,8 @@ pub fn apply_item(ctx: &mut Ctx, def: &mut ContainerDef, op: &ItemOp) -> Result<
             let existing = live(ctx, def, &t)?.ok_or_else(|| not_found(id, &t.pk))?;
             check_etag(def, op, &existing)?;
             meter.read_item(existing.len);
-            let mut doc: Value = serde_json::from_slice(&existing.json).map_err(|e| Error::Corrupt(e.to_string()))?;
+            let mut doc: Value = serde_json::from_slice(&existing.json)
+                .map_err(|e| Error::Corrupt(e.to_string()))?;
             let pk_path = def.partition_key.paths[0].clone();
             item::patch::apply(&mut doc, operations, &["/id", &pk_path])?;
             write(ctx, def, &t, doc, Some(existing), &mut meter, 200)
@@ -92,9 +102,17 @@ pub fn apply_item(ctx: &mut Ctx, def: &mut ContainerDef, op: &ItemOp) -> Result<
             let existing = live(ctx, def, &t)?.ok_or_else(|| not_found(id, &t.pk))?;
             check_etag(def, op, &existing)?;
             let partition = remove(ctx, def, &t, &existing)?;
-            let terms = serde_json::from_slice::<Value>(&existing.json).map(|d| item::index_terms(&d)).unwrap_or(0);
+            let terms = serde_json::from_slice::<Value>(&existing.json)
+                .map(|d| item::index_terms(&d))
+                .unwrap_or(0);
             meter.write_item(existing.len, terms);
-            Ok(ItemOutcome { status: 204, body: None, etag: None, meter, partition })
+            Ok(ItemOutcome {
+                status: 204,
+                body: None,
+                etag: None,
+                meter,
+                partition,
+            })
         }
         ItemOpKind::Read { id } => {
             let t = target_of_id(def, id, op.partition_key.as_ref())?;
@@ -112,7 +130,9 @@ pub fn apply_item(ctx: &mut Ctx, def: &mut ContainerDef, op: &ItemOp) -> Result<
 }
 
 pub fn not_found(id: &str, pk: &PartitionKey) -> Error {
-    Error::NotFound { what: format!("item '{id}' in partition {pk}") }
+    Error::NotFound {
+        what: format!("item '{id}' in partition {pk}"),
+    }
 }
 
 fn target_of_doc(def: &ContainerDef, doc: &Value, named: Option<&PartitionKey>) -> Result<Target> {
@@ -126,20 +146,37 @@ fn target_of_doc(def: &ContainerDef, doc: &Value, named: Option<&PartitionKey>) 
             ));
         }
     }
-    Ok(Target { epk: pk.epk(), key: keys::doc_key(def.rid, &pk.epk(), id), pk })
+    Ok(Target {
+        epk: pk.epk(),
+        key: keys::doc_key(def.rid, &pk.epk(), id),
+        pk,
+    })
 }
 
 fn target_of_id(def: &ContainerDef, id: &str, named: Option<&PartitionKey>) -> Result<Target> {
     item::validate_id(id)?;
-    let pk = named.cloned().ok_or_else(|| Error::bad("partitionKey", "this operation needs a partition key value"))?;
-    Ok(Target { epk: pk.epk(), key: keys::doc_key(def.rid, &pk.epk(), id), pk })
+    let pk = named
+        .cloned()
+        .ok_or_else(|| Error::bad("partitionKey", "this operation needs a partition key value"))?;
+    Ok(Target {
+        epk: pk.epk(),
+        key: keys::doc_key(def.rid, &pk.epk(), id),
+        pk,
+    })
 }
 
 /// The stored item, expired or not.
 fn stored(ctx: &Ctx, t: &Target) -> Result<Option<Existing>> {
-    let Some(v) = ctx.store.docs.get(ctx.wtxn, &t.key)? else { return Ok(None) };
-    let (header, json) = DocHeader::decode(v).ok_or_else(|| Error::Corrupt("short item header".into()))?;
-    Ok(Some(Existing { header, len: v.len(), json: json.to_vec() }))
+    let Some(v) = ctx.store.docs.get(ctx.wtxn, &t.key)? else {
+        return Ok(None);
+    };
+    let (header, json) =
+        DocHeader::decode(v).ok_or_else(|| Error::Corrupt("short item header".into()))?;
+    Ok(Some(Existing {
+        header,
+        len: v.len(),
+        json: json.to_vec(),
+    }))
 }
 
 /// The stored item unless its TTL has passed.
@@ -151,7 +188,10 @@ fn check_etag(def: &ContainerDef, op: &ItemOp, existing: &Existing) -> Result<()
     if let Some(expected) = &op.if_match {
         let current = item::etag(def.rid, existing.header.lsn);
         if *expected != current && expected != "*" {
-            return Err(Error::PreconditionFailed { expected: expected.clone(), current });
+            return Err(Error::PreconditionFailed {
+                expected: expected.clone(),
+                current,
+            });
         }
     }
     Ok(())
@@ -173,9 +213,19 @@ fn write(
     let pp = def.partitions.owner(&t.epk);
     let (pp_id, lsn) = (pp.id, pp.lsn + 1);
     let etag = item::etag(rid, lsn);
-    let sys = SystemProperties { rid: item::item_rid(rid, &t.key), etag: etag.clone(), ts: ctx.now, lsn };
+    let sys = SystemProperties {
+        rid: item::item_rid(rid, &t.key),
+        etag: etag.clone(),
+        ts: ctx.now,
+        lsn,
+    };
     let json = item::seal(doc, &sys)?;
-    let value = DocHeader { lsn, ts: ctx.now, ttl }.encode(&json);
+    let value = DocHeader {
+        lsn,
+        ts: ctx.now,
+        ttl,
+    }
+    .encode(&json);
 
     let lp_key = keys::partition_prefix(rid, &t.epk);
     let (lp_bytes, lp_items) = lp_stats(ctx, &lp_key)?;
@@ -192,9 +242,13 @@ fn write(
     // Past this point nothing fails but storage itself.
     ctx.store.docs.put(ctx.wtxn, &t.key, &value)?;
     if let Some(o) = &old {
-        ctx.store.feed.delete(ctx.wtxn, &keys::feed_key(rid, pp_id, o.header.lsn))?;
+        ctx.store
+            .feed
+            .delete(ctx.wtxn, &keys::feed_key(rid, pp_id, o.header.lsn))?;
     }
-    ctx.store.feed.put(ctx.wtxn, &keys::feed_key(rid, pp_id, lsn), &t.key[4..])?;
+    ctx.store
+        .feed
+        .put(ctx.wtxn, &keys::feed_key(rid, pp_id, lsn), &t.key[4..])?;
     let new_items = lp_items + u64::from(old.is_none());
     put_lp_stats(ctx, &lp_key, new_lp_bytes, new_items, &t.pk)?;
     let pp = def.partitions.owner_mut(&t.epk);
@@ -203,7 +257,13 @@ fn write(
     pp.items += u64::from(old.is_none());
 
     meter.write_item(value.len(), terms);
-    Ok(ItemOutcome { status, body: Some(json), etag: Some(etag), meter: *meter, partition: pp_id })
+    Ok(ItemOutcome {
+        status,
+        body: Some(json),
+        etag: Some(etag),
+        meter: *meter,
+        partition: pp_id,
+    })
 }
 
 /// Deletes the item at `t`; returns the physical partition it was in.
@@ -215,13 +275,21 @@ fn remove(ctx: &mut Ctx, def: &mut ContainerDef, t: &Target, old: &Existing) -> 
     pp.bytes = pp.bytes.saturating_sub(old.len as u64);
     pp.items = pp.items.saturating_sub(1);
     ctx.store.docs.delete(ctx.wtxn, &t.key)?;
-    ctx.store.feed.delete(ctx.wtxn, &keys::feed_key(rid, pp_id, old.header.lsn))?;
+    ctx.store
+        .feed
+        .delete(ctx.wtxn, &keys::feed_key(rid, pp_id, old.header.lsn))?;
     let lp_key = keys::partition_prefix(rid, &t.epk);
     let (bytes, items) = lp_stats(ctx, &lp_key)?;
     if items <= 1 {
         ctx.store.lps.delete(ctx.wtxn, &lp_key)?;
     } else {
-        put_lp_stats(ctx, &lp_key, bytes.saturating_sub(old.len as u64), items - 1, &t.pk)?;
+        put_lp_stats(
+            ctx,
+            &lp_key,
+            bytes.saturating_sub(old.len as u64),
+            items - 1,
+            &t.pk,
+        )?;
     }
     Ok(pp_id)
 }
@@ -236,7 +304,13 @@ fn lp_stats(ctx: &Ctx, lp_key: &[u8]) -> Result<(u64, u64)> {
     })
 }
 
-fn put_lp_stats(ctx: &mut Ctx, lp_key: &[u8], bytes: u64, items: u64, pk: &PartitionKey) -> Result<()> {
+fn put_lp_stats(
+    ctx: &mut Ctx,
+    lp_key: &[u8],
+    bytes: u64,
+    items: u64,
+    pk: &PartitionKey,
+) -> Result<()> {
     let mut v = Vec::with_capacity(32);
     v.extend_from_slice(&bytes.to_be_bytes());
     v.extend_from_slice(&items.to_be_bytes());

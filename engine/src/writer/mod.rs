@@ -55,7 +55,10 @@ impl State {
     }
 
     pub fn rid_of(&self, db: &str, id: &str) -> Option<u32> {
-        self.containers.values().find(|c| c.database == db && c.id == id).map(|c| c.rid)
+        self.containers
+            .values()
+            .find(|c| c.database == db && c.id == id)
+            .map(|c| c.rid)
     }
 }
 
@@ -64,7 +67,11 @@ pub struct WriterHandle {
     pub thread: Option<JoinHandle<()>>,
 }
 
-pub fn spawn(store: Arc<Store>, catalog: Arc<Catalog>, opts: WriterOptions) -> Result<WriterHandle> {
+pub fn spawn(
+    store: Arc<Store>,
+    catalog: Arc<Catalog>,
+    opts: WriterOptions,
+) -> Result<WriterHandle> {
     let state = State::load(&store)?;
     for d in state.databases.values() {
         catalog.publish_database(d.clone());
@@ -75,9 +82,21 @@ pub fn spawn(store: Arc<Store>, catalog: Arc<Catalog>, opts: WriterOptions) -> R
     let (tx, rx) = mpsc::channel(8192);
     let thread = std::thread::Builder::new()
         .name("engine-writer".into())
-        .spawn(move || Writer { store, catalog, opts, state, unsplittable: HashMap::new() }.run(rx))
+        .spawn(move || {
+            Writer {
+                store,
+                catalog,
+                opts,
+                state,
+                unsplittable: HashMap::new(),
+            }
+            .run(rx)
+        })
         .map_err(|e| Error::Storage(heed::Error::Io(e)))?;
-    Ok(WriterHandle { tx, thread: Some(thread) })
+    Ok(WriterHandle {
+        tx,
+        thread: Some(thread),
+    })
 }
 
 struct Writer {
@@ -133,7 +152,8 @@ impl Writer {
                     if let Ok(s) = State::load(&self.store) {
                         self.state = s;
                     }
-                    let map_full = matches!(e, Error::Storage(heed::Error::Mdb(heed::MdbError::MapFull)));
+                    let map_full =
+                        matches!(e, Error::Storage(heed::Error::Mdb(heed::MdbError::MapFull)));
                     if map_full {
                         if let Err(g) = self.store.grow() {
                             return fail_all(jobs, &g);
@@ -156,7 +176,12 @@ impl Writer {
         let mut results = Vec::with_capacity(jobs.len());
         let limits = self.opts.limits.clone();
         for job in jobs {
-            let mut ctx = Ctx { store: &store, wtxn: &mut wtxn, now, limits: &limits };
+            let mut ctx = Ctx {
+                store: &store,
+                wtxn: &mut wtxn,
+                now,
+                limits: &limits,
+            };
             let r = self.apply(&mut ctx, &job.op, &mut dirty);
             if let Err(Error::Storage(_)) = &r {
                 return Err(r.unwrap_err());
@@ -166,11 +191,19 @@ impl Writer {
         for rid in &dirty.containers {
             if let Some(def) = self.state.containers.get(rid) {
                 let bytes = serde_json::to_vec(def).map_err(|e| Error::Corrupt(e.to_string()))?;
-                store.meta.put(&mut wtxn, &catalog::container_key(&def.database, &def.id), &bytes)?;
+                store.meta.put(
+                    &mut wtxn,
+                    &catalog::container_key(&def.database, &def.id),
+                    &bytes,
+                )?;
             }
         }
         if dirty.next_rid {
-            store.meta.put(&mut wtxn, catalog::NEXT_RID_KEY, &self.state.next_rid.to_be_bytes())?;
+            store.meta.put(
+                &mut wtxn,
+                catalog::NEXT_RID_KEY,
+                &self.state.next_rid.to_be_bytes(),
+            )?;
         }
         wtxn.commit()?;
         Ok((results, dirty))
@@ -179,15 +212,27 @@ impl Writer {
     fn apply(&mut self, ctx: &mut Ctx, op: &WriteOp, dirty: &mut Dirty) -> Result<WriteOutput> {
         match op {
             WriteOp::Item { rid, op } => {
-                let def = self.state.containers.get_mut(rid).ok_or_else(|| container_gone(*rid))?;
+                let def = self
+                    .state
+                    .containers
+                    .get_mut(rid)
+                    .ok_or_else(|| container_gone(*rid))?;
                 let out = apply::apply_item(ctx, def, op)?;
                 if !matches!(op.kind, ItemOpKind::Read { .. }) {
                     dirty.containers.insert(*rid);
                 }
                 Ok(WriteOutput::Item(out))
             }
-            WriteOp::Batch { rid, partition_key, ops } => {
-                let def = self.state.containers.get_mut(rid).ok_or_else(|| container_gone(*rid))?;
+            WriteOp::Batch {
+                rid,
+                partition_key,
+                ops,
+            } => {
+                let def = self
+                    .state
+                    .containers
+                    .get_mut(rid)
+                    .ok_or_else(|| container_gone(*rid))?;
                 let out = resources::apply_batch(ctx, def, partition_key, ops)?;
                 if out.is_ok() {
                     dirty.containers.insert(*rid);
@@ -220,13 +265,19 @@ impl Writer {
     /// Splits every touched physical partition that outgrew the threshold, one transaction each.
     fn split_if_needed(&mut self, dirty: &Dirty) {
         for rid in &dirty.containers {
-            loop {
-                let Some(def) = self.state.containers.get(rid) else { break };
+            while let Some(def) = self.state.containers.get(rid) {
                 let threshold = self.opts.split_threshold_bytes;
                 let skip = |p: &crate::partition::PhysicalPartition| {
-                    self.unsplittable.get(&(*rid, p.id)).is_some_and(|b| p.bytes < b + b / 4)
+                    self.unsplittable
+                        .get(&(*rid, p.id))
+                        .is_some_and(|b| p.bytes < b + b / 4)
                 };
-                let Some(pp) = def.partitions.partitions.iter().find(|p| p.bytes > threshold && !skip(p)) else {
+                let Some(pp) = def
+                    .partitions
+                    .partitions
+                    .iter()
+                    .find(|p| p.bytes > threshold && !skip(p))
+                else {
                     break;
                 };
                 let (pp_id, pp_bytes) = (pp.id, pp.bytes);
@@ -240,7 +291,9 @@ impl Writer {
                         self.unsplittable.insert((*rid, pp_id), pp_bytes);
                     }
                     Err(e) => {
-                        eprintln!("engine: split of partition {pp_id} of container {rid} failed: {e}");
+                        eprintln!(
+                            "engine: split of partition {pp_id} of container {rid} failed: {e}"
+                        );
                         break;
                     }
                 }
@@ -250,7 +303,9 @@ impl Writer {
 }
 
 fn container_gone(rid: u32) -> Error {
-    Error::NotFound { what: format!("container with rid {rid} (deleted)") }
+    Error::NotFound {
+        what: format!("container with rid {rid} (deleted)"),
+    }
 }
 
 fn storage_error(e: Error) -> Error {
@@ -270,6 +325,16 @@ fn fail_all(jobs: Vec<Job>, e: &Error) {
     }
 }
 
-pub(crate) fn batch_failure(index: usize, error: Error, meter: crate::ru::Meter, partition: u32) -> BatchFailure {
-    BatchFailure { index, error, meter, partition }
+pub(crate) fn batch_failure(
+    index: usize,
+    error: Error,
+    meter: crate::ru::Meter,
+    partition: u32,
+) -> BatchFailure {
+    BatchFailure {
+        index,
+        error,
+        meter,
+        partition,
+    }
 }

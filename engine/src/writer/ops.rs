@@ -54,10 +54,20 @@ impl ContainerProperties {
 pub enum ItemOpKind {
     Create(Value),
     Upsert(Value),
-    Replace { id: String, doc: Value },
-    Delete { id: String },
-    Patch { id: String, operations: Vec<PatchOperation> },
-    Read { id: String },
+    Replace {
+        id: String,
+        doc: Value,
+    },
+    Delete {
+        id: String,
+    },
+    Patch {
+        id: String,
+        operations: Vec<PatchOperation>,
+    },
+    Read {
+        id: String,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -70,15 +80,37 @@ pub struct ItemOp {
 
 #[derive(Debug)]
 pub enum WriteOp {
-    CreateDatabase { id: String },
-    DeleteDatabase { id: String },
-    CreateContainer { database: String, props: ContainerProperties, default_partitions: u32 },
-    DeleteContainer { database: String, id: String },
-    ReplaceThroughput { database: String, id: String, throughput: Option<u32> },
+    CreateDatabase {
+        id: String,
+    },
+    DeleteDatabase {
+        id: String,
+    },
+    CreateContainer {
+        database: String,
+        props: ContainerProperties,
+        default_partitions: u32,
+    },
+    DeleteContainer {
+        database: String,
+        id: String,
+    },
+    ReplaceThroughput {
+        database: String,
+        id: String,
+        throughput: Option<u32>,
+    },
     /// One item operation.
-    Item { rid: u32, op: ItemOp },
+    Item {
+        rid: u32,
+        op: ItemOp,
+    },
     /// A transactional batch: all of `ops` commit, or none does.
-    Batch { rid: u32, partition_key: PartitionKey, ops: Vec<ItemOp> },
+    Batch {
+        rid: u32,
+        partition_key: PartitionKey,
+        ops: Vec<ItemOp>,
+    },
 }
 
 /// Result of one item operation.

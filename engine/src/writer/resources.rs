@@ -14,26 +14,45 @@ use crate::storage::keys;
 /// Cosmos DB's limit on operations in one transactional batch.
 pub const MAX_BATCH_OPERATIONS: usize = 100;
 
-pub(super) fn apply_resource(ctx: &mut Ctx, state: &mut State, op: &WriteOp, dirty: &mut Dirty) -> Result<WriteOutput> {
+pub(super) fn apply_resource(
+    ctx: &mut Ctx,
+    state: &mut State,
+    op: &WriteOp,
+    dirty: &mut Dirty,
+) -> Result<WriteOutput> {
     match op {
         WriteOp::CreateDatabase { id } => {
             catalog::validate_resource_id("database", id)?;
             if state.databases.contains_key(id) {
                 return Err(Error::Conflict { id: id.clone() });
             }
-            let def = DatabaseDef { id: id.clone(), created: ctx.now };
+            let def = DatabaseDef {
+                id: id.clone(),
+                created: ctx.now,
+            };
             let bytes = serde_json::to_vec(&def).map_err(|e| Error::Corrupt(e.to_string()))?;
-            ctx.store.meta.put(ctx.wtxn, &catalog::database_key(id), &bytes)?;
+            ctx.store
+                .meta
+                .put(ctx.wtxn, &catalog::database_key(id), &bytes)?;
             state.databases.insert(id.clone(), def.clone());
             dirty.databases.insert(id.clone());
             Ok(WriteOutput::Database(def))
         }
         WriteOp::DeleteDatabase { id } => {
             if state.databases.remove(id).is_none() {
-                return Err(Error::NotFound { what: format!("database '{id}'") });
+                return Err(Error::NotFound {
+                    what: format!("database '{id}'"),
+                });
             }
-            ctx.store.meta.delete(ctx.wtxn, &catalog::database_key(id))?;
-            let rids: Vec<_> = state.containers.values().filter(|c| &c.database == id).map(|c| (c.id.clone(), c.rid)).collect();
+            ctx.store
+                .meta
+                .delete(ctx.wtxn, &catalog::database_key(id))?;
+            let rids: Vec<_> = state
+                .containers
+                .values()
+                .filter(|c| &c.database == id)
+                .map(|c| (c.id.clone(), c.rid))
+                .collect();
             for (cid, rid) in rids {
                 drop_container(ctx, state, id, &cid, rid, dirty)?;
             }
@@ -41,28 +60,45 @@ pub(super) fn apply_resource(ctx: &mut Ctx, state: &mut State, op: &WriteOp, dir
             dirty.databases.remove(id);
             Ok(WriteOutput::Done)
         }
-        WriteOp::CreateContainer { database, props, default_partitions } => {
+        WriteOp::CreateContainer {
+            database,
+            props,
+            default_partitions,
+        } => {
             if !state.databases.contains_key(database) {
-                return Err(Error::NotFound { what: format!("database '{database}'") });
+                return Err(Error::NotFound {
+                    what: format!("database '{database}'"),
+                });
             }
             catalog::validate_resource_id("container", &props.id)?;
             if state.rid_of(database, &props.id).is_some() {
-                return Err(Error::Conflict { id: props.id.clone() });
+                return Err(Error::Conflict {
+                    id: props.id.clone(),
+                });
             }
             let partition_key = PartitionKeyDefinition::new(&props.partition_key_path)?;
             if let Some(t) = props.default_ttl {
                 if t == 0 || t < -1 {
-                    return Err(Error::bad("defaultTtl", "defaultTtl must be -1 or a positive number of seconds"));
+                    return Err(Error::bad(
+                        "defaultTtl",
+                        "defaultTtl must be -1 or a positive number of seconds",
+                    ));
                 }
             }
             if let Some(t) = props.throughput {
                 if t < 1 {
-                    return Err(Error::bad("throughput", "throughput must be at least 1 RU/s"));
+                    return Err(Error::bad(
+                        "throughput",
+                        "throughput must be at least 1 RU/s",
+                    ));
                 }
             }
             let partitions = props.initial_partitions.unwrap_or(*default_partitions);
             if !(1..=1024).contains(&partitions) {
-                return Err(Error::bad("initialPartitions", "initial physical partitions must be 1 to 1024"));
+                return Err(Error::bad(
+                    "initialPartitions",
+                    "initial physical partitions must be 1 to 1024",
+                ));
             }
             let rid = state.next_rid;
             state.next_rid += 1;
@@ -83,12 +119,20 @@ pub(super) fn apply_resource(ctx: &mut Ctx, state: &mut State, op: &WriteOp, dir
             Ok(WriteOutput::Container(def))
         }
         WriteOp::DeleteContainer { database, id } => {
-            let rid = state.rid_of(database, id).ok_or_else(|| Error::NotFound { what: format!("container '{database}/{id}'") })?;
+            let rid = state.rid_of(database, id).ok_or_else(|| Error::NotFound {
+                what: format!("container '{database}/{id}'"),
+            })?;
             drop_container(ctx, state, database, id, rid, dirty)?;
             Ok(WriteOutput::Done)
         }
-        WriteOp::ReplaceThroughput { database, id, throughput } => {
-            let rid = state.rid_of(database, id).ok_or_else(|| Error::NotFound { what: format!("container '{database}/{id}'") })?;
+        WriteOp::ReplaceThroughput {
+            database,
+            id,
+            throughput,
+        } => {
+            let rid = state.rid_of(database, id).ok_or_else(|| Error::NotFound {
+                what: format!("container '{database}/{id}'"),
+            })?;
             let def = state.containers.get_mut(&rid).expect("rid_of found it");
             def.throughput = *throughput;
             dirty.containers.insert(rid);
@@ -98,7 +142,14 @@ pub(super) fn apply_resource(ctx: &mut Ctx, state: &mut State, op: &WriteOp, dir
     }
 }
 
-fn drop_container(ctx: &mut Ctx, state: &mut State, db: &str, id: &str, rid: u32, dirty: &mut Dirty) -> Result<()> {
+fn drop_container(
+    ctx: &mut Ctx,
+    state: &mut State,
+    db: &str,
+    id: &str,
+    rid: u32,
+    dirty: &mut Dirty,
+) -> Result<()> {
     let prefix = keys::container_prefix(rid);
     for dbi in [ctx.store.docs, ctx.store.lps, ctx.store.feed] {
         let mut it = dbi.prefix_iter_mut(ctx.wtxn, &prefix)?;
@@ -107,10 +158,14 @@ fn drop_container(ctx: &mut Ctx, state: &mut State, db: &str, id: &str, rid: u32
             unsafe { it.del_current()? };
         }
     }
-    ctx.store.meta.delete(ctx.wtxn, &catalog::container_key(db, id))?;
+    ctx.store
+        .meta
+        .delete(ctx.wtxn, &catalog::container_key(db, id))?;
     state.containers.remove(&rid);
     dirty.containers.remove(&rid);
-    dirty.removed_containers.push((db.to_owned(), id.to_owned(), rid));
+    dirty
+        .removed_containers
+        .push((db.to_owned(), id.to_owned(), rid));
     Ok(())
 }
 
@@ -124,7 +179,13 @@ pub(super) fn apply_batch(
 ) -> Result<Result<Vec<ItemOutcome>, BatchFailure>> {
     let partition = def.partitions.owner(&pk.epk()).id;
     if ops.is_empty() || ops.len() > MAX_BATCH_OPERATIONS {
-        let e = Error::bad("operations", format!("a batch has 1 to {MAX_BATCH_OPERATIONS} operations, got {}", ops.len()));
+        let e = Error::bad(
+            "operations",
+            format!(
+                "a batch has 1 to {MAX_BATCH_OPERATIONS} operations, got {}",
+                ops.len()
+            ),
+        );
         return Ok(Err(batch_failure(0, e, Meter::default(), partition)));
     }
     let before = def.clone();
@@ -133,7 +194,12 @@ pub(super) fn apply_batch(
     let mut meter = Meter::default();
     let mut failure = None;
     {
-        let mut cctx = Ctx { store: ctx.store, wtxn: &mut child, now: ctx.now, limits: ctx.limits };
+        let mut cctx = Ctx {
+            store: ctx.store,
+            wtxn: &mut child,
+            now: ctx.now,
+            limits: ctx.limits,
+        };
         for (i, op) in ops.iter().enumerate() {
             let mut op = op.clone();
             // Every operation runs in the batch's logical partition.
@@ -144,7 +210,10 @@ pub(super) fn apply_batch(
                 }
                 _ => op.partition_key = Some(pk.clone()),
             }
-            if let ItemOpKind::Create(d) | ItemOpKind::Upsert(d) | ItemOpKind::Replace { doc: d, .. } = &op.kind {
+            if let ItemOpKind::Create(d)
+            | ItemOpKind::Upsert(d)
+            | ItemOpKind::Replace { doc: d, .. } = &op.kind
+            {
                 if let Ok(p) = def.partition_key.extract(d) {
                     if &p != pk {
                         failure = Some((i, Error::bad("partitionKey", format!("operation {i}'s item is in partition {p}; a batch stays in partition {pk}"))));

@@ -16,6 +16,10 @@ pub fn open(opts: EngineOptions) -> TestEngine {
 }
 
 pub async fn container(t: &TestEngine, props: ContainerProperties) -> ContainerClient {
-    let db = t.engine.create_database_if_not_exists("test").await.expect("database");
+    let db = t
+        .engine
+        .create_database_if_not_exists("test")
+        .await
+        .expect("database");
     db.create_container(props).await.expect("container")
 }

@@ -26,25 +26,38 @@ pub async fn run(
         Err(_) => {
             let pk = partition_key.ok_or_else(|| Error::BadRequest {
                 field: Some("--partition-key".into()),
-                message: format!("container '{container}' does not exist: pass --partition-key to create it"),
+                message: format!(
+                    "container '{container}' does not exist: pass --partition-key to create it"
+                ),
             })?;
-            database.create_container(ContainerProperties::new(container, pk).with_initial_partitions(partitions)).await?
+            database
+                .create_container(
+                    ContainerProperties::new(container, pk).with_initial_partitions(partitions),
+                )
+                .await?
         }
     };
     let io = |e: std::io::Error| Error::bad("FILE", format!("{}: {e}", file.display()));
     let mut reader = BufReader::new(std::fs::File::open(file).map_err(io)?);
-    let items: Box<dyn Iterator<Item = Result<Value, Error>>> = if starts_with_bracket(&mut reader).map_err(io)? {
-        let mut text = String::new();
-        reader.read_to_string(&mut text).map_err(io)?;
-        let array: Vec<Value> = serde_json::from_str(&text).map_err(|e| Error::bad("FILE", format!("not a JSON array: {e}")))?;
-        Box::new(array.into_iter().map(Ok))
-    } else {
-        Box::new(reader.lines().enumerate().filter_map(|(n, line)| match line {
-            Ok(l) if l.trim().is_empty() => None,
-            Ok(l) => Some(serde_json::from_str(&l).map_err(|e| Error::bad("FILE", format!("line {}: {e}", n + 1)))),
-            Err(e) => Some(Err(Error::bad("FILE", format!("line {}: {e}", n + 1)))),
-        }))
-    };
+    let items: Box<dyn Iterator<Item = Result<Value, Error>>> =
+        if starts_with_bracket(&mut reader).map_err(io)? {
+            let mut text = String::new();
+            reader.read_to_string(&mut text).map_err(io)?;
+            let array: Vec<Value> = serde_json::from_str(&text)
+                .map_err(|e| Error::bad("FILE", format!("not a JSON array: {e}")))?;
+            Box::new(array.into_iter().map(Ok))
+        } else {
+            Box::new(reader.lines().enumerate().filter_map(|(n, line)| {
+                match line {
+                    Ok(l) if l.trim().is_empty() => None,
+                    Ok(l) => Some(
+                        serde_json::from_str(&l)
+                            .map_err(|e| Error::bad("FILE", format!("line {}: {e}", n + 1))),
+                    ),
+                    Err(e) => Some(Err(Error::bad("FILE", format!("line {}: {e}", n + 1)))),
+                }
+            }))
+        };
 
     let started = Instant::now();
     let mut last_report = Instant::now();
@@ -52,7 +65,10 @@ pub async fn run(
     let mut in_flight = JoinSet::new();
     let upsert = mode == "upsert";
     let mut first_error: Option<String> = None;
-    let mut settle = |r: Result<Result<f64, Error>, tokio::task::JoinError>, done: &mut u64, failed: &mut u64, charge: &mut f64| match r {
+    let mut settle = |r: Result<Result<f64, Error>, tokio::task::JoinError>,
+                      done: &mut u64,
+                      failed: &mut u64,
+                      charge: &mut f64| match r {
         Ok(Ok(ru)) => {
             *done += 1;
             *charge += ru;
@@ -75,7 +91,11 @@ pub async fn run(
         }
         let c = c.clone();
         in_flight.spawn(async move {
-            let r = if upsert { c.upsert_item(&item, None, None).await } else { c.create_item(&item, None, None).await };
+            let r = if upsert {
+                c.upsert_item(&item, None, None).await
+            } else {
+                c.create_item(&item, None, None).await
+            };
             r.map(|r| r.request_charge)
         });
         if last_report.elapsed() >= Duration::from_secs(1) {
@@ -87,16 +107,25 @@ pub async fn run(
         settle(r, &mut done, &mut failed, &mut charge);
     }
     progress(done, failed, charge, started);
-    eprintln!("{}", json!({"imported": done, "failed": failed, "requestCharge": (charge * 100.0).round() / 100.0, "seconds": started.elapsed().as_secs_f64()}));
+    eprintln!(
+        "{}",
+        json!({"imported": done, "failed": failed, "requestCharge": (charge * 100.0).round() / 100.0, "seconds": started.elapsed().as_secs_f64()})
+    );
     match first_error {
-        Some(e) => Err(Error::BadRequest { field: None, message: format!("{failed} items failed; first error: {e}") }),
+        Some(e) => Err(Error::BadRequest {
+            field: None,
+            message: format!("{failed} items failed; first error: {e}"),
+        }),
         None => Ok(()),
     }
 }
 
 fn progress(done: u64, failed: u64, charge: f64, started: Instant) {
     let secs = started.elapsed().as_secs_f64().max(1e-3);
-    eprintln!("imported {done} items ({:.0}/s), {failed} failed, {charge:.0} RU", done as f64 / secs);
+    eprintln!(
+        "imported {done} items ({:.0}/s), {failed} failed, {charge:.0} RU",
+        done as f64 / secs
+    );
 }
 
 fn starts_with_bracket(r: &mut impl BufRead) -> std::io::Result<bool> {

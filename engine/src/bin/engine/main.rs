@@ -13,7 +13,11 @@ use engine::{Engine, EngineOptions, PartitionKey};
 use serde_json::{json, Value};
 
 #[derive(Parser)]
-#[command(name = "engine", version, about = "Inspect and load an embedded Cosmos-style document engine")]
+#[command(
+    name = "engine",
+    version,
+    about = "Inspect and load an embedded Cosmos-style document engine"
+)]
 struct Cli {
     /// The engine's data directory.
     #[arg(long, global = true, default_value = "data")]
@@ -105,16 +109,41 @@ fn out(line: &str) {
 }
 
 fn charge_line(charge: f64, diagnostics: &engine::Diagnostics) {
-    eprintln!("{}", json!({"requestCharge": charge, "diagnostics": diagnostics}));
+    eprintln!(
+        "{}",
+        json!({"requestCharge": charge, "diagnostics": diagnostics})
+    );
 }
 
 async fn run(cli: Cli) -> Result<(), engine::Error> {
     let engine = Engine::open(&cli.data, EngineOptions::default())?;
     match cli.command {
-        Command::Import { target, partition_key, partitions, mode, concurrency, file } => {
-            import::run(&engine, &target.db, &target.container, partition_key.as_deref(), partitions, &mode, concurrency, &file).await
+        Command::Import {
+            target,
+            partition_key,
+            partitions,
+            mode,
+            concurrency,
+            file,
+        } => {
+            import::run(
+                &engine,
+                &target.db,
+                &target.container,
+                partition_key.as_deref(),
+                partitions,
+                &mode,
+                concurrency,
+                &file,
+            )
+            .await
         }
-        Command::Get { target, pk, pk_none, id } => {
+        Command::Get {
+            target,
+            pk,
+            pk_none,
+            id,
+        } => {
             let c = engine.database(&target.db).container(&target.container);
             let pk = match pk {
                 Some(raw) if !pk_none => parse_pk(&raw)?,
@@ -140,14 +169,18 @@ async fn run(cli: Cli) -> Result<(), engine::Error> {
             };
             let mut count = 0;
             if let Some(pk) = pk {
-                let r = c.read_all_items_in_partition::<Value>(parse_pk(&pk)?).await?;
+                let r = c
+                    .read_all_items_in_partition::<Value>(parse_pk(&pk)?)
+                    .await?;
                 total += r.request_charge;
                 count += r.items.len();
                 emit(r.items);
             } else {
                 let mut continuation = None;
                 loop {
-                    let r = c.read_all_items::<Value>(1000, continuation.as_deref()).await?;
+                    let r = c
+                        .read_all_items::<Value>(1000, continuation.as_deref())
+                        .await?;
                     total += r.request_charge;
                     count += r.items.len();
                     emit(r.items);
@@ -160,7 +193,10 @@ async fn run(cli: Cli) -> Result<(), engine::Error> {
             if array {
                 out(&serde_json::to_string_pretty(&collected).unwrap_or_default());
             }
-            eprintln!("{}", json!({"items": count, "requestCharge": (total * 100.0f64).round() / 100.0}));
+            eprintln!(
+                "{}",
+                json!({"items": count, "requestCharge": (total * 100.0f64).round() / 100.0})
+            );
             Ok(())
         }
         Command::Stats { target, top } => {
@@ -191,7 +227,10 @@ async fn run(cli: Cli) -> Result<(), engine::Error> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let rt = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("error: {e}");

@@ -1,0 +1,21 @@
+# `just` ships in the PyPI package `rust-just` (pip install rust-just) or `cargo install just`.
+
+# The whole test suite (what CI runs, after fmt and clippy).
+test:
+    cargo test --workspace
+
+# Seed a demo data set into ./data and walk the blog's access patterns with their RU charges.
+demo:
+    cargo run --release -p engine --example demo
+
+# Benchmarks; figures go to BENCHMARKS.md.
+bench:
+    cargo bench -p engine
+
+lint:
+    cargo fmt --all -- --check
+    cargo clippy --workspace --all-targets -- -D warnings
+
+# What CI runs.
+ci:
+    bash .ci/run
