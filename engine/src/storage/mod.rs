@@ -105,7 +105,9 @@ impl Store {
     pub fn ensure_headroom(&self) -> Result<()> {
         let info = self.env.info();
         let used = (info.last_page_number + 1) * page_size();
-        if used * 4 > info.map_size * 3 {
+        // At the configured maximum, the remaining quarter is still usable: writes go on until
+        // LMDB itself reports the map full.
+        if used * 4 > info.map_size * 3 && info.map_size < self.max_map_size {
             self.grow()?;
         }
         Ok(())
