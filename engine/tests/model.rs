@@ -51,7 +51,7 @@ proptest! {
                 match op {
                     Op::Create(p, i, v) => {
                         let got = status(c.create_item(&doc(p, i, v), None, None).await.map(|r| r.status_code));
-                        let want = if model.contains_key(&(p, i)) { 409 } else { model.insert((p, i), v); 201 };
+                        let want = if let std::collections::btree_map::Entry::Vacant(e) = model.entry((p, i)) { e.insert(v); 201 } else { 409 };
                         assert_eq!(got, want, "create {p}/{i}");
                     }
                     Op::Upsert(p, i, v) => {
