@@ -36,6 +36,9 @@ pub struct ContainerDef {
     pub default_ttl: Option<i64>,
     /// Provisioned RU/s; `None` = unlimited.
     pub throughput: Option<u32>,
+    /// Seconds the all-versions-and-deletes change feed keeps its records; `None` = that mode off.
+    #[serde(default)]
+    pub change_feed_retention: Option<u64>,
     pub partitions: PartitionMap,
     pub created: u64,
 }
@@ -89,6 +92,9 @@ pub fn load_all(store: &Store, rtxn: &RoTxn) -> Result<(Vec<DatabaseDef>, Vec<Co
 pub struct ContainerShared {
     pub def: ArcSwap<ContainerDef>,
     pub throughput: Throughput,
+    /// Bumped after every commit that wrote to the container: change-feed workers wait on it
+    /// instead of polling.
+    pub commits: tokio::sync::watch::Sender<u64>,
 }
 
 /// The in-memory catalog, published by the writer after each commit.
@@ -145,6 +151,7 @@ impl Catalog {
             Some(shared) if shared.def.load().rid == def.rid => {
                 shared.throughput.configure(def.throughput, &def.partitions);
                 shared.def.store(Arc::new(def));
+                shared.commits.send_modify(|n| *n += 1);
             }
             _ => {
                 let throughput = Throughput::new(def.throughput, &def.partitions);
@@ -153,6 +160,7 @@ impl Catalog {
                     Arc::new(ContainerShared {
                         def: ArcSwap::from_pointee(def),
                         throughput,
+                        commits: tokio::sync::watch::Sender::new(0),
                     }),
                 );
             }

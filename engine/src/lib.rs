@@ -17,6 +17,7 @@
 //! See `DESIGN.md` for how it is built and `RU.md` for what requests cost.
 
 pub mod catalog;
+pub mod changefeed;
 pub mod client;
 pub mod error;
 pub mod item;
@@ -28,6 +29,10 @@ pub mod ttl;
 pub mod writer;
 
 pub use catalog::{ContainerDef, DatabaseDef};
+pub use changefeed::{
+    ChangeFeedMode, ChangeFeedOptions, ChangeFeedPage, ChangeFeedProcessor, ChangeFeedStart,
+    FeedRange, LeaseLag,
+};
 pub use client::batch::{BatchOperationResult, BatchResponse, TransactionalBatch};
 pub use client::container::ContainerClient;
 pub use client::database::DatabaseClient;

@@ -12,6 +12,13 @@ pub fn is_expired(header: &DocHeader, default_ttl: Option<i64>, now: u64) -> boo
     ttl > 0 && header.ts.saturating_add(ttl as u64) <= now
 }
 
+/// When an item written at `ts` with its own `ttl` expires, if it ever does.
+pub fn expires_at(ts: u64, item_ttl: Option<i64>, default_ttl: Option<i64>) -> Option<u64> {
+    let default = default_ttl?;
+    let ttl = item_ttl.unwrap_or(default);
+    (ttl > 0).then(|| ts.saturating_add(ttl as u64))
+}
+
 /// Seconds since the Unix epoch.
 pub fn now() -> u64 {
     std::time::SystemTime::now()

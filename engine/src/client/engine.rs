@@ -93,6 +93,7 @@ impl Engine {
                 return Err(e);
             }
         };
+        spawn_purger(handle.tx.downgrade());
         Ok(Engine {
             inner: Arc::new(Inner {
                 store,
@@ -162,6 +163,30 @@ impl Engine {
             rx.await
                 .map_err(|_| Error::Unavailable("the writer stopped before answering".into()))?
         }
+    }
+}
+
+/// Asks the writer to purge expired items and old change-log records once a second. It holds
+/// only a weak sender, so it never keeps a closing engine alive, and ends with the writer.
+fn spawn_purger(writer: mpsc::WeakSender<Job>) {
+    let spawned = std::thread::Builder::new()
+        .name("engine-ttl".into())
+        .spawn(move || loop {
+            std::thread::sleep(std::time::Duration::from_secs(1));
+            let Some(tx) = writer.upgrade() else { return };
+            let (reply, _ignored) = oneshot::channel();
+            if tx
+                .blocking_send(Job {
+                    op: WriteOp::Purge,
+                    reply,
+                })
+                .is_err()
+            {
+                return;
+            }
+        });
+    if let Err(e) = spawned {
+        eprintln!("engine: TTL purge thread not started: {e}");
     }
 }
 

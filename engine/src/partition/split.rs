@@ -66,23 +66,23 @@ pub fn split(store: &Store, def: &mut ContainerDef, pp_id: u32) -> Result<bool> 
     };
 
     let child_id = def.partitions.next_id;
-    let mut moved = Vec::new();
-    {
-        let mut it = store
-            .feed
-            .prefix_iter_mut(&mut wtxn, &keys::feed_prefix(rid, pp_id))?;
-        while let Some((k, v)) = it.next().transpose()? {
-            if keys::epk_of_feed_value(v).coordinate() >= boundary {
-                moved.push((keys::lsn_of_feed_key(k), v.to_vec()));
-                // Safety: `k` and `v` are not used after the deletion.
-                unsafe { it.del_current()? };
+    // The feed and the change log are scoped per physical partition: the upper half moves.
+    // Both values start with the EPK.
+    for dbi in [store.feed, store.log] {
+        let mut moved = Vec::new();
+        {
+            let mut it = dbi.prefix_iter_mut(&mut wtxn, &keys::feed_prefix(rid, pp_id))?;
+            while let Some((k, v)) = it.next().transpose()? {
+                if keys::epk_of_feed_value(v).coordinate() >= boundary {
+                    moved.push((keys::lsn_of_feed_key(k), v.to_vec()));
+                    // Safety: `k` and `v` are not used after the deletion.
+                    unsafe { it.del_current()? };
+                }
             }
         }
-    }
-    for (lsn, v) in &moved {
-        store
-            .feed
-            .put(&mut wtxn, &keys::feed_key(rid, child_id, *lsn), v)?;
+        for (lsn, v) in &moved {
+            dbi.put(&mut wtxn, &keys::feed_key(rid, child_id, *lsn), v)?;
+        }
     }
 
     let (upper_bytes, upper_items) = lps

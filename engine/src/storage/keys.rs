@@ -5,6 +5,8 @@
 //! | docs     | rid(4) · epk(16) · id-key            | header(24) · JSON                  |
 //! | lps      | rid(4) · epk(16)                     | bytes(8) · items(8) · pk JSON      |
 //! | feed     | rid(4) · partition(4) · lsn(8)       | epk(16) · id-key                   |
+//! | log      | rid(4) · partition(4) · lsn(8)       | epk(16) · ts(8) · JSON             |
+//! | expiry   | rid(4) · expires-at(8) · epk · id    | (empty)                            |
 //!
 //! `rid` is the container's numeric id. Items are keyed by EPK, not by physical partition, so a
 //! physical partition is a contiguous EPK range of `docs` and a split moves no documents; the feed
@@ -90,6 +92,36 @@ pub fn feed_prefix(rid: u32, partition: u32) -> [u8; 8] {
 
 pub fn lsn_of_feed_key(key: &[u8]) -> u64 {
     u64::from_be_bytes(key[8..16].try_into().expect("feed keys are 16 bytes"))
+}
+
+/// `expiry` key of an item that expires at `at` (seconds).
+pub fn expiry_key(rid: u32, at: u64, doc_key: &[u8]) -> Vec<u8> {
+    let mut k = Vec::with_capacity(12 + doc_key.len());
+    k.extend_from_slice(&rid.to_be_bytes());
+    k.extend_from_slice(&at.to_be_bytes());
+    k.extend_from_slice(&doc_key[4..]);
+    k
+}
+
+/// The `docs` key an `expiry` key points at.
+pub fn doc_key_of_expiry(rid: u32, key: &[u8]) -> Vec<u8> {
+    let mut k = Vec::with_capacity(key.len() - 8);
+    k.extend_from_slice(&rid.to_be_bytes());
+    k.extend_from_slice(&key[12..]);
+    k
+}
+
+/// A `log` value: the EPK (for splits), the commit time (for retention), the JSON record.
+pub fn log_value(epk: &Epk, ts: u64, json: &[u8]) -> Vec<u8> {
+    let mut v = Vec::with_capacity(24 + json.len());
+    v.extend_from_slice(&epk.0);
+    v.extend_from_slice(&ts.to_be_bytes());
+    v.extend_from_slice(json);
+    v
+}
+
+pub fn ts_of_log_value(v: &[u8]) -> u64 {
+    u64::from_be_bytes(v[16..24].try_into().expect("log values carry a timestamp"))
 }
 
 /// The fixed header stored before each document's JSON, read without parsing the JSON.

@@ -1,7 +1,7 @@
 //! The LMDB environment: a fixed set of named databases, a read gate, and map growth.
 //!
 //! Containers are key prefixes, not LMDB databases: opening a named database is a linear search
-//! and their number is fixed at open, so the layout uses four and never more (see `keys`).
+//! and their number is fixed at open, so the layout uses six and never more (see `keys`).
 
 pub mod keys;
 
@@ -44,6 +44,10 @@ pub struct Store {
     pub lps: Database<'static, Bytes, Bytes>,
     /// Latest-version change feed: `rid | partition | lsn` → `epk | id`.
     pub feed: Database<'static, Bytes, Bytes>,
+    /// All-versions-and-deletes change log: `rid | partition | lsn` → `epk | ts | JSON`.
+    pub log: Database<'static, Bytes, Bytes>,
+    /// TTL expiry index: `rid | expires-at | epk | id` → nothing.
+    pub expiry: Database<'static, Bytes, Bytes>,
     /// Readers hold it shared for the life of their read transaction; growing the map takes it
     /// exclusively, because LMDB may only resize with no transaction open in the process.
     gate: RwLock<()>,
@@ -72,13 +76,15 @@ impl Store {
             unsafe { env.resize(round_up(used * 2, page))? };
         }
         let wtxn = env.write_txn()?;
-        let (meta, docs, lps, feed) = env
+        let (meta, docs, lps, feed, log, expiry) = env
             .create_databases_and_commit(wtxn, |dbo, wtxn| -> heed::Result<_> {
                 Ok(CommitOrAbort::<_, ()>::Commit((
                     dbo.create_database::<Str, Bytes>(wtxn, Some("meta"))?,
                     dbo.create_database::<Bytes, Bytes>(wtxn, Some("docs"))?,
                     dbo.create_database::<Bytes, Bytes>(wtxn, Some("lps"))?,
                     dbo.create_database::<Bytes, Bytes>(wtxn, Some("feed"))?,
+                    dbo.create_database::<Bytes, Bytes>(wtxn, Some("log"))?,
+                    dbo.create_database::<Bytes, Bytes>(wtxn, Some("expiry"))?,
                 )))
             })?
             .unwrap_commit();
@@ -88,6 +94,8 @@ impl Store {
             docs,
             lps,
             feed,
+            log,
+            expiry,
             gate: RwLock::new(()),
             max_map_size: opts.max_map_size,
         })

@@ -101,7 +101,7 @@ pub fn apply_item(ctx: &mut Ctx, def: &mut ContainerDef, op: &ItemOp) -> Result<
             let t = target_of_id(def, id, op.partition_key.as_ref())?;
             let existing = live(ctx, def, &t)?.ok_or_else(|| not_found(id, &t.pk))?;
             check_etag(def, op, &existing)?;
-            let partition = remove(ctx, def, &t, &existing)?;
+            let partition = remove(ctx, def, &t, &existing, false)?;
             let terms = serde_json::from_slice::<Value>(&existing.json)
                 .map(|d| item::index_terms(&d))
                 .unwrap_or(0);
@@ -127,6 +127,40 @@ pub fn apply_item(ctx: &mut Ctx, def: &mut ContainerDef, op: &ItemOp) -> Result<
             })
         }
     }
+}
+
+/// Deletes the item stored at `key` if its TTL has passed (the purge's unit of work).
+/// Returns whether it was removed.
+pub fn purge_if_expired(ctx: &mut Ctx, def: &mut ContainerDef, key: &[u8]) -> Result<bool> {
+    let Some(v) = ctx.store.docs.get(ctx.wtxn, key)? else {
+        return Ok(false);
+    };
+    let (header, json) =
+        DocHeader::decode(v).ok_or_else(|| Error::Corrupt("short item header".into()))?;
+    if !ttl::is_expired(&header, def.default_ttl, ctx.now) {
+        return Ok(false);
+    }
+    let existing = Existing {
+        header,
+        len: v.len(),
+        json: json.to_vec(),
+    };
+    let epk = keys::epk_of(key);
+    let pk = ctx
+        .store
+        .lps
+        .get(ctx.wtxn, &keys::partition_prefix(def.rid, &epk))?
+        .and_then(|v| decode_lp_stats(v).2)
+        .map(|j| PartitionKey::from_json(&j, "pk"))
+        .transpose()?
+        .unwrap_or(PartitionKey::None);
+    let t = Target {
+        pk,
+        epk,
+        key: key.to_vec(),
+    };
+    remove(ctx, def, &t, &existing, true)?;
+    Ok(true)
 }
 
 pub fn not_found(id: &str, pk: &PartitionKey) -> Error {
@@ -242,13 +276,43 @@ fn write(
     // Past this point nothing fails but storage itself.
     ctx.store.docs.put(ctx.wtxn, &t.key, &value)?;
     if let Some(o) = &old {
+        let old_pp = pp_id; // an item never changes physical partition between writes
         ctx.store
             .feed
-            .delete(ctx.wtxn, &keys::feed_key(rid, pp_id, o.header.lsn))?;
+            .delete(ctx.wtxn, &keys::feed_key(rid, old_pp, o.header.lsn))?;
+        if let Some(at) = ttl::expires_at(o.header.ts, o.header.ttl, def.default_ttl) {
+            ctx.store
+                .expiry
+                .delete(ctx.wtxn, &keys::expiry_key(rid, at, &t.key))?;
+        }
     }
     ctx.store
         .feed
         .put(ctx.wtxn, &keys::feed_key(rid, pp_id, lsn), &t.key[4..])?;
+    if let Some(at) = ttl::expires_at(ctx.now, ttl, def.default_ttl) {
+        ctx.store
+            .expiry
+            .put(ctx.wtxn, &keys::expiry_key(rid, at, &t.key), &[])?;
+    }
+    if def.change_feed_retention.is_some() {
+        let kind = if old.is_some() { "replace" } else { "create" };
+        let mut record = format!(
+            "{{\"metadata\":{{\"operationType\":\"{kind}\",\"lsn\":{lsn},\"crts\":{},\"timeToLiveExpired\":false",
+            ctx.now
+        );
+        if let Some(o) = &old {
+            record.push_str(&format!(",\"previousImageLSN\":{}", o.header.lsn));
+        }
+        record.push_str("},\"current\":");
+        let mut record = record.into_bytes();
+        record.extend_from_slice(&json);
+        record.push(b'}');
+        ctx.store.log.put(
+            ctx.wtxn,
+            &keys::feed_key(rid, pp_id, lsn),
+            &keys::log_value(&t.epk, ctx.now, &record),
+        )?;
+    }
     let new_items = lp_items + u64::from(old.is_none());
     put_lp_stats(ctx, &lp_key, new_lp_bytes, new_items, &t.pk)?;
     let pp = def.partitions.owner_mut(&t.epk);
@@ -266,18 +330,50 @@ fn write(
     })
 }
 
-/// Deletes the item at `t`; returns the physical partition it was in.
-fn remove(ctx: &mut Ctx, def: &mut ContainerDef, t: &Target, old: &Existing) -> Result<u32> {
+/// Deletes the item at `t`; returns the physical partition it was in. `expired` marks a TTL purge
+/// in the all-versions change feed.
+fn remove(
+    ctx: &mut Ctx,
+    def: &mut ContainerDef,
+    t: &Target,
+    old: &Existing,
+    expired: bool,
+) -> Result<u32> {
     let rid = def.rid;
     let pp = def.partitions.owner_mut(&t.epk);
     let pp_id = pp.id;
     pp.lsn += 1;
+    let lsn = pp.lsn;
     pp.bytes = pp.bytes.saturating_sub(old.len as u64);
     pp.items = pp.items.saturating_sub(1);
     ctx.store.docs.delete(ctx.wtxn, &t.key)?;
     ctx.store
         .feed
         .delete(ctx.wtxn, &keys::feed_key(rid, pp_id, old.header.lsn))?;
+    if let Some(at) = ttl::expires_at(old.header.ts, old.header.ttl, def.default_ttl) {
+        ctx.store
+            .expiry
+            .delete(ctx.wtxn, &keys::expiry_key(rid, at, &t.key))?;
+    }
+    if def.change_feed_retention.is_some() {
+        let id = serde_json::from_slice::<Value>(&old.json)
+            .ok()
+            .and_then(|d| d.get("id").cloned())
+            .unwrap_or(Value::Null);
+        let record = serde_json::json!({
+            "metadata": {
+                "operationType": "delete", "lsn": lsn, "crts": ctx.now,
+                "previousImageLSN": old.header.lsn, "timeToLiveExpired": expired,
+                "id": id, "partitionKey": t.pk.to_json(),
+            }
+        });
+        let bytes = serde_json::to_vec(&record).map_err(|e| Error::Corrupt(e.to_string()))?;
+        ctx.store.log.put(
+            ctx.wtxn,
+            &keys::feed_key(rid, pp_id, lsn),
+            &keys::log_value(&t.epk, ctx.now, &bytes),
+        )?;
+    }
     let lp_key = keys::partition_prefix(rid, &t.epk);
     let (bytes, items) = lp_stats(ctx, &lp_key)?;
     if items <= 1 {

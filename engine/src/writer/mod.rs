@@ -8,6 +8,7 @@
 
 pub mod apply;
 pub mod ops;
+mod purge;
 mod resources;
 
 use std::collections::{BTreeSet, HashMap};
@@ -238,6 +239,10 @@ impl Writer {
                     dirty.containers.insert(*rid);
                 }
                 Ok(WriteOutput::Batch(out))
+            }
+            WriteOp::Purge => {
+                purge::run(ctx, &mut self.state, dirty)?;
+                Ok(WriteOutput::Done)
             }
             other => resources::apply_resource(ctx, &mut self.state, other, dirty),
         }

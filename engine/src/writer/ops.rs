@@ -17,6 +17,8 @@ pub struct ContainerProperties {
     pub indexing_policy: Option<Value>,
     pub default_ttl: Option<i64>,
     pub throughput: Option<u32>,
+    /// Enables the all-versions-and-deletes change feed, keeping records this many seconds.
+    pub change_feed_retention: Option<u64>,
     /// Physical partitions to start with (defaults to the engine's `initial_partitions`).
     pub initial_partitions: Option<u32>,
 }
@@ -29,6 +31,7 @@ impl ContainerProperties {
             indexing_policy: None,
             default_ttl: None,
             throughput: None,
+            change_feed_retention: None,
             initial_partitions: None,
         }
     }
@@ -42,6 +45,11 @@ impl ContainerProperties {
     }
     pub fn with_indexing_policy(mut self, policy: Value) -> Self {
         self.indexing_policy = Some(policy);
+        self
+    }
+    /// Keeps every version and delete in the change feed for `seconds` (all-versions mode).
+    pub fn with_all_versions_retention(mut self, seconds: u64) -> Self {
+        self.change_feed_retention = Some(seconds);
         self
     }
     pub fn with_initial_partitions(mut self, n: u32) -> Self {
@@ -105,6 +113,8 @@ pub enum WriteOp {
         rid: u32,
         op: ItemOp,
     },
+    /// Deletes expired items and change-log records past retention (sent by the TTL thread).
+    Purge,
     /// A transactional batch: all of `ops` commit, or none does.
     Batch {
         rid: u32,

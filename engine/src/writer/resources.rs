@@ -111,6 +111,7 @@ pub(super) fn apply_resource(
                 indexing_policy: props.indexing_policy.clone().unwrap_or_else(|| json!({})),
                 default_ttl: props.default_ttl,
                 throughput: props.throughput,
+                change_feed_retention: props.change_feed_retention,
                 partitions: PartitionMap::evenly(partitions),
                 created: ctx.now,
             };
@@ -138,7 +139,9 @@ pub(super) fn apply_resource(
             dirty.containers.insert(rid);
             Ok(WriteOutput::Container(def.clone()))
         }
-        WriteOp::Item { .. } | WriteOp::Batch { .. } => unreachable!("handled by the writer"),
+        WriteOp::Item { .. } | WriteOp::Batch { .. } | WriteOp::Purge => {
+            unreachable!("handled by the writer")
+        }
     }
 }
 
@@ -151,7 +154,13 @@ fn drop_container(
     dirty: &mut Dirty,
 ) -> Result<()> {
     let prefix = keys::container_prefix(rid);
-    for dbi in [ctx.store.docs, ctx.store.lps, ctx.store.feed] {
+    for dbi in [
+        ctx.store.docs,
+        ctx.store.lps,
+        ctx.store.feed,
+        ctx.store.log,
+        ctx.store.expiry,
+    ] {
         let mut it = dbi.prefix_iter_mut(ctx.wtxn, &prefix)?;
         while it.next().transpose()?.is_some() {
             // Safety: no reference into the database is held across the deletion.

@@ -1,0 +1,11 @@
+//! The change feed: every write of a container, in LSN order per physical partition, written in
+//! the same LMDB transaction as the item (so no acknowledged write is ever missing from it), and
+//! the change-feed processor that delivers it to handlers with leases and checkpoints.
+
+pub mod processor;
+pub mod read;
+pub mod token;
+
+pub use processor::{ChangeFeedProcessor, ChangeFeedProcessorBuilder, LeaseLag};
+pub use read::{ChangeFeedOptions, ChangeFeedPage, ChangeFeedStart};
+pub use token::{ChangeFeedMode, FeedRange};

@@ -1,0 +1,303 @@
+//! Reading the change feed: one page per call, charged like a query.
+
+use serde_json::Value;
+
+use super::token::{ChangeFeedMode, Cursor, FeedRange, FeedToken};
+use crate::catalog::{self, ContainerDef};
+use crate::client::container::ContainerClient;
+use crate::client::response::Diagnostics;
+use crate::error::{Error, Result};
+use crate::partition::PartitionKey;
+use crate::ru::Meter;
+use crate::storage::keys::{self, DocHeader};
+use crate::ttl;
+
+/// Where a change feed starts when there is no continuation yet.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ChangeFeedStart {
+    Beginning,
+    Now,
+    /// Changes at or after this time (seconds since the epoch).
+    PointInTime(u64),
+    Continuation(String),
+}
+
+#[derive(Debug, Clone)]
+pub struct ChangeFeedOptions {
+    pub mode: ChangeFeedMode,
+    pub start: ChangeFeedStart,
+    pub max_item_count: usize,
+    /// Only this EPK range (see `ContainerClient::feed_ranges`); `None` = the whole container.
+    pub range: Option<FeedRange>,
+    /// Only this logical partition.
+    pub partition_key: Option<PartitionKey>,
+}
+
+impl Default for ChangeFeedOptions {
+    fn default() -> Self {
+        ChangeFeedOptions {
+            mode: ChangeFeedMode::LatestVersion,
+            start: ChangeFeedStart::Beginning,
+            max_item_count: 100,
+            range: None,
+            partition_key: None,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct ChangeFeedPage {
+    /// Latest-version mode: the items. All-versions mode: `{"current", "metadata"}` records.
+    pub items: Vec<Value>,
+    /// Pass it back to continue after this page (also when the page is empty).
+    pub continuation: String,
+    pub request_charge: f64,
+    pub diagnostics: Diagnostics,
+}
+
+impl ChangeFeedPage {
+    /// Cosmos DB answers 304 Not Modified when nothing changed since the continuation.
+    pub fn not_modified(&self) -> bool {
+        self.items.is_empty()
+    }
+}
+
+impl ContainerClient {
+    /// The EPK ranges of the current physical partitions (a unit of parallel feed reading).
+    pub fn feed_ranges(&self) -> Result<Vec<FeedRange>> {
+        let def = self.read_container()?;
+        Ok((0..def.partitions.len())
+            .map(|i| {
+                let (start, end) = def.partitions.range_of(i);
+                FeedRange { start, end }
+            })
+            .collect())
+    }
+
+    /// A continuation that starts reading at `start` (not at a previous page).
+    pub fn change_feed_token(&self, options: &ChangeFeedOptions) -> Result<String> {
+        Ok(self.initial_token(options)?.encode())
+    }
+
+    fn initial_token(&self, options: &ChangeFeedOptions) -> Result<FeedToken> {
+        let def = self.read_container()?;
+        if let ChangeFeedStart::Continuation(c) = &options.start {
+            let t = FeedToken::decode(c, def.rid)?;
+            if t.mode != options.mode {
+                return Err(Error::bad(
+                    "continuation",
+                    "the continuation is of the other change-feed mode",
+                ));
+            }
+            return Ok(t);
+        }
+        let epk = options.partition_key.as_ref().map(|pk| pk.epk());
+        let range = match (epk, options.range) {
+            (Some(e), _) => FeedRange {
+                start: e.coordinate(),
+                end: e.coordinate().checked_add(1),
+            },
+            (None, Some(r)) => r,
+            (None, None) => FeedRange::FULL,
+        };
+        let mut t = FeedToken {
+            rid: def.rid,
+            mode: options.mode,
+            since: match options.start {
+                ChangeFeedStart::PointInTime(t) => Some(t),
+                _ => None,
+            },
+            epk: epk.map(|e| e.0.iter().map(|b| format!("{b:02x}")).collect()),
+            cursors: vec![Cursor {
+                range,
+                partition: 0,
+                lsn: 0,
+            }],
+        };
+        t.refine(&def.partitions);
+        if options.start == ChangeFeedStart::Now {
+            for c in &mut t.cursors {
+                c.lsn = def.partitions.by_id(c.partition).map_or(0, |p| p.lsn);
+            }
+        }
+        Ok(t)
+    }
+
+    /// Reads one page of the change feed.
+    pub async fn change_feed(&self, options: &ChangeFeedOptions) -> Result<ChangeFeedPage> {
+        let shared = self.shared()?;
+        let mut token = self.initial_token(options)?;
+        if token.mode == ChangeFeedMode::AllVersionsAndDeletes
+            && shared.def.load().change_feed_retention.is_none()
+        {
+            return Err(Error::bad(
+                "mode",
+                "the all-versions-and-deletes change feed needs a container created with_all_versions_retention",
+            ));
+        }
+        let first = token.cursors.first().map_or(0, |c| c.partition);
+        shared.throughput.admit(first)?;
+        let (items, meter, visited) = self.read_page(&mut token, options.max_item_count.max(1))?;
+        let charge = meter.charge();
+        for pp in &visited {
+            shared
+                .throughput
+                .charge(*pp, charge / visited.len().max(1) as f64);
+        }
+        Ok(ChangeFeedPage {
+            items,
+            continuation: token.encode(),
+            request_charge: charge,
+            diagnostics: Diagnostics::from_meter(&meter, visited),
+        })
+    }
+
+    /// Changes not yet read past `continuation` (the lag of a reader or a lease).
+    pub fn change_feed_pending(&self, continuation: &str) -> Result<u64> {
+        let def = self.read_container()?;
+        let mut token = FeedToken::decode(continuation, def.rid)?;
+        let store = &self.engine.inner.store;
+        store.read(|rtxn| {
+            let def = current_def(self, rtxn)?;
+            token.refine(&def.partitions);
+            let db = match token.mode {
+                ChangeFeedMode::LatestVersion => store.feed,
+                ChangeFeedMode::AllVersionsAndDeletes => store.log,
+            };
+            let mut n = 0;
+            for c in &token.cursors {
+                let from = keys::feed_key(def.rid, c.partition, c.lsn.saturating_add(1));
+                for entry in db.range(rtxn, &crate::storage::from(&from))? {
+                    let (k, v) = entry?;
+                    if k[..8] != keys::feed_prefix(def.rid, c.partition) {
+                        break;
+                    }
+                    if c.range.contains(keys::epk_of_feed_value(v).coordinate()) {
+                        n += 1;
+                    }
+                }
+            }
+            Ok(n)
+        })
+    }
+
+    fn read_page(
+        &self,
+        token: &mut FeedToken,
+        max: usize,
+    ) -> Result<(Vec<Value>, Meter, Vec<u32>)> {
+        let store = &self.engine.inner.store;
+        let now = ttl::now();
+        store.read(|rtxn| {
+            // The partition map of this snapshot: a split commits its map and moved entries together.
+            let def = current_def(self, rtxn)?;
+            token.refine(&def.partitions);
+            let only_epk = token.epk.clone();
+            let mut meter = Meter {
+                queries: 1,
+                ..Default::default()
+            };
+            let mut items = Vec::new();
+            let mut visited = Vec::new();
+            let db = match token.mode {
+                ChangeFeedMode::LatestVersion => store.feed,
+                ChangeFeedMode::AllVersionsAndDeletes => store.log,
+            };
+            'cursors: for c in token.cursors.iter_mut() {
+                if items.len() >= max {
+                    break;
+                }
+                visited.push(c.partition);
+                let prefix = keys::feed_prefix(def.rid, c.partition);
+                let from = keys::feed_key(def.rid, c.partition, c.lsn.saturating_add(1));
+                for entry in db.range(rtxn, &crate::storage::from(&from))? {
+                    let (k, v) = entry?;
+                    if k[..8] != prefix {
+                        break;
+                    }
+                    let lsn = keys::lsn_of_feed_key(k);
+                    let epk = keys::epk_of_feed_value(v);
+                    let ours = c.range.contains(epk.coordinate())
+                        && only_epk.as_deref().is_none_or(|e| *e == hex(&epk.0));
+                    if ours {
+                        if let Some(item) = load(
+                            store,
+                            rtxn,
+                            &def,
+                            token.mode,
+                            token.since,
+                            v,
+                            now,
+                            &mut meter,
+                        )? {
+                            items.push(item);
+                        }
+                    }
+                    c.lsn = lsn;
+                    if items.len() >= max {
+                        break 'cursors;
+                    }
+                }
+            }
+            meter.partitions_visited = visited.len() as u64;
+            Ok((items, meter, visited))
+        })
+    }
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+fn current_def(c: &ContainerClient, rtxn: &heed::RoTxn) -> Result<ContainerDef> {
+    let store = &c.engine.inner.store;
+    let def = c.read_container()?;
+    let bytes = store
+        .meta
+        .get(rtxn, &catalog::container_key(&def.database, &def.id))?
+        .ok_or_else(|| Error::NotFound {
+            what: format!("container '{}'", def.id),
+        })?;
+    serde_json::from_slice(bytes).map_err(|e| Error::Corrupt(e.to_string()))
+}
+
+/// The feed item an entry stands for: the item itself (latest version) or the log record.
+#[allow(clippy::too_many_arguments)]
+fn load(
+    store: &crate::storage::Store,
+    rtxn: &heed::RoTxn,
+    def: &ContainerDef,
+    mode: ChangeFeedMode,
+    since: Option<u64>,
+    value: &[u8],
+    now: u64,
+    meter: &mut Meter,
+) -> Result<Option<Value>> {
+    match mode {
+        ChangeFeedMode::LatestVersion => {
+            let mut key = def.rid.to_be_bytes().to_vec();
+            key.extend_from_slice(value);
+            let Some(v) = store.docs.get(rtxn, &key)? else {
+                return Ok(None);
+            };
+            let (h, json) =
+                DocHeader::decode(v).ok_or_else(|| Error::Corrupt("short item header".into()))?;
+            if ttl::is_expired(&h, def.default_ttl, now) || since.is_some_and(|s| h.ts < s) {
+                return Ok(None);
+            }
+            meter.scan_item(v.len());
+            Ok(Some(
+                serde_json::from_slice(json).map_err(|e| Error::Corrupt(e.to_string()))?,
+            ))
+        }
+        ChangeFeedMode::AllVersionsAndDeletes => {
+            if since.is_some_and(|s| keys::ts_of_log_value(value) < s) {
+                return Ok(None);
+            }
+            meter.scan_item(value.len());
+            Ok(Some(
+                serde_json::from_slice(&value[24..]).map_err(|e| Error::Corrupt(e.to_string()))?,
+            ))
+        }
+    }
+}

@@ -1,0 +1,147 @@
+//! Change-feed continuations: an LSN per EPK range, so a reader survives partition splits.
+//!
+//! A token holds cursors over EPK coordinate ranges, not physical partition ids. When the range a
+//! cursor covers is now owned by two partitions (a split), the cursor is refined into one per
+//! child, each starting from the parent's LSN: the child continues its parent's LSN sequence and
+//! the moved entries keep their LSNs, so nothing is lost and nothing repeats.
+
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine as _;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::partition::PartitionMap;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ChangeFeedMode {
+    /// Each item once, at its latest version, in LSN order; deletes are not shown.
+    LatestVersion,
+    /// Every create, replace and delete (TTL purges flagged), within the container's retention.
+    AllVersionsAndDeletes,
+}
+
+/// A range of the EPK coordinate space `[start, end)`; `end: None` is the top of the space.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FeedRange {
+    pub start: u64,
+    pub end: Option<u64>,
+}
+
+impl FeedRange {
+    pub const FULL: FeedRange = FeedRange {
+        start: 0,
+        end: None,
+    };
+
+    fn intersect(&self, start: u64, end: Option<u64>) -> Option<FeedRange> {
+        let s = self.start.max(start);
+        let e = match (self.end, end) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, None) => a,
+            (None, b) => b,
+        };
+        (e.is_none_or(|e| s < e)).then_some(FeedRange { start: s, end: e })
+    }
+
+    pub fn contains(&self, c: u64) -> bool {
+        c >= self.start && self.end.is_none_or(|e| c < e)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Cursor {
+    pub range: FeedRange,
+    /// The physical partition that owned `range` when the cursor was last refined.
+    pub partition: u32,
+    /// Entries with an LSN above this are still to be read.
+    pub lsn: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FeedToken {
+    pub rid: u32,
+    pub mode: ChangeFeedMode,
+    /// Only changes at or after this time (seconds), for "start from a point in time".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since: Option<u64>,
+    /// Only this logical partition (its EPK, hex), for a feed of one partition key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub epk: Option<String>,
+    pub cursors: Vec<Cursor>,
+}
+
+impl FeedToken {
+    pub fn encode(&self) -> String {
+        URL_SAFE_NO_PAD.encode(serde_json::to_vec(self).expect("a token always serializes"))
+    }
+
+    pub fn decode(s: &str, rid: u32) -> Result<FeedToken> {
+        let bad = || {
+            Error::bad(
+                "continuation",
+                "not a change-feed continuation of this container",
+            )
+        };
+        let bytes = URL_SAFE_NO_PAD.decode(s).map_err(|_| bad())?;
+        let t: FeedToken = serde_json::from_slice(&bytes).map_err(|_| bad())?;
+        if t.rid != rid {
+            return Err(bad());
+        }
+        Ok(t)
+    }
+
+    /// Splits every cursor along the current partition boundaries.
+    pub fn refine(&mut self, map: &PartitionMap) {
+        let mut out = Vec::with_capacity(self.cursors.len());
+        for c in &self.cursors {
+            for i in 0..map.len() {
+                let (s, e) = map.range_of(i);
+                if let Some(range) = c.range.intersect(s, e) {
+                    out.push(Cursor {
+                        range,
+                        partition: map.partitions[i].id,
+                        lsn: c.lsn,
+                    });
+                }
+            }
+        }
+        self.cursors = out;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refining_after_a_split_keeps_the_lsn_on_both_children() {
+        let mut map = PartitionMap::evenly(1);
+        let mut t = FeedToken {
+            rid: 1,
+            mode: ChangeFeedMode::LatestVersion,
+            since: None,
+            epk: None,
+            cursors: vec![Cursor {
+                range: FeedRange::FULL,
+                partition: 0,
+                lsn: 42,
+            }],
+        };
+        map.partitions.push(crate::partition::PhysicalPartition {
+            id: 1,
+            start: 1 << 63,
+            lsn: 42,
+            bytes: 0,
+            items: 0,
+            parent: Some(0),
+        });
+        t.refine(&map);
+        assert_eq!(t.cursors.len(), 2);
+        assert!(t.cursors.iter().all(|c| c.lsn == 42));
+        assert_eq!(t.cursors[0].range.end, Some(1 << 63));
+        assert_eq!(FeedToken::decode(&t.encode(), 1).unwrap(), t);
+        assert!(FeedToken::decode(&t.encode(), 2).is_err());
+        assert!(FeedToken::decode("garbage!", 1).is_err());
+    }
+}
