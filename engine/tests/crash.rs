@@ -55,7 +55,7 @@ fn crash_child() {
 
 #[test]
 fn acknowledged_writes_survive_sigkill() {
-    if std::env::var(CHILD_ENV).is_ok() {
+    if std::env::var(CHILD_ENV).is_ok() || std::env::var(PROCESSOR_ENV).is_ok() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -157,4 +157,211 @@ extern "C" {
 /// SIGKILL: no destructor, no flush, no chance to finish a commit.
 unsafe fn libc_kill(pid: i32) {
     kill(pid, 9);
+}
+
+const PROCESSOR_ENV: &str = "ENGINE_CRASH_PROCESSOR_DIR";
+
+/// The child for the processor crash test: keeps updating source items while a processor copies
+/// them into a view, batch by batch, until it is killed.
+#[test]
+fn crash_processor_child() {
+    let Ok(dir) = std::env::var(PROCESSOR_ENV) else {
+        return;
+    };
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async move {
+        let engine = Engine::open(
+            &dir,
+            EngineOptions {
+                initial_partitions: 3,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let (source, view, leases) = processor_containers(&engine).await;
+        let writer = tokio::spawn(async move {
+            for i in 0u64.. {
+                let v = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .unwrap()
+                    .as_nanos() as u64;
+                let doc =
+                    json!({"id": format!("s{}", i % 400), "pk": format!("k{}", i % 17), "v": v});
+                source.upsert_item(&doc, None, None).await.unwrap();
+            }
+        });
+        let p = copy_processor(&engine, "view", view, leases).await;
+        p.start().await.unwrap();
+        writer.await.unwrap();
+    });
+}
+
+async fn processor_containers(
+    engine: &Engine,
+) -> (
+    engine::ContainerClient,
+    engine::ContainerClient,
+    engine::ContainerClient,
+) {
+    let db = engine.create_database_if_not_exists("cf").await.unwrap();
+    let source = db
+        .create_container_if_not_exists(ContainerProperties::new("source", "/pk"))
+        .await
+        .unwrap();
+    let view = db
+        .create_container_if_not_exists(ContainerProperties::new("view", "/pk"))
+        .await
+        .unwrap();
+    let view2 = db
+        .create_container_if_not_exists(ContainerProperties::new("rebuilt", "/pk"))
+        .await
+        .unwrap();
+    drop(view2);
+    let leases = db
+        .create_container_if_not_exists(ContainerProperties::new("leases", "/processor"))
+        .await
+        .unwrap();
+    (source, view, leases)
+}
+
+/// A processor copying `{id, pk, v}` of every change into `view`, printing each finished batch.
+async fn copy_processor(
+    engine: &Engine,
+    name: &str,
+    view: engine::ContainerClient,
+    leases: engine::ContainerClient,
+) -> engine::ChangeFeedProcessor {
+    let source = engine.database("cf").container("source");
+    source
+        .change_feed_processor(name)
+        .lease_container(leases)
+        .max_items_per_batch(25)
+        .handler(move |changes: Vec<Value>| {
+            let view = view.clone();
+            async move {
+                for d in changes {
+                    view.upsert_item(
+                        &json!({"id": d["id"], "pk": d["pk"], "v": d["v"]}),
+                        None,
+                        None,
+                    )
+                    .await?;
+                }
+                println!("batch");
+                Ok::<_, engine::Error>(())
+            }
+        })
+        .build()
+        .unwrap()
+}
+
+async fn snapshot(c: &engine::ContainerClient) -> HashMap<String, u64> {
+    let mut out = HashMap::new();
+    let mut cont: Option<String> = None;
+    loop {
+        let page = c
+            .read_all_items::<Value>(1000, cont.as_deref())
+            .await
+            .unwrap();
+        for d in page.items {
+            out.insert(
+                d["id"].as_str().unwrap().to_owned(),
+                d["v"].as_u64().unwrap(),
+            );
+        }
+        match page.continuation {
+            Some(next) => cont = Some(next),
+            None => return out,
+        }
+    }
+}
+
+#[test]
+fn a_processor_killed_mid_batch_delivers_everything_after_restart() {
+    if std::env::var(PROCESSOR_ENV).is_ok() || std::env::var(CHILD_ENV).is_ok() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let exe = std::env::current_exe().unwrap();
+    for (round, batches) in [3usize, 40, 1, 15, 300].into_iter().enumerate() {
+        let mut child = Command::new(&exe)
+            .args([
+                "--exact",
+                "crash_processor_child",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env(PROCESSOR_ENV, dir.path())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let mut seen = 0;
+        while seen < batches {
+            match lines.next() {
+                Some(Ok(l)) if l == "batch" => seen += 1,
+                Some(Ok(_)) => {}
+                _ => break,
+            }
+        }
+        unsafe { libc_kill(child.id() as i32) };
+        let _ = child.wait();
+        assert_eq!(seen, batches, "round {round}: the child stopped early");
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let engine = Engine::open(dir.path(), EngineOptions::default()).unwrap();
+        let (source, view, leases) = processor_containers(&engine).await;
+        // Resume: the checkpoints never ran ahead of the handler, so catching up completes the view.
+        let p = copy_processor(&engine, "view", view.clone(), leases.clone()).await;
+        p.start().await.unwrap();
+        wait_for_no_lag(&p).await;
+        p.stop().await;
+        let expected = snapshot(&source).await;
+        assert!(
+            expected.len() >= 50,
+            "the children wrote {} items",
+            expected.len()
+        );
+        assert_eq!(
+            snapshot(&view).await,
+            expected,
+            "the live view equals the source"
+        );
+        // A view rebuilt from the beginning equals the live one.
+        let rebuilt = engine.database("cf").container("rebuilt");
+        let p = copy_processor(&engine, "rebuild", rebuilt.clone(), leases).await;
+        p.start().await.unwrap();
+        wait_for_no_lag(&p).await;
+        p.stop().await;
+        assert_eq!(
+            snapshot(&rebuilt).await,
+            expected,
+            "the rebuilt view equals the live one"
+        );
+    });
+}
+
+async fn wait_for_no_lag(p: &engine::ChangeFeedProcessor) {
+    for _ in 0..1000 {
+        if p.estimate_lag()
+            .await
+            .unwrap()
+            .iter()
+            .all(|l| l.pending == 0)
+        {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    panic!("the processor never caught up");
 }
