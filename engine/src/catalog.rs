@@ -95,6 +95,8 @@ pub struct ContainerShared {
     /// Bumped after every commit that wrote to the container: change-feed workers wait on it
     /// instead of polling.
     pub commits: tokio::sync::watch::Sender<u64>,
+    /// Stored procedures and triggers registered by the app.
+    pub scripts: RwLock<crate::scripts::Scripts>,
 }
 
 /// The in-memory catalog, published by the writer after each commit.
@@ -161,6 +163,7 @@ impl Catalog {
                         def: ArcSwap::from_pointee(def),
                         throughput,
                         commits: tokio::sync::watch::Sender::new(0),
+                        scripts: RwLock::default(),
                     }),
                 );
             }

@@ -51,6 +51,10 @@ pub enum Error {
         retry_after: Duration,
     },
 
+    /// 408: a script overran its budget and was rolled back.
+    #[error("request timeout: {0}")]
+    RequestTimeout(String),
+
     /// 507: the disk (or the configured map limit) is full. Nothing committed is lost.
     #[error("insufficient storage: {0}")]
     StorageFull(String),
@@ -93,6 +97,7 @@ impl Error {
             Error::TooLarge { .. } => 413,
             Error::PartitionFull { .. } => 403,
             Error::TooManyRequests { .. } => 429,
+            Error::RequestTimeout(_) => 408,
             Error::StorageFull(_) => 507,
             Error::Storage(_) | Error::Corrupt(_) => 500,
             Error::Unavailable(_) => 503,

@@ -55,7 +55,10 @@ fn crash_child() {
 
 #[test]
 fn acknowledged_writes_survive_sigkill() {
-    if std::env::var(CHILD_ENV).is_ok() || std::env::var(PROCESSOR_ENV).is_ok() {
+    if [CHILD_ENV, PROCESSOR_ENV, PROCEDURE_ENV]
+        .iter()
+        .any(|v| std::env::var(v).is_ok())
+    {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -282,7 +285,10 @@ async fn snapshot(c: &engine::ContainerClient) -> HashMap<String, u64> {
 
 #[test]
 fn a_processor_killed_mid_batch_delivers_everything_after_restart() {
-    if std::env::var(PROCESSOR_ENV).is_ok() || std::env::var(CHILD_ENV).is_ok() {
+    if [CHILD_ENV, PROCESSOR_ENV, PROCEDURE_ENV]
+        .iter()
+        .any(|v| std::env::var(v).is_ok())
+    {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -364,4 +370,141 @@ async fn wait_for_no_lag(p: &engine::ChangeFeedProcessor) {
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
     panic!("the processor never caught up");
+}
+
+const PROCEDURE_ENV: &str = "ENGINE_CRASH_PROCEDURE_DIR";
+
+/// `createOrder`: a sales order and the customer's `salesOrderCount`, in one transaction.
+fn create_order(ctx: &mut engine::ScriptContext, args: &[Value]) -> engine::Result<Value> {
+    let customer_id = args[0].as_str().unwrap_or_default().to_owned();
+    let mut customer = ctx
+        .read_item(&customer_id)?
+        .unwrap_or_else(|| json!({"id": customer_id, "customerId": customer_id, "type": "customer", "salesOrderCount": 0}));
+    customer["salesOrderCount"] = json!(customer["salesOrderCount"].as_i64().unwrap_or(0) + 1);
+    ctx.upsert_item(customer)?;
+    ctx.create_item(json!({"id": args[1], "customerId": customer_id, "type": "salesOrder"}))
+}
+
+#[test]
+fn crash_procedure_child() {
+    let Ok(dir) = std::env::var(PROCEDURE_ENV) else {
+        return;
+    };
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async move {
+        let engine = Engine::open(
+            &dir,
+            EngineOptions {
+                initial_partitions: 4,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let db = engine.create_database_if_not_exists("shop").await.unwrap();
+        let c = db
+            .create_container_if_not_exists(ContainerProperties::new("customer", "/customerId"))
+            .await
+            .unwrap();
+        c.scripts()
+            .upsert_stored_procedure("createOrder", create_order)
+            .unwrap();
+        let run = std::process::id();
+        let mut tasks = Vec::new();
+        for w in 0..16 {
+            let c = c.clone();
+            tasks.push(tokio::spawn(async move {
+                for i in 0u64.. {
+                    let customer = format!("cust{}", (w + i) % 20);
+                    let order = format!("{run}-{w}-{i}");
+                    c.scripts()
+                        .execute_stored_procedure::<Value>(
+                            "createOrder",
+                            customer.as_str(),
+                            &[json!(customer), json!(order)],
+                        )
+                        .await
+                        .unwrap();
+                    println!("order");
+                }
+            }));
+        }
+        for t in tasks {
+            t.await.unwrap();
+        }
+    });
+}
+
+#[test]
+fn counts_stay_equal_to_orders_when_procedures_are_killed() {
+    if [CHILD_ENV, PROCESSOR_ENV, PROCEDURE_ENV]
+        .iter()
+        .any(|v| std::env::var(v).is_ok())
+    {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let exe = std::env::current_exe().unwrap();
+    let mut acknowledged = 0;
+    for orders in [5usize, 300, 50, 1200, 1] {
+        let mut child = Command::new(&exe)
+            .args([
+                "--exact",
+                "crash_procedure_child",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env(PROCEDURE_ENV, dir.path())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let mut seen = 0;
+        while seen < orders {
+            match lines.next() {
+                Some(Ok(l)) if l == "order" => seen += 1,
+                Some(Ok(_)) => {}
+                _ => break,
+            }
+        }
+        unsafe { libc_kill(child.id() as i32) };
+        seen += lines.map_while(Result::ok).filter(|l| l == "order").count();
+        let _ = child.wait();
+        acknowledged += seen;
+    }
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let engine = Engine::open(dir.path(), EngineOptions::default()).unwrap();
+        let c = engine.database("shop").container("customer");
+        let mut total_orders = 0;
+        for n in 0..20 {
+            let customer = format!("cust{n}");
+            let items = c
+                .read_all_items_in_partition::<Value>(customer.as_str())
+                .await
+                .unwrap()
+                .items;
+            let orders = items.iter().filter(|d| d["type"] == "salesOrder").count() as i64;
+            let count = items
+                .iter()
+                .find(|d| d["type"] == "customer")
+                .map_or(0, |d| d["salesOrderCount"].as_i64().unwrap());
+            assert_eq!(
+                count, orders,
+                "{customer}: salesOrderCount {count} but {orders} orders"
+            );
+            total_orders += orders as usize;
+        }
+        assert!(
+            total_orders >= acknowledged,
+            "{total_orders} orders stored, {acknowledged} acknowledged"
+        );
+    });
 }

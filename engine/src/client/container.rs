@@ -15,6 +15,7 @@ use crate::error::{Error, Result};
 use crate::item::{self, PatchOperation};
 use crate::partition::PartitionKey;
 use crate::ru::Meter;
+use crate::scripts::RequestedTriggers;
 use crate::storage::keys::{self, DocHeader};
 use crate::ttl;
 use crate::writer::apply::not_found;
@@ -233,7 +234,10 @@ impl ContainerClient {
             partition_key,
             if_match: options.if_match_etag.clone(),
         };
-        let (outcome, retries) = self.retrying(|| self.write_once(op.clone())).await?;
+        let triggers = self.resolve_triggers(&options, &op.kind)?;
+        let (outcome, retries) = self
+            .retrying(|| self.write_once(op.clone(), triggers.clone()))
+            .await?;
         let mut r =
             RawOutcome(outcome).into_typed::<T>(options.enable_content_response_on_write)?;
         r.diagnostics.throttle_retries = retries;
@@ -242,7 +246,7 @@ impl ContainerClient {
 
     /// One attempt of an item write: admission against the target partition's budget, the
     /// writer round trip, and the charge.
-    async fn write_once(&self, op: ItemOp) -> Result<ItemOutcome> {
+    async fn write_once(&self, op: ItemOp, triggers: RequestedTriggers) -> Result<ItemOutcome> {
         let shared = self.shared()?;
         let (rid, pp) = {
             let def = shared.def.load();
@@ -264,7 +268,12 @@ impl ContainerClient {
             (def.rid, def.partitions.owner(&pk.epk()).id)
         };
         shared.throughput.admit(pp)?;
-        match self.engine.submit(WriteOp::Item { rid, op }).await {
+        let write = if triggers.is_empty() {
+            WriteOp::Item { rid, op }
+        } else {
+            WriteOp::ItemWithTriggers { rid, op, triggers }
+        };
+        match self.engine.submit(write).await {
             Ok(WriteOutput::Item(o)) => {
                 shared.throughput.charge(o.partition, o.meter.charge());
                 Ok(o)

@@ -79,6 +79,7 @@ impl Engine {
                     max_logical_partition_bytes: opts.max_logical_partition_bytes,
                 },
                 split_threshold_bytes: opts.split_threshold_bytes,
+                script_budget: opts.script_budget,
             };
             let handle = writer::spawn(store.clone(), catalog.clone(), wopts)?;
             Ok::<_, Error>((store, catalog, handle))

@@ -6,4 +6,5 @@ pub mod database;
 pub mod engine;
 pub mod options;
 pub mod response;
+pub mod scripts;
 pub mod stats;

@@ -11,6 +11,10 @@ pub struct ItemOptions {
     pub if_match_etag: Option<String>,
     /// Return the written item (default). Turning it off saves the deserialization.
     pub enable_content_response_on_write: bool,
+    /// Registered pre-triggers to run before the write, by name.
+    pub pre_triggers: Vec<String>,
+    /// Registered post-triggers to run after the write, in its transaction, by name.
+    pub post_triggers: Vec<String>,
 }
 
 impl Default for ItemOptions {
@@ -18,11 +22,22 @@ impl Default for ItemOptions {
         ItemOptions {
             if_match_etag: None,
             enable_content_response_on_write: true,
+            pre_triggers: Vec::new(),
+            post_triggers: Vec::new(),
         }
     }
 }
 
 impl ItemOptions {
+    /// Options running the named pre- and post-triggers.
+    pub fn with_triggers(pre: &[&str], post: &[&str]) -> Self {
+        ItemOptions {
+            pre_triggers: pre.iter().map(|s| s.to_string()).collect(),
+            post_triggers: post.iter().map(|s| s.to_string()).collect(),
+            ..Default::default()
+        }
+    }
+
     pub fn if_match(etag: impl Into<String>) -> Self {
         ItemOptions {
             if_match_etag: Some(etag.into()),
@@ -61,6 +76,8 @@ pub struct EngineOptions {
     /// Most requests the writer commits in one transaction.
     pub max_group: usize,
     pub retry: RetryOptions,
+    /// Limits of one stored procedure or trigger execution.
+    pub script_budget: crate::scripts::ScriptBudget,
 }
 
 impl Default for EngineOptions {
@@ -72,6 +89,7 @@ impl Default for EngineOptions {
             max_logical_partition_bytes: 20 << 30,
             max_group: 512,
             retry: RetryOptions::default(),
+            script_budget: crate::scripts::ScriptBudget::default(),
         }
     }
 }

@@ -7,6 +7,7 @@
 //! group re-applied, which is why operations are data, not closures.
 
 pub mod apply;
+pub mod atomic;
 pub mod ops;
 mod purge;
 mod resources;
@@ -20,6 +21,7 @@ use tokio::sync::{mpsc, oneshot};
 use crate::catalog::{self, Catalog, ContainerDef, DatabaseDef};
 use crate::error::{Error, Result};
 use crate::partition::split;
+use crate::scripts::run;
 use crate::storage::{self, Store};
 use crate::ttl;
 use apply::{Ctx, Limits};
@@ -36,6 +38,7 @@ pub struct WriterOptions {
     pub limits: Limits,
     /// A physical partition splits when its items exceed this many bytes.
     pub split_threshold_bytes: u64,
+    pub script_budget: crate::scripts::ScriptBudget,
 }
 
 /// The writer's authoritative copy of the catalog; published to readers after each commit.
@@ -239,6 +242,35 @@ impl Writer {
                     dirty.containers.insert(*rid);
                 }
                 Ok(WriteOutput::Batch(out))
+            }
+            WriteOp::ItemWithTriggers { rid, op, triggers } => {
+                let def = self
+                    .state
+                    .containers
+                    .get_mut(rid)
+                    .ok_or_else(|| container_gone(*rid))?;
+                let out =
+                    run::run_item_with_triggers(ctx, def, op, triggers, self.opts.script_budget)??;
+                dirty.containers.insert(*rid);
+                Ok(WriteOutput::Item(out))
+            }
+            WriteOp::Procedure {
+                rid,
+                partition_key,
+                name,
+                procedure,
+                args,
+            } => {
+                let def = self
+                    .state
+                    .containers
+                    .get_mut(rid)
+                    .ok_or_else(|| container_gone(*rid))?;
+                let budget = self.opts.script_budget;
+                let out =
+                    run::run_procedure(ctx, def, partition_key, name, procedure, args, budget)??;
+                dirty.containers.insert(*rid);
+                Ok(WriteOutput::Script(out))
             }
             WriteOp::Purge => {
                 purge::run(ctx, &mut self.state, dirty)?;

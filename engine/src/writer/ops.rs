@@ -1,6 +1,8 @@
 //! What callers ask the writer to do, and what it answers. Operations are plain data (not
 //! closures) so a group can be re-applied after the map grows.
 
+use std::sync::Arc;
+
 use serde_json::Value;
 
 use crate::catalog::{ContainerDef, DatabaseDef};
@@ -8,6 +10,8 @@ use crate::error::Error;
 use crate::item::PatchOperation;
 use crate::partition::PartitionKey;
 use crate::ru::Meter;
+use crate::scripts::run::ScriptOutcome;
+use crate::scripts::{RequestedTriggers, StoredProcedure};
 
 /// Settings of a new container (the API's `ContainerProperties`).
 #[derive(Debug, Clone)]
@@ -86,7 +90,6 @@ pub struct ItemOp {
     pub if_match: Option<String>,
 }
 
-#[derive(Debug)]
 pub enum WriteOp {
     CreateDatabase {
         id: String,
@@ -112,6 +115,20 @@ pub enum WriteOp {
     Item {
         rid: u32,
         op: ItemOp,
+    },
+    /// One item operation with triggers, atomically.
+    ItemWithTriggers {
+        rid: u32,
+        op: ItemOp,
+        triggers: RequestedTriggers,
+    },
+    /// A stored procedure in one logical partition, atomically.
+    Procedure {
+        rid: u32,
+        partition_key: PartitionKey,
+        name: String,
+        procedure: Arc<dyn StoredProcedure>,
+        args: Vec<Value>,
     },
     /// Deletes expired items and change-log records past retention (sent by the TTL thread).
     Purge,
@@ -150,5 +167,6 @@ pub enum WriteOutput {
     Container(ContainerDef),
     Item(ItemOutcome),
     Batch(Result<Vec<ItemOutcome>, BatchFailure>),
+    Script(ScriptOutcome),
     Done,
 }

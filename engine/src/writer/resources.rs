@@ -3,6 +3,7 @@
 use serde_json::json;
 
 use super::apply::{self, Ctx};
+use super::atomic::atomically;
 use super::ops::{BatchFailure, ItemOp, ItemOpKind, ItemOutcome, WriteOp, WriteOutput};
 use super::{batch_failure, Dirty, State};
 use crate::catalog::{self, ContainerDef, DatabaseDef};
@@ -139,7 +140,11 @@ pub(super) fn apply_resource(
             dirty.containers.insert(rid);
             Ok(WriteOutput::Container(def.clone()))
         }
-        WriteOp::Item { .. } | WriteOp::Batch { .. } | WriteOp::Purge => {
+        WriteOp::Item { .. }
+        | WriteOp::Batch { .. }
+        | WriteOp::Purge
+        | WriteOp::ItemWithTriggers { .. }
+        | WriteOp::Procedure { .. } => {
             unreachable!("handled by the writer")
         }
     }
@@ -197,25 +202,22 @@ pub(super) fn apply_batch(
         );
         return Ok(Err(batch_failure(0, e, Meter::default(), partition)));
     }
-    let before = def.clone();
-    let mut child = ctx.store.env.nested_write_txn(ctx.wtxn)?;
-    let mut outcomes = Vec::with_capacity(ops.len());
     let mut meter = Meter::default();
-    let mut failure = None;
-    {
-        let mut cctx = Ctx {
-            store: ctx.store,
-            wtxn: &mut child,
-            now: ctx.now,
-            limits: ctx.limits,
-        };
+    let mut failed_at = 0;
+    let run = atomically(ctx, def, |ctx, def| {
+        let mut outcomes = Vec::with_capacity(ops.len());
         for (i, op) in ops.iter().enumerate() {
+            failed_at = i;
             let mut op = op.clone();
             // Every operation runs in the batch's logical partition.
             match &op.partition_key {
                 Some(p) if p != pk => {
-                    failure = Some((i, Error::bad("partitionKey", format!("operation {i} names partition {p}; a batch stays in partition {pk}"))));
-                    break;
+                    return Err(Error::bad(
+                        "partitionKey",
+                        format!(
+                            "operation {i} names partition {p}; a batch stays in partition {pk}"
+                        ),
+                    ));
                 }
                 _ => op.partition_key = Some(pk.clone()),
             }
@@ -225,33 +227,18 @@ pub(super) fn apply_batch(
             {
                 if let Ok(p) = def.partition_key.extract(d) {
                     if &p != pk {
-                        failure = Some((i, Error::bad("partitionKey", format!("operation {i}'s item is in partition {p}; a batch stays in partition {pk}"))));
-                        break;
+                        return Err(Error::bad(
+                            "partitionKey",
+                            format!("operation {i}'s item is in partition {p}; a batch stays in partition {pk}"),
+                        ));
                     }
                 }
             }
-            match apply::apply_item(&mut cctx, def, &op) {
-                Ok(o) => {
-                    meter.add(&o.meter);
-                    outcomes.push(o);
-                }
-                Err(e @ Error::Storage(_)) => return Err(e),
-                Err(e) => {
-                    failure = Some((i, e));
-                    break;
-                }
-            }
+            let o = apply::apply_item(ctx, def, &op)?;
+            meter.add(&o.meter);
+            outcomes.push(o);
         }
-    }
-    match failure {
-        None => {
-            child.commit()?;
-            Ok(Ok(outcomes))
-        }
-        Some((index, error)) => {
-            child.abort();
-            *def = before;
-            Ok(Err(batch_failure(index, error, meter, partition)))
-        }
-    }
+        Ok(outcomes)
+    })?;
+    Ok(run.map_err(|error| batch_failure(failed_at, error, meter, partition)))
 }

@@ -1,0 +1,193 @@
+//! Registering and running stored procedures and triggers (`container.Scripts` in the SDKs).
+
+use std::sync::Arc;
+
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use super::container::ContainerClient;
+use super::options::ItemOptions;
+use super::response::Diagnostics;
+use crate::error::{Error, Result};
+use crate::partition::PartitionKey;
+use crate::ru::Meter;
+use crate::scripts::{RequestedTriggers, StoredProcedure, Trigger, TriggerOperation};
+use crate::writer::ops::{ItemOpKind, WriteOp, WriteOutput};
+
+#[derive(Debug, Clone)]
+pub struct StoredProcedureResponse<T> {
+    /// What the procedure returned (its response body).
+    pub resource: T,
+    /// Everything the procedure did, in RU.
+    pub request_charge: f64,
+    pub diagnostics: Diagnostics,
+}
+
+pub struct ScriptsClient {
+    container: ContainerClient,
+}
+
+impl ContainerClient {
+    /// The container's stored procedures and triggers.
+    pub fn scripts(&self) -> ScriptsClient {
+        ScriptsClient {
+            container: self.clone(),
+        }
+    }
+
+    /// Resolves the triggers a write asked for; unknown names and wrong kinds are a 400.
+    pub(crate) fn resolve_triggers(
+        &self,
+        options: &ItemOptions,
+        kind: &ItemOpKind,
+    ) -> Result<RequestedTriggers> {
+        let mut out = RequestedTriggers::default();
+        if options.pre_triggers.is_empty() && options.post_triggers.is_empty() {
+            return Ok(out);
+        }
+        let shared = self.shared()?;
+        let scripts = shared.scripts.read();
+        let applies = |op: TriggerOperation| {
+            op == TriggerOperation::All
+                || matches!(
+                    (op, kind),
+                    (TriggerOperation::Create, ItemOpKind::Create(_))
+                        | (TriggerOperation::Upsert, ItemOpKind::Upsert(_))
+                        | (
+                            TriggerOperation::Replace,
+                            ItemOpKind::Replace { .. } | ItemOpKind::Patch { .. }
+                        )
+                        | (TriggerOperation::Delete, ItemOpKind::Delete { .. })
+                )
+        };
+        for (names, pre) in [
+            (&options.pre_triggers, true),
+            (&options.post_triggers, false),
+        ] {
+            for name in names {
+                let t = scripts.triggers.get(name).ok_or_else(|| {
+                    Error::bad(
+                        "triggers",
+                        format!("no trigger named '{name}' on this container"),
+                    )
+                })?;
+                if !applies(t.operation()) {
+                    return Err(Error::bad(
+                        "triggers",
+                        format!(
+                            "trigger '{name}' is not for this operation ({:?})",
+                            t.operation()
+                        ),
+                    ));
+                }
+                match (t, pre) {
+                    (Trigger::Pre { body, .. }, true) => out.pre.push((name.clone(), body.clone())),
+                    (Trigger::Post { body, .. }, false) => {
+                        out.post.push((name.clone(), body.clone()))
+                    }
+                    _ => {
+                        let want = if pre { "pre" } else { "post" };
+                        return Err(Error::bad(
+                            "triggers",
+                            format!("trigger '{name}' is not a {want}-trigger"),
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+impl ScriptsClient {
+    /// Registers a stored procedure (409 if the name is taken).
+    pub fn create_stored_procedure(&self, id: &str, procedure: impl StoredProcedure) -> Result<()> {
+        let shared = self.container.shared()?;
+        let mut scripts = shared.scripts.write();
+        if scripts.procedures.contains_key(id) {
+            return Err(Error::Conflict { id: id.to_owned() });
+        }
+        scripts
+            .procedures
+            .insert(id.to_owned(), Arc::new(procedure));
+        Ok(())
+    }
+
+    /// Registers or replaces a stored procedure (apps call it at every start).
+    pub fn upsert_stored_procedure(&self, id: &str, procedure: impl StoredProcedure) -> Result<()> {
+        self.container
+            .shared()?
+            .scripts
+            .write()
+            .procedures
+            .insert(id.to_owned(), Arc::new(procedure));
+        Ok(())
+    }
+
+    /// Registers or replaces a trigger.
+    pub fn upsert_trigger(&self, id: &str, trigger: Trigger) -> Result<()> {
+        self.container
+            .shared()?
+            .scripts
+            .write()
+            .triggers
+            .insert(id.to_owned(), trigger);
+        Ok(())
+    }
+
+    /// Runs stored procedure `id` in logical partition `partition_key`, as one transaction.
+    pub async fn execute_stored_procedure<T: DeserializeOwned>(
+        &self,
+        id: &str,
+        partition_key: impl Into<PartitionKey>,
+        args: &[Value],
+    ) -> Result<StoredProcedureResponse<T>> {
+        let pk = partition_key.into();
+        let shared = self.container.shared()?;
+        let procedure = shared
+            .scripts
+            .read()
+            .procedures
+            .get(id)
+            .cloned()
+            .ok_or_else(|| Error::NotFound {
+                what: format!("stored procedure '{id}'"),
+            })?;
+        let (rid, pp) = {
+            let def = shared.def.load();
+            (def.rid, def.partitions.owner(&pk.epk()).id)
+        };
+        let (out, retries) = self
+            .container
+            .retrying(|| {
+                let op = WriteOp::Procedure {
+                    rid,
+                    partition_key: pk.clone(),
+                    name: id.to_owned(),
+                    procedure: procedure.clone(),
+                    args: args.to_vec(),
+                };
+                let submit = self.container.engine.submit(op);
+                let shared = shared.clone();
+                async move {
+                    shared.throughput.admit(pp)?;
+                    submit.await
+                }
+            })
+            .await
+            .inspect_err(|_| shared.throughput.charge(pp, Meter::default().charge()))?;
+        let WriteOutput::Script(out) = out else {
+            return Err(Error::Corrupt("unexpected writer answer".into()));
+        };
+        let charge = out.meter.charge();
+        shared.throughput.charge(out.partition, charge);
+        let mut diagnostics = Diagnostics::from_meter(&out.meter, vec![out.partition]);
+        diagnostics.throttle_retries = retries;
+        Ok(StoredProcedureResponse {
+            resource: serde_json::from_value(out.body)
+                .map_err(|e| Error::bad("body", e.to_string()))?,
+            request_charge: charge,
+            diagnostics,
+        })
+    }
+}

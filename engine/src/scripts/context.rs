@@ -1,0 +1,150 @@
+//! What a script sees: the logical partition it runs in, like `getContext().getCollection()`.
+
+use std::time::Instant;
+
+use serde_json::Value;
+
+use super::ScriptBudget;
+use crate::catalog::ContainerDef;
+use crate::error::{Error, Result};
+use crate::item::PatchOperation;
+use crate::partition::PartitionKey;
+use crate::ru::Meter;
+use crate::storage::keys::{self, DocHeader};
+use crate::ttl;
+use crate::writer::apply::{apply_item, Ctx};
+use crate::writer::ops::{ItemOp, ItemOpKind};
+
+pub struct ScriptContext<'c, 'a, 't> {
+    pub(crate) ctx: &'c mut Ctx<'a, 't>,
+    pub(crate) def: &'c mut ContainerDef,
+    pub(crate) partition_key: PartitionKey,
+    pub(crate) meter: Meter,
+    pub(crate) budget: ScriptBudget,
+    pub(crate) started: Instant,
+    pub(crate) name: String,
+}
+
+impl<'c, 'a, 't> ScriptContext<'c, 'a, 't> {
+    /// The logical partition this script is confined to.
+    pub fn partition_key(&self) -> &PartitionKey {
+        &self.partition_key
+    }
+
+    /// Stops the script (and so rolls it back) once it overran its time or RU budget.
+    pub(crate) fn check_budget(&self) -> Result<()> {
+        let elapsed = self.started.elapsed();
+        let ru = self.meter.charge();
+        if elapsed > self.budget.max_duration || ru > self.budget.max_request_units {
+            return Err(Error::RequestTimeout(format!(
+                "script '{}' exceeded its budget ({:?}, {} RU) after {elapsed:?} and {ru} RU; everything it did was rolled back",
+                self.name, self.budget.max_duration, self.budget.max_request_units
+            )));
+        }
+        Ok(())
+    }
+
+    fn op(&mut self, kind: ItemOpKind, if_match: Option<String>) -> Result<Option<Value>> {
+        self.check_budget()?;
+        if let ItemOpKind::Create(d) | ItemOpKind::Upsert(d) | ItemOpKind::Replace { doc: d, .. } =
+            &kind
+        {
+            let pk = self.def.partition_key.extract(d)?;
+            if pk != self.partition_key {
+                return Err(Error::bad(
+                    "partitionKey",
+                    format!(
+                        "script '{}' runs in logical partition {} and cannot write an item of partition {pk}",
+                        self.name, self.partition_key
+                    ),
+                ));
+            }
+        }
+        let op = ItemOp {
+            kind,
+            partition_key: Some(self.partition_key.clone()),
+            if_match,
+        };
+        let out = apply_item(self.ctx, self.def, &op)?;
+        self.meter.add(&out.meter);
+        out.body
+            .map(|b| serde_json::from_slice(&b).map_err(|e| Error::Corrupt(e.to_string())))
+            .transpose()
+    }
+
+    /// Reads an item of this partition; `None` when it does not exist.
+    pub fn read_item(&mut self, id: &str) -> Result<Option<Value>> {
+        match self.op(ItemOpKind::Read { id: id.to_owned() }, None) {
+            Err(Error::NotFound { .. }) => Ok(None),
+            other => other,
+        }
+    }
+
+    pub fn create_item(&mut self, doc: Value) -> Result<Value> {
+        self.op(ItemOpKind::Create(doc), None)
+            .map(Option::unwrap_or_default)
+    }
+
+    pub fn upsert_item(&mut self, doc: Value) -> Result<Value> {
+        self.op(ItemOpKind::Upsert(doc), None)
+            .map(Option::unwrap_or_default)
+    }
+
+    /// Replaces item `id`; with `if_match`, only if its etag is still that one.
+    pub fn replace_item(
+        &mut self,
+        id: &str,
+        doc: Value,
+        if_match: Option<String>,
+    ) -> Result<Value> {
+        self.op(
+            ItemOpKind::Replace {
+                id: id.to_owned(),
+                doc,
+            },
+            if_match,
+        )
+        .map(Option::unwrap_or_default)
+    }
+
+    pub fn patch_item(&mut self, id: &str, operations: Vec<PatchOperation>) -> Result<Value> {
+        self.op(
+            ItemOpKind::Patch {
+                id: id.to_owned(),
+                operations,
+            },
+            None,
+        )
+        .map(Option::unwrap_or_default)
+    }
+
+    pub fn delete_item(&mut self, id: &str) -> Result<()> {
+        self.op(ItemOpKind::Delete { id: id.to_owned() }, None)
+            .map(|_| ())
+    }
+
+    /// Every live item of this logical partition, in id order, as this transaction sees them.
+    pub fn read_all_items(&mut self) -> Result<Vec<Value>> {
+        self.check_budget()?;
+        let prefix = keys::partition_prefix(self.def.rid, &self.partition_key.epk());
+        let mut out = Vec::new();
+        for entry in self.ctx.store.docs.prefix_iter(self.ctx.wtxn, &prefix)? {
+            let (_, v) = entry?;
+            let (h, json) =
+                DocHeader::decode(v).ok_or_else(|| Error::Corrupt("short item header".into()))?;
+            if ttl::is_expired(&h, self.def.default_ttl, self.ctx.now) {
+                continue;
+            }
+            self.meter.scan_item(v.len());
+            out.push(serde_json::from_slice(json).map_err(|e| Error::Corrupt(e.to_string()))?);
+        }
+        self.meter.queries += 1;
+        self.check_budget()?;
+        Ok(out)
+    }
+
+    /// RU spent so far.
+    pub fn request_charge(&self) -> f64 {
+        self.meter.charge()
+    }
+}

@@ -1,0 +1,140 @@
+//! Stored procedures and triggers: server-side logic that runs as one ACID transaction inside one
+//! logical partition, on the writer thread, in a nested LMDB transaction.
+//!
+//! They are written in Rust (closures or types implementing the traits) against a
+//! [`ScriptContext`] shaped like Cosmos DB's `getContext().getCollection()`, so the JavaScript of
+//! the seeds translates line for line. Everything a script does commits together or not at all.
+//! A script is bounded: every context call checks its time and RU budget, and one that overruns
+//! it is stopped and rolled back with a 408, as Cosmos DB does.
+
+pub mod context;
+pub(crate) mod run;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::error::Result;
+pub use context::ScriptContext;
+
+/// A stored procedure: `execute(context, args) -> response body`.
+pub trait StoredProcedure: Send + Sync + 'static {
+    fn execute(&self, ctx: &mut ScriptContext<'_, '_, '_>, args: &[Value]) -> Result<Value>;
+}
+
+impl<F> StoredProcedure for F
+where
+    F: Fn(&mut ScriptContext<'_, '_, '_>, &[Value]) -> Result<Value> + Send + Sync + 'static,
+{
+    fn execute(&self, ctx: &mut ScriptContext<'_, '_, '_>, args: &[Value]) -> Result<Value> {
+        self(ctx, args)
+    }
+}
+
+/// Which writes a trigger applies to (Cosmos DB's `triggerOperation`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TriggerOperation {
+    All,
+    Create,
+    Replace,
+    Upsert,
+    Delete,
+}
+
+/// A pre-trigger sees (and may change) the item about to be written; its error cancels the write.
+pub type PreTriggerFn = dyn Fn(&mut Value) -> Result<()> + Send + Sync;
+/// A post-trigger runs after the write, in the same transaction, with the item as written; its
+/// error rolls the write back.
+pub type PostTriggerFn = dyn Fn(&mut ScriptContext<'_, '_, '_>, &Value) -> Result<()> + Send + Sync;
+
+#[derive(Clone)]
+pub enum Trigger {
+    Pre {
+        operation: TriggerOperation,
+        body: Arc<PreTriggerFn>,
+    },
+    Post {
+        operation: TriggerOperation,
+        body: Arc<PostTriggerFn>,
+    },
+}
+
+impl Trigger {
+    pub fn pre(
+        operation: TriggerOperation,
+        f: impl Fn(&mut Value) -> Result<()> + Send + Sync + 'static,
+    ) -> Self {
+        Trigger::Pre {
+            operation,
+            body: Arc::new(f),
+        }
+    }
+
+    pub fn post(
+        operation: TriggerOperation,
+        f: impl Fn(&mut ScriptContext<'_, '_, '_>, &Value) -> Result<()> + Send + Sync + 'static,
+    ) -> Self {
+        Trigger::Post {
+            operation,
+            body: Arc::new(f),
+        }
+    }
+
+    pub(crate) fn operation(&self) -> TriggerOperation {
+        match self {
+            Trigger::Pre { operation, .. } | Trigger::Post { operation, .. } => *operation,
+        }
+    }
+}
+
+/// Limits of one script execution.
+#[derive(Debug, Clone, Copy)]
+pub struct ScriptBudget {
+    /// Cosmos DB stops a stored procedure after 5 seconds.
+    pub max_duration: Duration,
+    /// RU a script may spend before it is stopped.
+    pub max_request_units: f64,
+}
+
+impl Default for ScriptBudget {
+    fn default() -> Self {
+        ScriptBudget {
+            max_duration: Duration::from_secs(5),
+            max_request_units: 10_000.0,
+        }
+    }
+}
+
+/// The scripts registered on one container. Rust code cannot be stored in the data files, so
+/// apps register their scripts at startup (like deploying them with the SDK).
+#[derive(Default)]
+pub struct Scripts {
+    pub(crate) procedures: HashMap<String, Arc<dyn StoredProcedure>>,
+    pub(crate) triggers: HashMap<String, Trigger>,
+}
+
+/// The triggers one write asked for, resolved by name.
+#[derive(Clone, Default)]
+pub struct RequestedTriggers {
+    pub pre: Vec<(String, Arc<PreTriggerFn>)>,
+    pub post: Vec<(String, Arc<PostTriggerFn>)>,
+}
+
+impl RequestedTriggers {
+    pub fn is_empty(&self) -> bool {
+        self.pre.is_empty() && self.post.is_empty()
+    }
+}
+
+impl std::fmt::Debug for RequestedTriggers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let pre: Vec<_> = self.pre.iter().map(|p| &p.0).collect();
+        let post: Vec<_> = self.post.iter().map(|p| &p.0).collect();
+        f.debug_struct("RequestedTriggers")
+            .field("pre", &pre)
+            .field("post", &post)
+            .finish()
+    }
+}

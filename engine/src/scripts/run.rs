@@ -1,0 +1,105 @@
+//! Running scripts on the writer thread, each in its own nested transaction.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde_json::Value;
+
+use super::{RequestedTriggers, ScriptBudget, ScriptContext, StoredProcedure};
+use crate::catalog::ContainerDef;
+use crate::error::{Error, Result};
+use crate::partition::PartitionKey;
+use crate::ru::Meter;
+use crate::writer::apply::{apply_item, Ctx};
+use crate::writer::atomic::atomically;
+use crate::writer::ops::{ItemOp, ItemOpKind, ItemOutcome};
+
+/// What a stored procedure returned, and what it cost.
+#[derive(Debug, Clone)]
+pub struct ScriptOutcome {
+    pub body: Value,
+    pub meter: Meter,
+    pub partition: u32,
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn run_procedure(
+    ctx: &mut Ctx,
+    def: &mut ContainerDef,
+    partition_key: &PartitionKey,
+    name: &str,
+    procedure: &Arc<dyn StoredProcedure>,
+    args: &[Value],
+    budget: ScriptBudget,
+) -> Result<Result<ScriptOutcome>> {
+    let partition = def.partitions.owner(&partition_key.epk()).id;
+    atomically(ctx, def, |ctx, def| {
+        let mut sctx = ScriptContext {
+            ctx,
+            def,
+            partition_key: partition_key.clone(),
+            meter: Meter::default(),
+            budget,
+            started: Instant::now(),
+            name: name.to_owned(),
+        };
+        let body = procedure.execute(&mut sctx, args)?;
+        // A procedure that overran without calling the context is rolled back all the same.
+        sctx.check_budget()?;
+        Ok(ScriptOutcome {
+            body,
+            meter: sctx.meter,
+            partition,
+        })
+    })
+}
+
+/// A write with pre- and post-triggers: all of it commits, or none of it.
+pub(crate) fn run_item_with_triggers(
+    ctx: &mut Ctx,
+    def: &mut ContainerDef,
+    op: &ItemOp,
+    triggers: &RequestedTriggers,
+    budget: ScriptBudget,
+) -> Result<Result<ItemOutcome>> {
+    atomically(ctx, def, |ctx, def| {
+        let started = Instant::now();
+        let mut op = op.clone();
+        for (_, pre) in &triggers.pre {
+            if let ItemOpKind::Create(d)
+            | ItemOpKind::Upsert(d)
+            | ItemOpKind::Replace { doc: d, .. } = &mut op.kind
+            {
+                pre(d)?;
+            }
+        }
+        let mut out = apply_item(ctx, def, &op)?;
+        if triggers.post.is_empty() {
+            return Ok(out);
+        }
+        let written: Value = match &out.body {
+            Some(b) => serde_json::from_slice(b).map_err(|e| Error::Corrupt(e.to_string()))?,
+            None => Value::Null,
+        };
+        let partition_key = match &op.partition_key {
+            Some(pk) => pk.clone(),
+            None => def.partition_key.extract(&written)?,
+        };
+        let mut sctx = ScriptContext {
+            ctx,
+            def,
+            partition_key,
+            meter: Meter::default(),
+            budget,
+            started,
+            name: String::new(),
+        };
+        for (name, post) in &triggers.post {
+            sctx.name = name.clone();
+            post(&mut sctx, &written)?;
+            sctx.check_budget()?;
+        }
+        out.meter.add(&sctx.meter);
+        Ok(out)
+    })
+}
