@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::{Error, Result};
+use crate::index::CompiledPolicy;
 use crate::partition::{PartitionKeyDefinition, PartitionMap};
 use crate::storage::Store;
 use crate::throughput::Throughput;
@@ -22,7 +23,7 @@ pub struct DatabaseDef {
 }
 
 /// A container as stored: its settings and its physical partitions.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ContainerDef {
     pub id: String,
@@ -41,6 +42,56 @@ pub struct ContainerDef {
     pub change_feed_retention: Option<u64>,
     pub partitions: PartitionMap,
     pub created: u64,
+    /// The indexing policy, compiled once per definition.
+    #[serde(skip)]
+    compiled_policy: std::sync::OnceLock<Arc<CompiledPolicy>>,
+}
+
+impl ContainerDef {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        id: String,
+        database: String,
+        rid: u32,
+        partition_key: PartitionKeyDefinition,
+        indexing_policy: Value,
+        default_ttl: Option<i64>,
+        throughput: Option<u32>,
+        change_feed_retention: Option<u64>,
+        partitions: PartitionMap,
+        created: u64,
+    ) -> Result<ContainerDef> {
+        let def = ContainerDef {
+            id,
+            database,
+            rid,
+            partition_key,
+            indexing_policy,
+            default_ttl,
+            throughput,
+            change_feed_retention,
+            partitions,
+            created,
+            compiled_policy: Default::default(),
+        };
+        def.compile_policy()?;
+        Ok(def)
+    }
+
+    fn compile_policy(&self) -> Result<Arc<CompiledPolicy>> {
+        if let Some(p) = self.compiled_policy.get() {
+            return Ok(p.clone());
+        }
+        let p = Arc::new(CompiledPolicy::from_json(&self.indexing_policy)?);
+        Ok(self.compiled_policy.get_or_init(|| p).clone())
+    }
+
+    /// The compiled indexing policy (validated when the container was created).
+    pub fn policy(&self) -> Arc<CompiledPolicy> {
+        self.compile_policy().unwrap_or_else(|_| {
+            Arc::new(CompiledPolicy::from_json(&Value::Null).expect("the default policy compiles"))
+        })
+    }
 }
 
 pub fn database_key(id: &str) -> String {

@@ -20,6 +20,7 @@ pub mod catalog;
 pub mod changefeed;
 pub mod client;
 pub mod error;
+pub mod index;
 pub mod item;
 pub mod partition;
 pub mod ru;

@@ -74,8 +74,9 @@ pub struct SystemProperties {
     pub lsn: u64,
 }
 
-/// Strips client-supplied system properties, appends the engine's, serializes.
-pub fn seal(doc: Value, sys: &SystemProperties) -> Result<Vec<u8>> {
+/// Strips client-supplied system properties, appends the engine's, serializes. Returns the
+/// sealed item and its bytes.
+pub fn seal(doc: Value, sys: &SystemProperties) -> Result<(Value, Vec<u8>)> {
     let Value::Object(mut obj) = doc else {
         return Err(Error::bad("item", "an item must be a JSON object"));
     };
@@ -88,15 +89,15 @@ pub fn seal(doc: Value, sys: &SystemProperties) -> Result<Vec<u8>> {
     obj.insert("_attachments".into(), Value::String("attachments/".into()));
     obj.insert("_ts".into(), Value::from(sys.ts));
     obj.insert("_lsn".into(), Value::from(sys.lsn));
-    let bytes =
-        serde_json::to_vec(&Value::Object(obj)).map_err(|e| Error::Corrupt(e.to_string()))?;
+    let sealed = Value::Object(obj);
+    let bytes = serde_json::to_vec(&sealed).map_err(|e| Error::Corrupt(e.to_string()))?;
     if bytes.len() > MAX_ITEM_BYTES {
         return Err(Error::TooLarge {
             size: bytes.len(),
             limit: MAX_ITEM_BYTES,
         });
     }
-    Ok(bytes)
+    Ok((sealed, bytes))
 }
 
 /// The etag of version `lsn` of an item in container `rid`: opaque and quoted, as Cosmos DB's.
@@ -107,28 +108,6 @@ pub fn etag(rid: u32, lsn: u64) -> String {
 /// A stable resource id for an item: container id and a hash of its identity.
 pub fn item_rid(rid: u32, doc_key: &[u8]) -> String {
     format!("{rid:08x}{:016x}", xxhash_rust::xxh3::xxh3_64(doc_key))
-}
-
-/// Index terms a write of `doc` adds under the default policy (every path indexed): one per
-/// scalar leaf, array elements included, plus `_ts`. Other system properties are not indexed.
-pub fn index_terms(doc: &Value) -> u64 {
-    fn leaves(v: &Value) -> u64 {
-        match v {
-            Value::Object(m) => m.values().map(leaves).sum(),
-            Value::Array(a) => a.iter().map(leaves).sum(),
-            _ => 1,
-        }
-    }
-    match doc {
-        Value::Object(m) => {
-            1 + m
-                .iter()
-                .filter(|(k, _)| !SYSTEM_PROPERTIES.contains(&k.as_str()))
-                .map(|(_, v)| leaves(v))
-                .sum::<u64>()
-        }
-        other => leaves(other),
-    }
 }
 
 /// Removes the system properties from a copy of an object (for comparing user content).
@@ -154,17 +133,5 @@ mod tests {
         assert!(validate_id(&"x".repeat(256)).is_err());
         assert!(id_of(&json!({"id": 5})).is_err());
         assert!(id_of(&json!([1])).is_err());
-    }
-
-    #[test]
-    fn terms_count_leaves() {
-        assert_eq!(
-            index_terms(&json!({"id": "1", "username": "x", "_etag": "e"})),
-            3
-        );
-        assert_eq!(
-            index_terms(&json!({"id": "1", "tags": ["a", "b"], "a": {"b": 1}})),
-            5
-        );
     }
 }

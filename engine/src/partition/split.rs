@@ -84,6 +84,25 @@ pub fn split(store: &Store, def: &mut ContainerDef, pp_id: u32) -> Result<bool> 
             dbi.put(&mut wtxn, &keys::feed_key(rid, child_id, *lsn), v)?;
         }
     }
+    // Index entries carry the EPK just before their trailing id hash.
+    let mut moved = Vec::new();
+    {
+        let mut it = store
+            .index
+            .prefix_iter_mut(&mut wtxn, &keys::feed_prefix(rid, pp_id))?;
+        while let Some((k, v)) = it.next().transpose()? {
+            if crate::index::epk_of_entry(k).coordinate() >= boundary {
+                let mut child_key = k.to_vec();
+                child_key[4..8].copy_from_slice(&child_id.to_be_bytes());
+                moved.push((child_key, v.to_vec()));
+                // Safety: `k` and `v` are not used after the deletion.
+                unsafe { it.del_current()? };
+            }
+        }
+    }
+    for (k, v) in &moved {
+        store.index.put(&mut wtxn, k, v)?;
+    }
 
     let (upper_bytes, upper_items) = lps
         .iter()

@@ -6,6 +6,7 @@
 //! | lps      | rid(4) · epk(16)                     | bytes(8) · items(8) · pk JSON      |
 //! | feed     | rid(4) · partition(4) · lsn(8)       | epk(16) · id-key                   |
 //! | log      | rid(4) · partition(4) · lsn(8)       | epk(16) · ts(8) · JSON             |
+//! | index    | rid(4) · partition(4) · term · epk(16) · id-hash(8) | id-key             |
 //! | expiry   | rid(4) · expires-at(8) · epk · id    | (empty)                            |
 //!
 //! `rid` is the container's numeric id. Items are keyed by EPK, not by physical partition, so a

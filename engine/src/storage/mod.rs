@@ -1,7 +1,7 @@
 //! The LMDB environment: a fixed set of named databases, a read gate, and map growth.
 //!
 //! Containers are key prefixes, not LMDB databases: opening a named database is a linear search
-//! and their number is fixed at open, so the layout uses six and never more (see `keys`).
+//! and their number is fixed at open, so the layout uses seven and never more (see `keys`).
 
 pub mod keys;
 
@@ -46,6 +46,8 @@ pub struct Store {
     pub feed: Database<'static, Bytes, Bytes>,
     /// All-versions-and-deletes change log: `rid | partition | lsn` → `epk | ts | JSON`.
     pub log: Database<'static, Bytes, Bytes>,
+    /// The query index: `rid | partition | term | epk | id-hash` → `id-key` (see `index`).
+    pub index: Database<'static, Bytes, Bytes>,
     /// TTL expiry index: `rid | expires-at | epk | id` → nothing.
     pub expiry: Database<'static, Bytes, Bytes>,
     /// Readers hold it shared for the life of their read transaction; growing the map takes it
@@ -76,7 +78,7 @@ impl Store {
             unsafe { env.resize(round_up(used * 2, page))? };
         }
         let wtxn = env.write_txn()?;
-        let (meta, docs, lps, feed, log, expiry) = env
+        let (meta, docs, lps, feed, log, index, expiry) = env
             .create_databases_and_commit(wtxn, |dbo, wtxn| -> heed::Result<_> {
                 Ok(CommitOrAbort::<_, ()>::Commit((
                     dbo.create_database::<Str, Bytes>(wtxn, Some("meta"))?,
@@ -84,6 +86,7 @@ impl Store {
                     dbo.create_database::<Bytes, Bytes>(wtxn, Some("lps"))?,
                     dbo.create_database::<Bytes, Bytes>(wtxn, Some("feed"))?,
                     dbo.create_database::<Bytes, Bytes>(wtxn, Some("log"))?,
+                    dbo.create_database::<Bytes, Bytes>(wtxn, Some("index"))?,
                     dbo.create_database::<Bytes, Bytes>(wtxn, Some("expiry"))?,
                 )))
             })?
@@ -95,6 +98,7 @@ impl Store {
             lps,
             feed,
             log,
+            index,
             expiry,
             gate: RwLock::new(()),
             max_map_size: opts.max_map_size,

@@ -8,6 +8,7 @@ use serde_json::Value;
 use super::ops::{ItemOp, ItemOpKind, ItemOutcome};
 use crate::catalog::ContainerDef;
 use crate::error::{Error, Result};
+use crate::index;
 use crate::item::{self, SystemProperties};
 use crate::partition::{Epk, PartitionKey};
 use crate::ru::Meter;
@@ -101,10 +102,8 @@ pub fn apply_item(ctx: &mut Ctx, def: &mut ContainerDef, op: &ItemOp) -> Result<
             let t = target_of_id(def, id, op.partition_key.as_ref())?;
             let existing = live(ctx, def, &t)?.ok_or_else(|| not_found(id, &t.pk))?;
             check_etag(def, op, &existing)?;
+            let terms = index::terms(&parse(&existing.json)?, &def.policy()).len() as u64;
             let partition = remove(ctx, def, &t, &existing, false)?;
-            let terms = serde_json::from_slice::<Value>(&existing.json)
-                .map(|d| item::index_terms(&d))
-                .unwrap_or(0);
             meter.write_item(existing.len, terms);
             Ok(ItemOutcome {
                 status: 204,
@@ -161,6 +160,39 @@ pub fn purge_if_expired(ctx: &mut Ctx, def: &mut ContainerDef, key: &[u8]) -> Re
     };
     remove(ctx, def, &t, &existing, true)?;
     Ok(true)
+}
+
+fn parse(json: &[u8]) -> Result<Value> {
+    serde_json::from_slice(json).map_err(|e| Error::Corrupt(e.to_string()))
+}
+
+/// Applies the difference between an item's old and new index terms (both sorted); returns the
+/// number of entries removed and added, which is what the write is charged for.
+fn update_index(
+    ctx: &mut Ctx,
+    rid: u32,
+    pp: u32,
+    t: &Target,
+    old: &[Vec<u8>],
+    new: &[Vec<u8>],
+) -> Result<u64> {
+    let id_key = &t.key[20..];
+    let mut touched = 0;
+    for term in old.iter().filter(|x| new.binary_search(x).is_err()) {
+        ctx.store
+            .index
+            .delete(ctx.wtxn, &index::entry_key(rid, pp, term, &t.epk, id_key))?;
+        touched += 1;
+    }
+    for term in new.iter().filter(|x| old.binary_search(x).is_err()) {
+        ctx.store.index.put(
+            ctx.wtxn,
+            &index::entry_key(rid, pp, term, &t.epk, id_key),
+            id_key,
+        )?;
+        touched += 1;
+    }
+    Ok(touched)
 }
 
 pub fn not_found(id: &str, pk: &PartitionKey) -> Error {
@@ -242,7 +274,6 @@ fn write(
     status: u16,
 ) -> Result<ItemOutcome> {
     let ttl = item::ttl_of(&doc)?;
-    let terms = item::index_terms(&doc);
     let rid = def.rid;
     let pp = def.partitions.owner(&t.epk);
     let (pp_id, lsn) = (pp.id, pp.lsn + 1);
@@ -253,7 +284,13 @@ fn write(
         ts: ctx.now,
         lsn,
     };
-    let json = item::seal(doc, &sys)?;
+    let (sealed, json) = item::seal(doc, &sys)?;
+    let policy = def.policy();
+    let new_terms = index::terms(&sealed, &policy);
+    let old_terms = match &old {
+        Some(o) => index::terms(&parse(&o.json)?, &policy),
+        None => Vec::new(),
+    };
     let value = DocHeader {
         lsn,
         ts: ctx.now,
@@ -289,6 +326,7 @@ fn write(
     ctx.store
         .feed
         .put(ctx.wtxn, &keys::feed_key(rid, pp_id, lsn), &t.key[4..])?;
+    let terms_touched = update_index(ctx, rid, pp_id, t, &old_terms, &new_terms)?;
     if let Some(at) = ttl::expires_at(ctx.now, ttl, def.default_ttl) {
         ctx.store
             .expiry
@@ -320,7 +358,7 @@ fn write(
     pp.bytes = (pp.bytes + value.len() as u64).saturating_sub(old_len);
     pp.items += u64::from(old.is_none());
 
-    meter.write_item(value.len(), terms);
+    meter.write_item(value.len(), terms_touched);
     Ok(ItemOutcome {
         status,
         body: Some(json),
@@ -350,6 +388,8 @@ fn remove(
     ctx.store
         .feed
         .delete(ctx.wtxn, &keys::feed_key(rid, pp_id, old.header.lsn))?;
+    let old_terms = index::terms(&parse(&old.json)?, &def.policy());
+    update_index(ctx, rid, pp_id, t, &old_terms, &[])?;
     if let Some(at) = ttl::expires_at(old.header.ts, old.header.ttl, def.default_ttl) {
         ctx.store
             .expiry

@@ -102,20 +102,20 @@ pub(super) fn apply_resource(
                 ));
             }
             let rid = state.next_rid;
-            state.next_rid += 1;
-            dirty.next_rid = true;
-            let def = ContainerDef {
-                id: props.id.clone(),
-                database: database.clone(),
+            let def = ContainerDef::new(
+                props.id.clone(),
+                database.clone(),
                 rid,
                 partition_key,
-                indexing_policy: props.indexing_policy.clone().unwrap_or_else(|| json!({})),
-                default_ttl: props.default_ttl,
-                throughput: props.throughput,
-                change_feed_retention: props.change_feed_retention,
-                partitions: PartitionMap::evenly(partitions),
-                created: ctx.now,
-            };
+                props.indexing_policy.clone().unwrap_or_else(|| json!({})),
+                props.default_ttl,
+                props.throughput,
+                props.change_feed_retention,
+                PartitionMap::evenly(partitions),
+                ctx.now,
+            )?;
+            state.next_rid += 1;
+            dirty.next_rid = true;
             state.containers.insert(rid, def.clone());
             dirty.containers.insert(rid);
             Ok(WriteOutput::Container(def))

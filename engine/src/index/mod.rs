@@ -1,0 +1,163 @@
+//! The index: for every indexed scalar of an item, an entry
+//! `rid · partition · path-hash(8) · encoded value · epk(16) · id-hash(8)` → `id-key`,
+//! scoped per physical partition as in Cosmos DB, written in the item's transaction.
+//!
+//! Composite indexes add one entry per item that has a scalar at each of their paths, with the
+//! values of descending components bit-inverted (the encoding is prefix-free, so inverting it
+//! reverses its order).
+
+pub mod encoding;
+pub mod policy;
+
+use serde_json::Value;
+
+use crate::item::SYSTEM_PROPERTIES;
+use crate::partition::Epk;
+pub use policy::{CompiledPolicy, IndexingPolicy};
+
+/// Hash of an index path (`["tags", "[]"]`), the fixed-size part of an entry key.
+pub fn path_hash(segments: &[String]) -> [u8; 8] {
+    let mut joined = String::new();
+    for s in segments {
+        joined.push('/');
+        joined.push_str(&s.replace('~', "~0").replace('/', "~1"));
+    }
+    xxhash_rust::xxh3::xxh3_64(joined.as_bytes()).to_be_bytes()
+}
+
+fn composite_hash(paths: &[(Vec<String>, bool)]) -> [u8; 8] {
+    let mut joined = String::from("composite");
+    for (p, desc) in paths {
+        joined.push_str(&format!("|{}:{desc}", p.join("/")));
+    }
+    xxhash_rust::xxh3::xxh3_64(joined.as_bytes()).to_be_bytes()
+}
+
+/// The terms of `doc` under `policy`: each `path-hash · encoded value`, sorted, deduplicated.
+/// System properties are not indexed, except `_ts`.
+pub fn terms(doc: &Value, policy: &CompiledPolicy) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    if !policy.consistent {
+        return out;
+    }
+    let mut path = Vec::new();
+    if let Value::Object(m) = doc {
+        for (k, v) in m {
+            if SYSTEM_PROPERTIES.contains(&k.as_str()) && k != "_ts" {
+                continue;
+            }
+            path.push(k.clone());
+            leaves(v, &mut path, policy, &mut out);
+            path.pop();
+        }
+    }
+    for composite in &policy.composites {
+        let mut term = composite_hash(composite).to_vec();
+        let complete = composite.iter().all(|(p, desc)| {
+            let Some(v) = lookup(doc, p) else {
+                return false;
+            };
+            let start = term.len();
+            if !encoding::encode_into(v, &mut term) {
+                return false;
+            }
+            if *desc {
+                term[start..].iter_mut().for_each(|b| *b = !*b);
+            }
+            true
+        });
+        if complete {
+            out.push(term);
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+fn leaves(v: &Value, path: &mut Vec<String>, policy: &CompiledPolicy, out: &mut Vec<Vec<u8>>) {
+    match v {
+        Value::Object(m) => {
+            for (k, v) in m {
+                path.push(k.clone());
+                leaves(v, path, policy, out);
+                path.pop();
+            }
+        }
+        Value::Array(a) => {
+            path.push("[]".into());
+            for v in a {
+                leaves(v, path, policy, out);
+            }
+            path.pop();
+        }
+        scalar => {
+            if policy.indexes(path) {
+                let mut term = path_hash(path).to_vec();
+                encoding::encode_into(scalar, &mut term);
+                out.push(term);
+            }
+        }
+    }
+}
+
+fn lookup<'a>(doc: &'a Value, path: &[String]) -> Option<&'a Value> {
+    path.iter().try_fold(doc, |v, seg| v.get(seg))
+}
+
+/// The key of one entry: `rid · partition · term · epk · id-hash`.
+pub fn entry_key(rid: u32, partition: u32, term: &[u8], epk: &Epk, id_key: &[u8]) -> Vec<u8> {
+    let mut k = Vec::with_capacity(8 + term.len() + 24);
+    k.extend_from_slice(&rid.to_be_bytes());
+    k.extend_from_slice(&partition.to_be_bytes());
+    k.extend_from_slice(term);
+    k.extend_from_slice(&epk.0);
+    k.extend_from_slice(&xxhash_rust::xxh3::xxh3_64(id_key).to_be_bytes());
+    k
+}
+
+/// The EPK inside an entry key (the 16 bytes before the trailing id hash).
+pub fn epk_of_entry(key: &[u8]) -> Epk {
+    Epk(key[key.len() - 24..key.len() - 8]
+        .try_into()
+        .expect("entry keys end with epk and id hash"))
+}
+
+/// The term inside an entry key.
+pub fn term_of_entry(key: &[u8]) -> &[u8] {
+    &key[8..key.len() - 24]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn terms_follow_the_policy() {
+        let doc = json!({"id": "1", "tags": ["a", "b", "a"], "address": {"city": "Oslo"}, "_etag": "x", "_ts": 5, "_rid": "r"});
+        let all = CompiledPolicy::from_json(&json!({})).unwrap();
+        // id, tags a, tags b (dedup), address/city, _ts
+        assert_eq!(terms(&doc, &all).len(), 5);
+        let narrow = CompiledPolicy::from_json(&json!({
+            "includedPaths": [{"path": "/address/*"}],
+            "excludedPaths": [{"path": "/*"}]
+        }))
+        .unwrap();
+        assert_eq!(terms(&doc, &narrow).len(), 1);
+        let composite = CompiledPolicy::from_json(&json!({
+            "includedPaths": [{"path": "/*"}],
+            "compositeIndexes": [[{"path": "/a"}, {"path": "/b", "order": "descending"}]]
+        }))
+        .unwrap();
+        let t1 = terms(&json!({"a": 1, "b": 1}), &composite);
+        let t2 = terms(&json!({"a": 1, "b": 2}), &composite);
+        let c = |t: &[Vec<u8>]| t.iter().find(|x| x.len() > 17).cloned().unwrap();
+        assert!(c(&t1) > c(&t2), "descending component inverts the order");
+        assert_eq!(
+            terms(&json!({"a": 1}), &composite).len(),
+            1,
+            "no composite entry without every path"
+        );
+    }
+}

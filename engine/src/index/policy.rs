@@ -1,0 +1,269 @@
+//! Indexing policies in Cosmos DB's shape: consistent or none, included and excluded paths
+//! (`/*`, `/name/?`, `/tags/[]/?`, `/"_etag"/?`), composite indexes. Where an included and an
+//! excluded path both match, the more precise one wins (more segments; `?` over `*`).
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IndexingPolicy {
+    #[serde(default = "consistent")]
+    pub indexing_mode: String,
+    #[serde(default = "yes")]
+    pub automatic: bool,
+    #[serde(default)]
+    pub included_paths: Vec<IndexPath>,
+    #[serde(default)]
+    pub excluded_paths: Vec<IndexPath>,
+    #[serde(default)]
+    pub composite_indexes: Vec<Vec<CompositePath>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IndexPath {
+    pub path: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CompositePath {
+    pub path: String,
+    #[serde(default = "ascending")]
+    pub order: String,
+}
+
+fn consistent() -> String {
+    "consistent".into()
+}
+fn yes() -> bool {
+    true
+}
+fn ascending() -> String {
+    "ascending".into()
+}
+
+impl Default for IndexingPolicy {
+    /// Cosmos DB's default: every path indexed, `_etag` excluded.
+    fn default() -> Self {
+        IndexingPolicy {
+            indexing_mode: consistent(),
+            automatic: true,
+            included_paths: vec![IndexPath { path: "/*".into() }],
+            excluded_paths: vec![IndexPath {
+                path: "/\"_etag\"/?".into(),
+            }],
+            composite_indexes: Vec::new(),
+        }
+    }
+}
+
+/// A policy path, parsed: segments and whether it ends in `?` (this value) or `*` (all below).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pattern {
+    pub segments: Vec<String>,
+    pub wildcard: bool,
+}
+
+impl Pattern {
+    pub fn parse(path: &str) -> Result<Pattern> {
+        let bad = |why: &str| Error::bad("indexingPolicy", format!("index path '{path}' {why}"));
+        let rest = path
+            .strip_prefix('/')
+            .ok_or_else(|| bad("must start with /"))?;
+        let mut segments: Vec<String> = split_path(rest);
+        let last = segments.pop().ok_or_else(|| bad("is empty"))?;
+        let wildcard = match last.as_str() {
+            "*" => true,
+            "?" => false,
+            _ => return Err(bad("must end with /? or /*")),
+        };
+        if segments
+            .iter()
+            .any(|s| s.is_empty() || s == "*" || s == "?")
+        {
+            return Err(bad("has an empty or wildcard segment in the middle"));
+        }
+        Ok(Pattern { segments, wildcard })
+    }
+
+    /// Whether this pattern covers a leaf at `path`, and how precisely.
+    fn precision(&self, path: &[String]) -> Option<(usize, bool)> {
+        let n = self.segments.len();
+        let matches = if self.wildcard {
+            path.len() >= n
+        } else {
+            path.len() == n
+        };
+        (matches && self.segments.iter().zip(path).all(|(a, b)| a == b))
+            .then_some((n, !self.wildcard))
+    }
+}
+
+/// `a/"b c"/[]` → `["a", "b c", "[]"]`.
+fn split_path(rest: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut quoted = false;
+    for ch in rest.chars() {
+        match ch {
+            '"' => quoted = !quoted,
+            '/' if !quoted => out.push(std::mem::take(&mut cur)),
+            c => cur.push(c),
+        }
+    }
+    out.push(cur);
+    out
+}
+
+/// A policy ready to answer "is this leaf indexed?".
+#[derive(Debug, Clone)]
+pub struct CompiledPolicy {
+    pub consistent: bool,
+    included: Vec<Pattern>,
+    excluded: Vec<Pattern>,
+    pub composites: Vec<Vec<(Vec<String>, bool)>>,
+}
+
+impl CompiledPolicy {
+    /// Parses a stored policy (`{}` or missing = the default).
+    pub fn from_json(v: &Value) -> Result<CompiledPolicy> {
+        let policy: IndexingPolicy = if v.as_object().is_some_and(|o| o.is_empty()) || v.is_null() {
+            IndexingPolicy::default()
+        } else {
+            serde_json::from_value(v.clone())
+                .map_err(|e| Error::bad("indexingPolicy", e.to_string()))?
+        };
+        policy.compile()
+    }
+
+    /// Whether a scalar at `path` (segments, array elements as `[]`) is indexed.
+    pub fn indexes(&self, path: &[String]) -> bool {
+        if !self.consistent {
+            return false;
+        }
+        let best = |ps: &[Pattern]| ps.iter().filter_map(|p| p.precision(path)).max();
+        match (best(&self.included), best(&self.excluded)) {
+            (Some(i), Some(e)) => i > e,
+            (Some(_), None) => true,
+            _ => false,
+        }
+    }
+}
+
+impl IndexingPolicy {
+    pub fn compile(&self) -> Result<CompiledPolicy> {
+        let mode = self.indexing_mode.to_ascii_lowercase();
+        if mode != "consistent" && mode != "none" {
+            return Err(Error::bad(
+                "indexingPolicy.indexingMode",
+                "indexingMode must be consistent or none",
+            ));
+        }
+        let included = self
+            .included_paths
+            .iter()
+            .map(|p| Pattern::parse(&p.path))
+            .collect::<Result<Vec<_>>>()?;
+        let excluded = self
+            .excluded_paths
+            .iter()
+            .map(|p| Pattern::parse(&p.path))
+            .collect::<Result<Vec<_>>>()?;
+        let root = |ps: &[Pattern]| ps.iter().any(|p| p.segments.is_empty() && p.wildcard);
+        if mode == "consistent" && !root(&included) && !root(&excluded) {
+            return Err(Error::bad(
+                "indexingPolicy",
+                "the root path /* must be either included or excluded",
+            ));
+        }
+        let composites = self
+            .composite_indexes
+            .iter()
+            .map(|c| {
+                if c.len() < 2 {
+                    return Err(Error::bad(
+                        "indexingPolicy.compositeIndexes",
+                        "a composite index has at least two paths",
+                    ));
+                }
+                c.iter()
+                    .map(|p| {
+                        let rest = p.path.strip_prefix('/').ok_or_else(|| {
+                            Error::bad(
+                                "indexingPolicy.compositeIndexes",
+                                format!("path '{}' must start with /", p.path),
+                            )
+                        })?;
+                        let desc = match p.order.to_ascii_lowercase().as_str() {
+                            "ascending" => false,
+                            "descending" => true,
+                            other => {
+                                return Err(Error::bad(
+                                    "indexingPolicy.compositeIndexes",
+                                    format!("order '{other}' must be ascending or descending"),
+                                ))
+                            }
+                        };
+                        Ok((split_path(rest), desc))
+                    })
+                    .collect()
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(CompiledPolicy {
+            consistent: mode == "consistent",
+            included,
+            excluded,
+            composites,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn p(s: &str) -> Vec<String> {
+        s.split('/')
+            .filter(|x| !x.is_empty())
+            .map(String::from)
+            .collect()
+    }
+
+    #[test]
+    fn the_most_precise_path_wins() {
+        let policy = CompiledPolicy::from_json(&json!({
+            "includedPaths": [{"path": "/*"}, {"path": "/category/name/?"}],
+            "excludedPaths": [{"path": "/category/*"}, {"path": "/\"_etag\"/?"}]
+        }))
+        .unwrap();
+        assert!(policy.indexes(&p("title")));
+        assert!(policy.indexes(&p("tags/[]")));
+        assert!(!policy.indexes(&p("category/id")));
+        assert!(policy.indexes(&p("category/name")));
+        assert!(!policy.indexes(&p("_etag")));
+        let default = CompiledPolicy::from_json(&json!({})).unwrap();
+        assert!(default.indexes(&p("a/b/c")));
+        assert!(!default.indexes(&p("_etag")));
+    }
+
+    #[test]
+    fn bad_policies_are_400() {
+        for bad in [
+            json!({"includedPaths": [{"path": "/name/?"}]}),
+            json!({"includedPaths": [{"path": "name/?"}]}),
+            json!({"includedPaths": [{"path": "/*"}], "indexingMode": "lazy"}),
+            json!({"includedPaths": [{"path": "/*"}], "compositeIndexes": [[{"path": "/a"}]]}),
+        ] {
+            assert_eq!(
+                CompiledPolicy::from_json(&bad).unwrap_err().status_code(),
+                400,
+                "{bad}"
+            );
+        }
+        let none = CompiledPolicy::from_json(&json!({"indexingMode": "none"})).unwrap();
+        assert!(!none.indexes(&p("a")));
+    }
+}
