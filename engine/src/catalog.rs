@@ -42,6 +42,9 @@ pub struct ContainerDef {
     pub change_feed_retention: Option<u64>,
     pub partitions: PartitionMap,
     pub created: u64,
+    /// Progress of the index rebuild after a policy change; `None` = the index is complete.
+    #[serde(default)]
+    pub index_rebuild: Option<crate::index::rebuild::IndexRebuild>,
     /// The indexing policy, compiled once per definition.
     #[serde(skip)]
     compiled_policy: std::sync::OnceLock<Arc<CompiledPolicy>>,
@@ -72,10 +75,21 @@ impl ContainerDef {
             change_feed_retention,
             partitions,
             created,
+            index_rebuild: None,
             compiled_policy: Default::default(),
         };
         def.compile_policy()?;
         Ok(def)
+    }
+
+    /// This definition with another indexing policy (validated), whose index is to be rebuilt.
+    pub fn with_indexing_policy(&self, policy: Value) -> Result<ContainerDef> {
+        let mut next = self.clone();
+        next.indexing_policy = policy;
+        next.compiled_policy = Default::default();
+        next.compile_policy()?;
+        next.index_rebuild = Some(crate::index::rebuild::IndexRebuild::start());
+        Ok(next)
     }
 
     fn compile_policy(&self) -> Result<Arc<CompiledPolicy>> {

@@ -82,6 +82,28 @@ impl DatabaseClient {
         }
     }
 
+    /// Changes a container's indexing policy. The index is rebuilt online: the returned
+    /// definition's `index_rebuild` shows progress until it is `None`; queries stay correct
+    /// meanwhile (they scan).
+    pub async fn replace_indexing_policy(
+        &self,
+        id: &str,
+        policy: serde_json::Value,
+    ) -> Result<ContainerDef> {
+        match self
+            .engine
+            .submit(WriteOp::ReplaceIndexingPolicy {
+                database: self.id.clone(),
+                id: id.to_owned(),
+                policy,
+            })
+            .await?
+        {
+            WriteOutput::Container(def) => Ok(def),
+            _ => Err(Error::Corrupt("unexpected writer answer".into())),
+        }
+    }
+
     pub fn containers(&self) -> Vec<std::sync::Arc<ContainerDef>> {
         self.engine.inner.catalog.containers(&self.id)
     }

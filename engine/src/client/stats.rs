@@ -28,6 +28,8 @@ pub struct PhysicalPartitionStats {
     pub items: u64,
     pub logical_partitions: u64,
     pub lsn: u64,
+    /// Index entries this partition holds.
+    pub index_entries: u64,
     pub parent: Option<u32>,
     pub load: Option<PartitionLoad>,
     pub largest_logical_partitions: Vec<LogicalPartitionStats>,
@@ -72,6 +74,14 @@ impl ContainerClient {
                     });
                 }
                 let count = lps.len() as u64;
+                let mut index_entries = 0;
+                for entry in store
+                    .index
+                    .prefix_iter(rtxn, &keys::feed_prefix(def.rid, p.id))?
+                {
+                    entry?;
+                    index_entries += 1;
+                }
                 lps.sort_by_key(|l| std::cmp::Reverse(l.bytes));
                 lps.truncate(top);
                 partitions.push(PhysicalPartitionStats {
@@ -83,6 +93,7 @@ impl ContainerClient {
                     items: p.items,
                     logical_partitions: count,
                     lsn: p.lsn,
+                    index_entries,
                     parent: p.parent,
                     load: loads.iter().find(|l| l.partition == p.id).cloned(),
                     largest_logical_partitions: lps,

@@ -8,6 +8,7 @@
 
 pub mod encoding;
 pub mod policy;
+pub mod rebuild;
 
 use serde_json::Value;
 

@@ -125,7 +125,23 @@ struct Dirty {
 
 impl Writer {
     fn run(mut self, mut rx: mpsc::Receiver<Job>) {
-        while let Some(first) = rx.blocking_recv() {
+        loop {
+            // Index rebuilds advance whenever the writer would otherwise wait.
+            let first = if self.rebuild_pending() {
+                match rx.try_recv() {
+                    Ok(j) => j,
+                    Err(mpsc::error::TryRecvError::Empty) => {
+                        self.rebuild_step();
+                        continue;
+                    }
+                    Err(mpsc::error::TryRecvError::Disconnected) => break,
+                }
+            } else {
+                match rx.blocking_recv() {
+                    Some(j) => j,
+                    None => break,
+                }
+            };
             let mut jobs = vec![first];
             while jobs.len() < self.opts.max_group {
                 match rx.try_recv() {
@@ -134,6 +150,44 @@ impl Writer {
                 }
             }
             self.process(jobs);
+            // ...and after every group, so a busy writer still makes progress on them.
+            if self.rebuild_pending() {
+                self.rebuild_step();
+            }
+        }
+    }
+
+    fn rebuild_pending(&self) -> bool {
+        self.state
+            .containers
+            .values()
+            .any(|c| c.index_rebuild.is_some())
+    }
+
+    /// One bounded step of the first pending index rebuild, in its own transaction.
+    fn rebuild_step(&mut self) {
+        let Some(rid) = self
+            .state
+            .containers
+            .values()
+            .find(|c| c.index_rebuild.is_some())
+            .map(|c| c.rid)
+        else {
+            return;
+        };
+        let mut next = self.state.containers[&rid].clone();
+        match crate::index::rebuild::step(&self.store, &mut next) {
+            Ok(_) => {
+                self.catalog.publish_container(next.clone());
+                self.state.containers.insert(rid, next);
+            }
+            Err(e) => {
+                eprintln!("engine: index rebuild of container {rid} failed, retrying: {e}");
+                if matches!(e, Error::Storage(heed::Error::Mdb(heed::MdbError::MapFull))) {
+                    let _ = self.store.grow();
+                }
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
         }
     }
 

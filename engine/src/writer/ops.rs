@@ -111,6 +111,12 @@ pub enum WriteOp {
         id: String,
         throughput: Option<u32>,
     },
+    /// Changes the indexing policy; the index is rebuilt online.
+    ReplaceIndexingPolicy {
+        database: String,
+        id: String,
+        policy: Value,
+    },
     /// One item operation.
     Item {
         rid: u32,

@@ -140,6 +140,19 @@ pub(super) fn apply_resource(
             dirty.containers.insert(rid);
             Ok(WriteOutput::Container(def.clone()))
         }
+        WriteOp::ReplaceIndexingPolicy {
+            database,
+            id,
+            policy,
+        } => {
+            let rid = state.rid_of(database, id).ok_or_else(|| Error::NotFound {
+                what: format!("container '{database}/{id}'"),
+            })?;
+            let def = state.containers.get_mut(&rid).expect("rid_of found it");
+            *def = def.with_indexing_policy(policy.clone())?;
+            dirty.containers.insert(rid);
+            Ok(WriteOutput::Container(def.clone()))
+        }
         WriteOp::Item { .. }
         | WriteOp::Batch { .. }
         | WriteOp::Purge

@@ -1,0 +1,127 @@
+//! Online index rebuild after an indexing policy change, in bounded steps on the writer thread:
+//! first the old entries are cleared, then every item is indexed under the new policy, in key
+//! order. Writes meanwhile maintain the new policy's entries for the items they touch (a put is
+//! idempotent, a delete of a missing entry harmless), and queries scan instead of trusting the
+//! index until the rebuild is done.
+
+use serde::{Deserialize, Serialize};
+
+use crate::catalog::{self, ContainerDef};
+use crate::error::{Error, Result};
+use crate::storage::keys::{self, DocHeader};
+use crate::storage::Store;
+use crate::ttl;
+
+/// Entries cleared or items indexed per step (one transaction).
+pub const STEP: usize = 2000;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IndexRebuild {
+    /// `clearing` the old entries, then `indexing` the items.
+    pub phase: String,
+    /// Hex of the last item key indexed.
+    #[serde(default)]
+    pub cursor: Option<String>,
+    pub items_indexed: u64,
+}
+
+impl IndexRebuild {
+    pub fn start() -> Self {
+        IndexRebuild {
+            phase: "clearing".into(),
+            cursor: None,
+            items_indexed: 0,
+        }
+    }
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+fn unhex(s: &str) -> Vec<u8> {
+    (0..s.len())
+        .step_by(2)
+        .filter_map(|i| u8::from_str_radix(&s[i..i + 2], 16).ok())
+        .collect()
+}
+
+/// Runs one step of `def`'s rebuild and commits it. Returns whether the rebuild is finished.
+pub fn step(store: &Store, def: &mut ContainerDef) -> Result<bool> {
+    let Some(mut state) = def.index_rebuild.clone() else {
+        return Ok(true);
+    };
+    let rid = def.rid;
+    let mut wtxn = store.env.write_txn()?;
+    if state.phase == "clearing" {
+        let mut n = 0;
+        let mut it = store
+            .index
+            .prefix_iter_mut(&mut wtxn, &keys::container_prefix(rid))?;
+        while n < STEP && it.next().transpose()?.is_some() {
+            // Safety: no reference into the entry is kept.
+            unsafe { it.del_current()? };
+            n += 1;
+        }
+        drop(it);
+        if n < STEP {
+            state.phase = "indexing".into();
+        }
+    } else {
+        let policy = def.policy();
+        let now = ttl::now();
+        let prefix = keys::container_prefix(rid);
+        let from = state
+            .cursor
+            .as_deref()
+            .map(unhex)
+            .unwrap_or_else(|| prefix.to_vec());
+        let mut batch = Vec::new();
+        for entry in store.docs.range(&wtxn, &crate::storage::from(&from))? {
+            let (k, v) = entry?;
+            if !k.starts_with(&prefix) || batch.len() >= STEP {
+                break;
+            }
+            if Some(hex(k)) == state.cursor {
+                continue;
+            }
+            let (h, json) =
+                DocHeader::decode(v).ok_or_else(|| Error::Corrupt("short item header".into()))?;
+            if ttl::is_expired(&h, def.default_ttl, now) {
+                batch.push((k.to_vec(), Vec::new()));
+                continue;
+            }
+            let doc = serde_json::from_slice(json).map_err(|e| Error::Corrupt(e.to_string()))?;
+            batch.push((k.to_vec(), super::terms(&doc, &policy)));
+        }
+        let done = batch.len() < STEP;
+        for (k, terms) in &batch {
+            let epk = keys::epk_of(k);
+            let pp = def.partitions.owner(&epk).id;
+            for term in terms {
+                store.index.put(
+                    &mut wtxn,
+                    &super::entry_key(rid, pp, term, &epk, &k[20..]),
+                    &k[20..],
+                )?;
+            }
+        }
+        state.items_indexed += batch.len() as u64;
+        state.cursor = batch.last().map(|(k, _)| hex(k)).or(state.cursor);
+        if done {
+            def.index_rebuild = None;
+        }
+    }
+    if def.index_rebuild.is_some() {
+        def.index_rebuild = Some(state);
+    }
+    let bytes = serde_json::to_vec(&*def).map_err(|e| Error::Corrupt(e.to_string()))?;
+    store.meta.put(
+        &mut wtxn,
+        &catalog::container_key(&def.database, &def.id),
+        &bytes,
+    )?;
+    wtxn.commit()?;
+    Ok(def.index_rebuild.is_none())
+}
