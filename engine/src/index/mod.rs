@@ -9,6 +9,7 @@
 pub mod encoding;
 pub mod policy;
 pub mod rebuild;
+pub mod scan;
 
 use serde_json::Value;
 
