@@ -116,6 +116,15 @@ pub fn container_key(db: &str, id: &str) -> String {
     format!("ct/{db}/{id}")
 }
 
+/// Persists a container definition in `wtxn`.
+pub fn put_container(store: &Store, wtxn: &mut heed::RwTxn, def: &ContainerDef) -> Result<()> {
+    let bytes = serde_json::to_vec(def).map_err(|e| Error::Corrupt(e.to_string()))?;
+    store
+        .meta
+        .put(wtxn, &container_key(&def.database, &def.id), &bytes)?;
+    Ok(())
+}
+
 pub const NEXT_RID_KEY: &str = "next_rid";
 
 pub fn validate_resource_id(kind: &str, id: &str) -> Result<()> {

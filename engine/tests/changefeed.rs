@@ -10,14 +10,6 @@ use engine::{
 };
 use serde_json::{json, Value};
 
-fn rt() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
-}
-
 /// Reads the feed to its end from `start`, in pages of `page`; returns items and the continuation.
 async fn drain(
     c: &ContainerClient,
@@ -46,7 +38,7 @@ async fn drain(
 
 #[test]
 fn latest_version_mode_shows_each_item_once_at_its_latest_version() {
-    rt().block_on(async {
+    common::rt().block_on(async {
         let t = common::open(EngineOptions {
             initial_partitions: 3,
             ..Default::default()
@@ -164,7 +156,7 @@ fn latest_version_mode_shows_each_item_once_at_its_latest_version() {
 
 #[test]
 fn all_versions_mode_has_every_write_and_delete_including_ttl_purges() {
-    rt().block_on(async {
+    common::rt().block_on(async {
         let t = common::open(EngineOptions::default());
         let c = common::container(
             &t,
@@ -228,7 +220,7 @@ fn all_versions_mode_has_every_write_and_delete_including_ttl_purges() {
 
 #[test]
 fn change_log_retention_drops_old_records() {
-    rt().block_on(async {
+    common::rt().block_on(async {
         let t = common::open(EngineOptions::default());
         let c = common::container(
             &t,
@@ -261,7 +253,7 @@ fn change_log_retention_drops_old_records() {
 
 #[test]
 fn a_reader_continues_across_partition_splits_without_losing_changes() {
-    rt().block_on(async {
+    common::rt().block_on(async {
         let t = common::open(EngineOptions {
             split_threshold_bytes: 32 * 1024,
             ..Default::default()

@@ -62,35 +62,20 @@ fn acknowledged_writes_survive_sigkill() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let exe = std::env::current_exe().unwrap();
     // Expected minimum version of each acknowledged item: (id, pk) -> version.
     let mut acked: HashMap<(String, String), u64> = HashMap::new();
     for (round, kill_after) in [7usize, 40, 150, 400, 900, 1500, 3000, 25, 2200, 5000]
         .into_iter()
         .enumerate()
     {
-        let mut child = Command::new(&exe)
-            .args(["--exact", "crash_child", "--nocapture", "--test-threads=1"])
-            .env(CHILD_ENV, dir.path())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let mut lines = BufReader::new(stdout).lines();
-        let mut seen = 0;
-        while seen < kill_after {
-            let Some(Ok(line)) = lines.next() else { break };
-            if record(&mut acked, &line) {
-                seen += 1;
-            }
+        let (lines, seen) =
+            run_until_killed("crash_child", CHILD_ENV, dir.path(), kill_after, |l| {
+                l.starts_with("ack ")
+            });
+        // Lines printed before the kill were acknowledged: they all count.
+        for line in &lines {
+            record(&mut acked, line);
         }
-        unsafe { libc_kill(child.id() as i32) };
-        // Lines already printed were acknowledged before the kill: they count too.
-        for line in lines.map_while(Result::ok) {
-            record(&mut acked, &line);
-        }
-        let _ = child.wait();
         assert!(
             seen >= kill_after.min(7),
             "round {round}: child wrote only {seen} acks"
@@ -151,6 +136,36 @@ fn record(acked: &mut HashMap<(String, String), u64>, line: &str) -> bool {
         .or_insert(0);
     *e = (*e).max(v);
     true
+}
+
+/// Runs the child test `name` (this binary, `env` pointing it at `dir`) and SIGKILLs it once
+/// `wanted` of its stdout lines satisfied `counts`. Returns every line it printed, including
+/// those flushed before the kill, and how many counted before it.
+fn run_until_killed(
+    name: &str,
+    env: &str,
+    dir: &std::path::Path,
+    wanted: usize,
+    counts: impl Fn(&str) -> bool,
+) -> (Vec<String>, usize) {
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", name, "--nocapture", "--test-threads=1"])
+        .env(env, dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let (mut out, mut seen) = (Vec::new(), 0);
+    while seen < wanted {
+        let Some(Ok(line)) = lines.next() else { break };
+        seen += usize::from(counts(&line));
+        out.push(line);
+    }
+    unsafe { libc_kill(child.id() as i32) };
+    out.extend(lines.map_while(Result::ok));
+    let _ = child.wait();
+    (out, seen)
 }
 
 extern "C" {
@@ -292,31 +307,14 @@ fn a_processor_killed_mid_batch_delivers_everything_after_restart() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let exe = std::env::current_exe().unwrap();
     for (round, batches) in [3usize, 40, 1, 15, 300].into_iter().enumerate() {
-        let mut child = Command::new(&exe)
-            .args([
-                "--exact",
-                "crash_processor_child",
-                "--nocapture",
-                "--test-threads=1",
-            ])
-            .env(PROCESSOR_ENV, dir.path())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-        let mut seen = 0;
-        while seen < batches {
-            match lines.next() {
-                Some(Ok(l)) if l == "batch" => seen += 1,
-                Some(Ok(_)) => {}
-                _ => break,
-            }
-        }
-        unsafe { libc_kill(child.id() as i32) };
-        let _ = child.wait();
+        let (_, seen) = run_until_killed(
+            "crash_processor_child",
+            PROCESSOR_ENV,
+            dir.path(),
+            batches,
+            |l| l == "batch",
+        );
         assert_eq!(seen, batches, "round {round}: the child stopped early");
     }
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -447,33 +445,16 @@ fn counts_stay_equal_to_orders_when_procedures_are_killed() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let exe = std::env::current_exe().unwrap();
     let mut acknowledged = 0;
     for orders in [5usize, 300, 50, 1200, 1] {
-        let mut child = Command::new(&exe)
-            .args([
-                "--exact",
-                "crash_procedure_child",
-                "--nocapture",
-                "--test-threads=1",
-            ])
-            .env(PROCEDURE_ENV, dir.path())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-        let mut seen = 0;
-        while seen < orders {
-            match lines.next() {
-                Some(Ok(l)) if l == "order" => seen += 1,
-                Some(Ok(_)) => {}
-                _ => break,
-            }
-        }
-        unsafe { libc_kill(child.id() as i32) };
-        seen += lines.map_while(Result::ok).filter(|l| l == "order").count();
-        let _ = child.wait();
+        let (lines, _) = run_until_killed(
+            "crash_procedure_child",
+            PROCEDURE_ENV,
+            dir.path(),
+            orders,
+            |l| l == "order",
+        );
+        let seen = lines.iter().filter(|l| *l == "order").count();
         acknowledged += seen;
     }
     let rt = tokio::runtime::Builder::new_current_thread()

@@ -5,14 +5,6 @@ mod common;
 use engine::{ContainerProperties, EngineOptions};
 use serde_json::json;
 
-fn rt() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
-}
-
 fn entries(c: &engine::ContainerClient) -> u64 {
     c.stats(0)
         .unwrap()
@@ -24,7 +16,7 @@ fn entries(c: &engine::ContainerClient) -> u64 {
 
 #[test]
 fn entries_follow_writes_and_splits() {
-    rt().block_on(async {
+    common::rt().block_on(async {
         let t = common::open(EngineOptions { split_threshold_bytes: 16 * 1024, ..Default::default() });
         let c = common::container(&t, ContainerProperties::new("c", "/pk")).await;
         // id, pk, n, tags×2, _ts = 6 entries per item
@@ -50,7 +42,7 @@ fn entries_follow_writes_and_splits() {
 
 #[test]
 fn a_policy_change_rebuilds_the_index_online() {
-    rt().block_on(async {
+    common::rt().block_on(async {
         let t = common::open(EngineOptions::default());
         let none = json!({"includedPaths": [], "excludedPaths": [{"path": "/*"}]});
         let c = common::container(

@@ -8,17 +8,9 @@ use engine::{
 };
 use serde_json::{json, Value};
 
-fn rt() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
-}
-
 #[test]
 fn create_read_replace_delete_with_system_properties() {
-    rt().block_on(async {
+    common::rt().block_on(async {
         let t = common::open(EngineOptions::default());
         let c = common::container(&t, ContainerProperties::new("customer", "/customerId")).await;
         let doc = json!({"id": "c1", "customerId": "c1", "firstName": "Ada", "_etag": "forged"});
@@ -128,7 +120,7 @@ fn create_read_replace_delete_with_system_properties() {
 
 #[test]
 fn bad_ids_and_bad_partition_keys_are_400_with_the_field() {
-    rt().block_on(async {
+    common::rt().block_on(async {
         let t = common::open(EngineOptions::default());
         let c = common::container(&t, ContainerProperties::new("c", "/pk")).await;
         for id in ["", "a/b", "a\\b", "q?", "h#"] {
@@ -220,7 +212,7 @@ fn bad_ids_and_bad_partition_keys_are_400_with_the_field() {
 
 #[test]
 fn items_over_2_mb_are_413_and_long_ids_work() {
-    rt().block_on(async {
+    common::rt().block_on(async {
         let t = common::open(EngineOptions::default());
         let c = common::container(&t, ContainerProperties::new("c", "/pk")).await;
         let big = "x".repeat(2 * 1024 * 1024);
@@ -245,7 +237,7 @@ fn items_over_2_mb_are_413_and_long_ids_work() {
 
 #[test]
 fn missing_partition_key_goes_to_the_none_partition_and_nested_paths_work() {
-    rt().block_on(async {
+    common::rt().block_on(async {
         let t = common::open(EngineOptions::default());
         let c = common::container(&t, ContainerProperties::new("c", "/address/city")).await;
         c.create_item(&json!({"id": "1", "address": {"city": "Oslo"}}), None, None)
@@ -318,7 +310,7 @@ fn missing_partition_key_goes_to_the_none_partition_and_nested_paths_work() {
 
 #[test]
 fn patch_operations_apply_atomically() {
-    rt().block_on(async {
+    common::rt().block_on(async {
         let t = common::open(EngineOptions::default());
         let c = common::container(&t, ContainerProperties::new("c", "/pk")).await;
         c.create_item(
@@ -376,7 +368,7 @@ fn patch_operations_apply_atomically() {
 
 #[test]
 fn batch_is_all_or_nothing() {
-    rt().block_on(async {
+    common::rt().block_on(async {
         let t = common::open(EngineOptions::default());
         let c = common::container(&t, ContainerProperties::new("posts", "/postId")).await;
         c.create_item(
@@ -462,7 +454,7 @@ fn batch_is_all_or_nothing() {
 
 #[test]
 fn logical_partition_limit_is_403() {
-    rt().block_on(async {
+    common::rt().block_on(async {
         let opts = EngineOptions {
             max_logical_partition_bytes: 4096,
             ..Default::default()
@@ -500,7 +492,7 @@ fn logical_partition_limit_is_403() {
 
 #[test]
 fn ttl_hides_expired_items_at_once() {
-    rt().block_on(async {
+    common::rt().block_on(async {
         let t = common::open(EngineOptions::default());
         let c = common::container(
             &t,
@@ -551,7 +543,7 @@ fn ttl_hides_expired_items_at_once() {
 #[test]
 fn definitions_and_items_survive_reopen() {
     let dir = tempfile::tempdir().unwrap();
-    rt().block_on(async {
+    common::rt().block_on(async {
         let engine = engine::Engine::open(dir.path(), EngineOptions::default()).unwrap();
         let db = engine.create_database("shop").await.unwrap();
         let c = db
@@ -572,7 +564,7 @@ fn definitions_and_items_survive_reopen() {
         // A second open of the same directory in one process is refused, not corrupted.
         assert!(engine::Engine::open(dir.path(), EngineOptions::default()).is_err());
     });
-    rt().block_on(async {
+    common::rt().block_on(async {
         let engine = engine::Engine::open(dir.path(), EngineOptions::default()).unwrap();
         let c = engine.database("shop").container("product");
         let def = c.read_container().unwrap();

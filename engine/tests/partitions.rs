@@ -8,17 +8,9 @@ use std::time::Duration;
 use engine::{ContainerProperties, EngineOptions, RetryOptions};
 use serde_json::{json, Value};
 
-fn rt() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
-}
-
 #[test]
 fn partitions_split_online_under_concurrent_writes_and_lose_nothing() {
-    rt().block_on(async {
+    common::rt().block_on(async {
         // Split at 64 KB so a few hundred small items force several splits while writers run.
         let opts = EngineOptions {
             split_threshold_bytes: 64 * 1024,
@@ -110,7 +102,7 @@ fn partitions_split_online_under_concurrent_writes_and_lose_nothing() {
 
 #[test]
 fn a_single_hot_logical_partition_is_not_split() {
-    rt().block_on(async {
+    common::rt().block_on(async {
         let opts = EngineOptions {
             split_threshold_bytes: 16 * 1024,
             ..Default::default()
@@ -132,7 +124,7 @@ fn a_single_hot_logical_partition_is_not_split() {
 
 #[test]
 fn hot_partition_gets_429_with_retry_after_and_others_do_not() {
-    rt().block_on(async {
+    common::rt().block_on(async {
         let opts = EngineOptions {
             retry: RetryOptions {
                 max_retry_attempts_on_throttled: 0,
@@ -203,7 +195,7 @@ fn hot_partition_gets_429_with_retry_after_and_others_do_not() {
 
 #[test]
 fn the_client_retries_429s_like_the_sdks() {
-    rt().block_on(async {
+    common::rt().block_on(async {
         let t = common::open(EngineOptions::default()); // default: 9 retries, 30 s
         let c = common::container(
             &t,

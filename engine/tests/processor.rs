@@ -12,14 +12,6 @@ use engine::{ContainerClient, ContainerProperties, EngineOptions};
 use parking_lot::Mutex;
 use serde_json::{json, Value};
 
-fn rt() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
-}
-
 /// Waits (bounded) until `f` holds.
 async fn eventually(what: &str, mut f: impl FnMut() -> bool) {
     for _ in 0..500 {
@@ -54,7 +46,7 @@ async fn view_of(c: &ContainerClient) -> HashMap<String, i64> {
 
 #[test]
 fn a_view_bootstraps_from_the_beginning_and_resumes_after_restart() {
-    rt().block_on(async {
+    common::rt().block_on(async {
         let t = common::open(EngineOptions { initial_partitions: 3, ..Default::default() });
         let source = common::container(&t, ContainerProperties::new("posts", "/postId")).await;
         let view = common::container(&t, ContainerProperties::new("byUser", "/userId")).await;
@@ -124,7 +116,7 @@ fn read_v(c: &ContainerClient, id: &str, pk: &str) -> Option<i64> {
 
 #[test]
 fn a_failing_batch_is_retried_and_reported_never_skipped() {
-    rt().block_on(async {
+    common::rt().block_on(async {
         let t = common::open(EngineOptions::default());
         let source = common::container(&t, ContainerProperties::new("s", "/pk")).await;
         let leases = common::container(&t, ContainerProperties::new("leases", "/processor")).await;
@@ -190,7 +182,7 @@ fn a_failing_batch_is_retried_and_reported_never_skipped() {
 
 #[test]
 fn leases_follow_partition_splits_and_nothing_is_lost() {
-    rt().block_on(async {
+    common::rt().block_on(async {
         let t = common::open(EngineOptions { split_threshold_bytes: 24 * 1024, ..Default::default() });
         let source = common::container(&t, ContainerProperties::new("s", "/pk")).await;
         let leases = common::container(&t, ContainerProperties::new("leases", "/processor")).await;

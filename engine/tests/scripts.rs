@@ -10,14 +10,6 @@ use engine::{
 };
 use serde_json::{json, Value};
 
-fn rt() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
-}
-
 /// `createComment` of `004_*`, line for line: read the post, bump its count, replace it, create
 /// the comment.
 fn create_comment(ctx: &mut ScriptContext, args: &[Value]) -> engine::Result<Value> {
@@ -64,7 +56,7 @@ async fn comment_count(c: &ContainerClient) -> (i64, usize) {
 
 #[test]
 fn create_comment_is_atomic_and_charged_for_all_its_work() {
-    rt().block_on(async {
+    common::rt().block_on(async {
         let t = common::open(EngineOptions::default());
         let c = posts(&t).await;
         for i in 0..3 {
@@ -113,7 +105,7 @@ fn create_comment_is_atomic_and_charged_for_all_its_work() {
 
 #[test]
 fn a_procedure_cannot_leave_its_logical_partition() {
-    rt().block_on(async {
+    common::rt().block_on(async {
         let t = common::open(EngineOptions::default());
         let c = posts(&t).await;
         c.scripts()
@@ -152,7 +144,7 @@ fn a_procedure_cannot_leave_its_logical_partition() {
 
 #[test]
 fn a_procedure_that_throws_after_two_writes_persists_nothing() {
-    rt().block_on(async {
+    common::rt().block_on(async {
         let t = common::open(EngineOptions::default());
         let c = posts(&t).await;
         c.scripts()
@@ -174,7 +166,7 @@ fn a_procedure_that_throws_after_two_writes_persists_nothing() {
 
 #[test]
 fn a_procedure_over_its_budget_is_stopped_and_rolled_back() {
-    rt().block_on(async {
+    common::rt().block_on(async {
         let budget = ScriptBudget {
             max_duration: Duration::from_millis(50),
             max_request_units: 1_000_000.0,
@@ -217,7 +209,7 @@ fn a_procedure_over_its_budget_is_stopped_and_rolled_back() {
 
 #[test]
 fn triggers_run_in_the_write_transaction() {
-    rt().block_on(async {
+    common::rt().block_on(async {
         let t = common::open(EngineOptions::default());
         let feed = common::container(&t, ContainerProperties::new("feed", "/type")).await;
         // Pre-trigger: stamp a default creation date.

@@ -5,17 +5,9 @@ mod common;
 use engine::{ContainerProperties, EngineOptions, StorageOptions};
 use serde_json::{json, Value};
 
-fn rt() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
-}
-
 #[test]
 fn the_map_grows_on_demand() {
-    rt().block_on(async {
+    common::rt().block_on(async {
         let storage = StorageOptions {
             initial_map_size: 1 << 20,
             ..Default::default()
@@ -65,7 +57,7 @@ fn a_full_store_answers_507_and_keeps_what_it_acknowledged() {
         max_map_size: 8 << 20,
         ..Default::default()
     };
-    let acknowledged = rt().block_on(async {
+    let acknowledged = common::rt().block_on(async {
         let engine = engine::Engine::open(
             dir.path(),
             EngineOptions {
@@ -100,7 +92,7 @@ fn a_full_store_answers_507_and_keeps_what_it_acknowledged() {
         }
         ok
     });
-    rt().block_on(async {
+    common::rt().block_on(async {
         let engine = engine::Engine::open(
             dir.path(),
             EngineOptions {

@@ -116,12 +116,7 @@ pub fn step(store: &Store, def: &mut ContainerDef) -> Result<bool> {
     if def.index_rebuild.is_some() {
         def.index_rebuild = Some(state);
     }
-    let bytes = serde_json::to_vec(&*def).map_err(|e| Error::Corrupt(e.to_string()))?;
-    store.meta.put(
-        &mut wtxn,
-        &catalog::container_key(&def.database, &def.id),
-        &bytes,
-    )?;
+    catalog::put_container(store, &mut wtxn, def)?;
     wtxn.commit()?;
     Ok(def.index_rebuild.is_none())
 }

@@ -125,12 +125,7 @@ pub fn split(store: &Store, def: &mut ContainerDef, pp_id: u32) -> Result<bool> 
     };
     def.partitions.partitions.insert(index + 1, child);
     def.partitions.next_id += 1;
-    let bytes = serde_json::to_vec(&*def).map_err(|e| Error::Corrupt(e.to_string()))?;
-    store.meta.put(
-        &mut wtxn,
-        &catalog::container_key(&def.database, &def.id),
-        &bytes,
-    )?;
+    catalog::put_container(store, &mut wtxn, def)?;
     wtxn.commit()?;
     Ok(true)
 }

@@ -58,6 +58,12 @@ impl State {
         })
     }
 
+    pub fn container_mut(&mut self, rid: u32) -> Result<&mut ContainerDef> {
+        self.containers
+            .get_mut(&rid)
+            .ok_or_else(|| container_gone(rid))
+    }
+
     pub fn rid_of(&self, db: &str, id: &str) -> Option<u32> {
         self.containers
             .values()
@@ -248,12 +254,7 @@ impl Writer {
         }
         for rid in &dirty.containers {
             if let Some(def) = self.state.containers.get(rid) {
-                let bytes = serde_json::to_vec(def).map_err(|e| Error::Corrupt(e.to_string()))?;
-                store.meta.put(
-                    &mut wtxn,
-                    &catalog::container_key(&def.database, &def.id),
-                    &bytes,
-                )?;
+                catalog::put_container(&store, &mut wtxn, def)?;
             }
         }
         if dirty.next_rid {
@@ -270,11 +271,7 @@ impl Writer {
     fn apply(&mut self, ctx: &mut Ctx, op: &WriteOp, dirty: &mut Dirty) -> Result<WriteOutput> {
         match op {
             WriteOp::Item { rid, op } => {
-                let def = self
-                    .state
-                    .containers
-                    .get_mut(rid)
-                    .ok_or_else(|| container_gone(*rid))?;
+                let def = self.state.container_mut(*rid)?;
                 let out = apply::apply_item(ctx, def, op)?;
                 if !matches!(op.kind, ItemOpKind::Read { .. }) {
                     dirty.containers.insert(*rid);
@@ -286,11 +283,7 @@ impl Writer {
                 partition_key,
                 ops,
             } => {
-                let def = self
-                    .state
-                    .containers
-                    .get_mut(rid)
-                    .ok_or_else(|| container_gone(*rid))?;
+                let def = self.state.container_mut(*rid)?;
                 let out = resources::apply_batch(ctx, def, partition_key, ops)?;
                 if out.is_ok() {
                     dirty.containers.insert(*rid);
@@ -298,11 +291,7 @@ impl Writer {
                 Ok(WriteOutput::Batch(out))
             }
             WriteOp::ItemWithTriggers { rid, op, triggers } => {
-                let def = self
-                    .state
-                    .containers
-                    .get_mut(rid)
-                    .ok_or_else(|| container_gone(*rid))?;
+                let def = self.state.container_mut(*rid)?;
                 let out =
                     run::run_item_with_triggers(ctx, def, op, triggers, self.opts.script_budget)??;
                 dirty.containers.insert(*rid);
@@ -315,11 +304,7 @@ impl Writer {
                 procedure,
                 args,
             } => {
-                let def = self
-                    .state
-                    .containers
-                    .get_mut(rid)
-                    .ok_or_else(|| container_gone(*rid))?;
+                let def = self.state.container_mut(*rid)?;
                 let budget = self.opts.script_budget;
                 let out =
                     run::run_procedure(ctx, def, partition_key, name, procedure, args, budget)??;

@@ -4,6 +4,15 @@
 use engine::{ContainerClient, ContainerProperties, Engine, EngineOptions};
 use tempfile::TempDir;
 
+/// A two-worker runtime, like the machines the tests run on.
+pub fn rt() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
 pub struct TestEngine {
     pub engine: Engine,
     pub dir: TempDir,
