@@ -25,6 +25,7 @@ pub mod item;
 pub mod partition;
 pub mod ru;
 pub mod scripts;
+pub mod sql;
 pub mod storage;
 pub mod throughput;
 pub mod ttl;

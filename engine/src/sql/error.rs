@@ -1,0 +1,35 @@
+//! Query errors. Syntax errors carry the line and column of the offending token.
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum QueryError {
+    #[error("syntax error at line {line}, column {column}: {message}")]
+    Syntax {
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error("{0}")]
+    Semantic(String),
+}
+
+/// A byte offset in the query text.
+pub type Pos = usize;
+
+impl QueryError {
+    pub fn syntax(src: &str, at: Pos, message: &str) -> Self {
+        let before = &src[..at.min(src.len())];
+        let line = before.matches('\n').count() + 1;
+        let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+        QueryError::Syntax {
+            line,
+            column,
+            message: message.to_owned(),
+        }
+    }
+}
+
+impl From<QueryError> for crate::error::Error {
+    fn from(e: QueryError) -> Self {
+        crate::error::Error::bad("query", e.to_string())
+    }
+}

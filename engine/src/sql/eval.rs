@@ -1,0 +1,281 @@
+//! Expression evaluation against the bindings of one row (the FROM and JOIN aliases).
+
+use std::collections::HashMap;
+
+use serde_json::{Map, Value};
+
+use super::ast::Expr;
+use super::error::QueryError;
+use super::value::{self, Val};
+use super::{exec, functions};
+
+/// Query parameters by name (`@id` → value).
+pub type Params = HashMap<String, Value>;
+
+/// The aliases bound in one row, innermost last.
+#[derive(Debug, Clone, Default)]
+pub struct Bindings(pub Vec<(String, Value)>);
+
+impl Bindings {
+    pub fn get(&self, name: &str) -> Option<&Value> {
+        self.0.iter().rev().find(|(n, _)| n == name).map(|(_, v)| v)
+    }
+
+    pub fn with(&self, name: &str, v: Value) -> Bindings {
+        let mut b = self.clone();
+        b.0.push((name.to_owned(), v));
+        b
+    }
+}
+
+pub fn eval(e: &Expr, row: &Bindings, params: &Params) -> Result<Val, QueryError> {
+    Ok(match e {
+        Expr::Literal(v) => Some(v.clone()),
+        Expr::Undefined => None,
+        Expr::Param(p) => Some(
+            params
+                .get(p)
+                .cloned()
+                .ok_or_else(|| QueryError::Semantic(format!("the parameter {p} has no value")))?,
+        ),
+        Expr::Ident(name) => Some(row.get(name).cloned().ok_or_else(|| {
+            QueryError::Semantic(format!("identifier '{name}' could not be resolved"))
+        })?),
+        Expr::Property(base, name) => match eval(base, row, params)? {
+            Some(Value::Object(mut m)) => m.shift_remove(name),
+            _ => None,
+        },
+        Expr::Index(base, idx) => match (eval(base, row, params)?, eval(idx, row, params)?) {
+            (Some(Value::Object(mut m)), Some(Value::String(k))) => m.shift_remove(&k),
+            (Some(Value::Array(a)), Some(Value::Number(n))) => n
+                .as_f64()
+                .filter(|i| i.fract() == 0.0 && *i >= 0.0)
+                .and_then(|i| a.get(i as usize).cloned()),
+            _ => None,
+        },
+        Expr::Unary(op, x) => {
+            let v = eval(x, row, params)?;
+            if *op == "NOT" {
+                value::not(&v)
+            } else {
+                value::unary(op, &v)
+            }
+        }
+        Expr::Binary(op, a, b) => {
+            let x = eval(a, row, params)?;
+            match *op {
+                // Short-circuit where the answer is already known.
+                "AND" if x == Some(Value::Bool(false)) => x,
+                "OR" if x == Some(Value::Bool(true)) => x,
+                "AND" => value::and(&x, &eval(b, row, params)?),
+                "OR" => value::or(&x, &eval(b, row, params)?),
+                "=" | "!=" | "<>" | "<" | "<=" | ">" | ">=" => {
+                    value::compare(op, &x, &eval(b, row, params)?)
+                }
+                _ => value::arithmetic(op, &x, &eval(b, row, params)?),
+            }
+        }
+        Expr::Between {
+            expr,
+            low,
+            high,
+            negated,
+        } => {
+            let x = eval(expr, row, params)?;
+            let r = value::and(
+                &value::compare(">=", &x, &eval(low, row, params)?),
+                &value::compare("<=", &x, &eval(high, row, params)?),
+            );
+            if *negated {
+                value::not(&r)
+            } else {
+                r
+            }
+        }
+        Expr::In {
+            expr,
+            list,
+            negated,
+        } => {
+            let x = eval(expr, row, params)?;
+            if x.is_none() {
+                return Ok(None);
+            }
+            let mut found = false;
+            for item in list {
+                if value::compare("=", &x, &eval(item, row, params)?) == Some(Value::Bool(true)) {
+                    found = true;
+                    break;
+                }
+            }
+            Some(Value::Bool(found != *negated))
+        }
+        Expr::Like {
+            expr,
+            pattern,
+            escape,
+            negated,
+        } => {
+            let (x, p) = (eval(expr, row, params)?, eval(pattern, row, params)?);
+            let esc = match escape {
+                Some(e) => match eval(e, row, params)? {
+                    Some(Value::String(s)) if s.chars().count() == 1 => s.chars().next(),
+                    _ => {
+                        return Err(QueryError::Semantic(
+                            "ESCAPE takes a single character".into(),
+                        ))
+                    }
+                },
+                None => None,
+            };
+            match (x, p) {
+                (Some(Value::String(x)), Some(Value::String(p))) => {
+                    let m = like_regex(&p, esc).is_some_and(|r| r.is_match(&x));
+                    Some(Value::Bool(m != *negated))
+                }
+                _ => None,
+            }
+        }
+        Expr::Ternary(c, a, b) => {
+            if eval(c, row, params)? == Some(Value::Bool(true)) {
+                eval(a, row, params)?
+            } else {
+                eval(b, row, params)?
+            }
+        }
+        Expr::Coalesce(a, b) => match eval(a, row, params)? {
+            Some(v) => Some(v),
+            None => eval(b, row, params)?,
+        },
+        Expr::Call { name, args } => {
+            if functions::is_aggregate(name) {
+                return Err(QueryError::Semantic(format!(
+                    "{name} is an aggregate and cannot be used here"
+                )));
+            }
+            let vals = args
+                .iter()
+                .map(|a| eval(a, row, params))
+                .collect::<Result<Vec<_>, _>>()?;
+            functions::call(name, &vals)
+        }
+        Expr::Object(fields) => {
+            let mut m = Map::new();
+            for (k, e) in fields {
+                if let Some(v) = eval(e, row, params)? {
+                    m.insert(k.clone(), v);
+                }
+            }
+            Some(Value::Object(m))
+        }
+        Expr::Array(items) => {
+            let mut out = Vec::with_capacity(items.len());
+            for e in items {
+                if let Some(v) = eval(e, row, params)? {
+                    out.push(v);
+                }
+            }
+            Some(Value::Array(out))
+        }
+        Expr::Exists(q) => Some(Value::Bool(!exec::subquery(q, row, params)?.is_empty())),
+        Expr::ArraySub(q) => Some(Value::Array(exec::subquery(q, row, params)?)),
+        Expr::Scalar(q) => exec::subquery(q, row, params)?.into_iter().next(),
+    })
+}
+
+/// `LIKE` pattern → anchored regex: `%` any run, `_` one character, `[...]` a class, `esc` quotes.
+fn like_regex(p: &str, esc: Option<char>) -> Option<regex::Regex> {
+    let mut re = String::from("(?s)^");
+    let mut chars = p.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            c if Some(c) == esc => {
+                if let Some(n) = chars.next() {
+                    re.push_str(&regex::escape(&n.to_string()));
+                }
+            }
+            '%' => re.push_str(".*"),
+            '_' => re.push('.'),
+            '[' => {
+                let mut class = String::from("[");
+                if chars.peek() == Some(&'^') {
+                    class.push('^');
+                    chars.next();
+                }
+                for n in chars.by_ref() {
+                    if n == ']' {
+                        break;
+                    }
+                    if n == '\\' || n == '[' {
+                        class.push('\\');
+                    }
+                    class.push(n);
+                }
+                class.push(']');
+                re.push_str(&class);
+            }
+            c => re.push_str(&regex::escape(&c.to_string())),
+        }
+    }
+    re.push('$');
+    regex::Regex::new(&re).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sql::ast::Select;
+    use crate::sql::parser::parse;
+    use serde_json::json;
+
+    fn v(expr: &str, doc: Value) -> Val {
+        let q = parse(&format!("SELECT VALUE {expr} FROM c")).unwrap();
+        let Select::Value(e) = q.select else {
+            unreachable!()
+        };
+        eval(&e, &Bindings(vec![("c".into(), doc)]), &Params::new()).unwrap()
+    }
+
+    #[test]
+    fn operators() {
+        let d = json!({"a": {"b": 2}, "arr": [10, 20], "s": "abc", "n": null});
+        assert_eq!(v("c.a.b + 1", d.clone()), Some(json!(3)));
+        assert_eq!(v("c.arr[1]", d.clone()), Some(json!(20)));
+        assert_eq!(v("c[\"s\"] || 'd'", d.clone()), Some(json!("abcd")));
+        assert_eq!(v("c.missing ?? 5", d.clone()), Some(json!(5)));
+        assert_eq!(v("c.n ?? 5", d.clone()), Some(json!(null)));
+        assert_eq!(v("c.s LIKE 'a_c'", d.clone()), Some(json!(true)));
+        assert_eq!(
+            v("c.s LIKE 'a!%' ESCAPE '!'", d.clone()),
+            Some(json!(false))
+        );
+        assert_eq!(
+            v("'50%' LIKE '50!%' ESCAPE '!'", d.clone()),
+            Some(json!(true))
+        );
+        assert_eq!(v("c.s LIKE '[a-b]%'", d.clone()), Some(json!(true)));
+        assert_eq!(v("c.a.b BETWEEN 1 AND 2", d.clone()), Some(json!(true)));
+        assert_eq!(v("c.a.b IN (1, '2')", d.clone()), Some(json!(false)));
+        assert_eq!(
+            v("c.a.b > 1 ? 'big' : 'small'", d.clone()),
+            Some(json!("big"))
+        );
+        assert_eq!(v("{x: c.missing, y: 1}", d.clone()), Some(json!({"y": 1})));
+        assert_eq!(v("NOT (c.missing = 1)", d.clone()), None);
+        assert_eq!(
+            v("ARRAY(SELECT VALUE x * 2 FROM x IN c.arr)", d.clone()),
+            Some(json!([20, 40]))
+        );
+        assert_eq!(
+            v(
+                "EXISTS(SELECT VALUE x FROM x IN c.arr WHERE x > 15)",
+                d.clone()
+            ),
+            Some(json!(true))
+        );
+        assert_eq!(
+            v("(SELECT VALUE MAX(x) FROM x IN c.arr)", d),
+            Some(json!(20))
+        );
+    }
+}

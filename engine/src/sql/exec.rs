@@ -1,0 +1,460 @@
+//! The reference executor: a query over a sequence of items, with Cosmos DB's semantics.
+//! The storage layer (`run`) feeds it the items a plan selected; it never trusts the plan and
+//! re-evaluates everything, so a plan can only change the cost of a query, never its answer.
+
+use std::cmp::Ordering;
+use std::collections::HashMap;
+
+use serde_json::{Map, Value};
+
+use super::ast::{Expr, Query, Select};
+use super::error::QueryError;
+use super::eval::{eval, Bindings, Params};
+use super::functions::is_aggregate;
+use super::value::{self, order_cmp, Val};
+
+/// Runs `q` over `items` and returns every result row.
+pub fn execute(
+    q: &Query,
+    params: &Params,
+    items: impl IntoIterator<Item = Value>,
+) -> Result<Vec<Value>, QueryError> {
+    let mut rows = Vec::new();
+    if q.from.is_none() {
+        rows.push(Bindings::default());
+    } else {
+        for item in items {
+            rows.extend(item_bindings(q, params, &Bindings::default(), Some(item))?);
+        }
+    }
+    finish(q, params, rows)
+}
+
+/// A subquery, correlated to the bindings of the outer row.
+pub fn subquery(q: &Query, outer: &Bindings, params: &Params) -> Result<Vec<Value>, QueryError> {
+    let rows = item_bindings(q, params, outer, None)?;
+    finish(q, params, rows)
+}
+
+/// The rows one item contributes (FROM, JOIN and WHERE applied), projected. Used by plans that
+/// stream items when the query has no ORDER BY, aggregate, GROUP BY or DISTINCT.
+pub fn item_rows(q: &Query, params: &Params, item: Value) -> Result<Vec<Value>, QueryError> {
+    let mut out = Vec::new();
+    for b in item_bindings(q, params, &Bindings::default(), Some(item))? {
+        if let Some(v) = project(q, params, &b)? {
+            out.push(v);
+        }
+    }
+    Ok(out)
+}
+
+/// What a query needs beyond per-item rows.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Shape {
+    pub aggregates: bool,
+    pub grouped: bool,
+    pub distinct: bool,
+    pub ordered: bool,
+}
+
+pub fn shape(q: &Query) -> Shape {
+    let aggregates = match &q.select {
+        Select::Value(e) => e.has_aggregate(),
+        Select::Items(items) => items.iter().any(|(e, _)| e.has_aggregate()),
+        Select::Star => false,
+    };
+    Shape {
+        aggregates,
+        grouped: !q.group_by.is_empty(),
+        distinct: q.distinct,
+        ordered: !q.order_by.is_empty(),
+    }
+}
+
+/// TOP, OFFSET and LIMIT as numbers.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Limits {
+    pub top: Option<u64>,
+    pub offset: u64,
+    pub limit: Option<u64>,
+}
+
+impl Limits {
+    /// Rows needed from an ordered merge to answer the query (`None` = all).
+    pub fn needed(&self) -> Option<u64> {
+        match (self.top, self.limit) {
+            (Some(t), Some(l)) => Some(t.min(self.offset + l)),
+            (Some(t), None) => Some(t),
+            (None, Some(l)) => Some(self.offset + l),
+            (None, None) => None,
+        }
+    }
+}
+
+pub fn limits(q: &Query, params: &Params) -> Result<Limits, QueryError> {
+    let n = |e: &Expr, what: &str| -> Result<u64, QueryError> {
+        match eval(e, &Bindings::default(), params)? {
+            Some(Value::Number(n)) if n.as_f64().is_some_and(|f| f >= 0.0 && f.fract() == 0.0) => {
+                Ok(n.as_f64().unwrap_or(0.0) as u64)
+            }
+            _ => Err(QueryError::Semantic(format!(
+                "{what} takes a non-negative integer"
+            ))),
+        }
+    };
+    Ok(Limits {
+        top: q.top.as_ref().map(|e| n(e, "TOP")).transpose()?,
+        offset: q
+            .offset_limit
+            .as_ref()
+            .map(|(o, _)| n(o, "OFFSET"))
+            .transpose()?
+            .unwrap_or(0),
+        limit: q
+            .offset_limit
+            .as_ref()
+            .map(|(_, l)| n(l, "LIMIT"))
+            .transpose()?,
+    })
+}
+
+/// FROM, JOIN and WHERE for one item (`None` in a subquery: the outer row is the source).
+fn item_bindings(
+    q: &Query,
+    params: &Params,
+    outer: &Bindings,
+    item: Option<Value>,
+) -> Result<Vec<Bindings>, QueryError> {
+    let Some(from) = &q.from else {
+        return Ok(vec![outer.clone()]);
+    };
+    let mut rows = Vec::new();
+    match (&from.source, item) {
+        (None, Some(item)) => rows.push(outer.with(&from.alias, item)),
+        (None, None) => {
+            let v = outer.get(&from.alias).cloned().ok_or_else(|| {
+                QueryError::Semantic(format!("identifier '{}' could not be resolved", from.alias))
+            })?;
+            rows.push(outer.with(&from.alias, v));
+        }
+        (Some(source), item) => {
+            // `FROM t IN c.tags`: the path's root names the container's item.
+            let scope = match (item, source.as_path()) {
+                (Some(item), Some((root, _))) => outer.with(root, item),
+                (Some(item), None) => outer.with("root", item),
+                (None, _) => outer.clone(),
+            };
+            match (eval(source, &scope, params)?, from.iterate) {
+                (Some(Value::Array(a)), true) => {
+                    rows.extend(a.into_iter().map(|v| outer.with(&from.alias, v)))
+                }
+                (Some(v), false) => rows.push(outer.with(&from.alias, v)),
+                _ => {}
+            }
+        }
+    }
+    for join in &q.joins {
+        let mut next = Vec::new();
+        for row in rows {
+            if let Some(Value::Array(a)) = eval(&join.source, &row, params)? {
+                next.extend(a.into_iter().map(|v| row.with(&join.alias, v)));
+            }
+        }
+        rows = next;
+    }
+    if let Some(filter) = &q.filter {
+        let mut kept = Vec::with_capacity(rows.len());
+        for row in rows {
+            if eval(filter, &row, params)? == Some(Value::Bool(true)) {
+                kept.push(row);
+            }
+        }
+        rows = kept;
+    }
+    Ok(rows)
+}
+
+/// ORDER BY, grouping and aggregates, projection, DISTINCT, OFFSET/LIMIT, TOP.
+fn finish(q: &Query, params: &Params, mut rows: Vec<Bindings>) -> Result<Vec<Value>, QueryError> {
+    let s = shape(q);
+    let mut out = if s.aggregates || s.grouped {
+        grouped(q, params, rows)?
+    } else {
+        if s.ordered {
+            let mut keyed = Vec::with_capacity(rows.len());
+            for row in rows {
+                let keys = q
+                    .order_by
+                    .iter()
+                    .map(|(e, _)| eval(e, &row, params))
+                    .collect::<Result<Vec<_>, _>>()?;
+                keyed.push((keys, row));
+            }
+            keyed.sort_by(|a, b| compare_keys(&a.0, &b.0, &q.order_by));
+            rows = keyed.into_iter().map(|(_, r)| r).collect();
+        }
+        let mut out = Vec::with_capacity(rows.len());
+        for row in &rows {
+            if let Some(v) = project(q, params, row)? {
+                out.push(v);
+            }
+        }
+        out
+    };
+    if s.distinct {
+        let mut seen = std::collections::HashSet::new();
+        out.retain(|v| seen.insert(canonical(v)));
+    }
+    let l = limits(q, params)?;
+    let mut out: Vec<Value> = out.into_iter().skip(l.offset as usize).collect();
+    if let Some(limit) = l.limit {
+        out.truncate(limit as usize);
+    }
+    if let Some(top) = l.top {
+        out.truncate(top as usize);
+    }
+    Ok(out)
+}
+
+/// Compares ORDER BY keys (`order` gives the directions).
+pub fn compare_keys(a: &[Val], b: &[Val], order: &[(Expr, bool)]) -> Ordering {
+    for ((x, y), (_, desc)) in a.iter().zip(b).zip(order) {
+        let o = order_cmp(x, y);
+        if o != Ordering::Equal {
+            return if *desc { o.reverse() } else { o };
+        }
+    }
+    Ordering::Equal
+}
+
+/// A text form equal for equal values (numbers as doubles), for DISTINCT and GROUP BY.
+pub fn canonical(v: &Value) -> String {
+    match v {
+        Value::Number(n) => format!("n{}", n.as_f64().unwrap_or(f64::NAN)),
+        Value::Array(a) => format!(
+            "[{}]",
+            a.iter().map(canonical).collect::<Vec<_>>().join(",")
+        ),
+        Value::Object(m) => {
+            let mut kv: Vec<_> = m
+                .iter()
+                .map(|(k, v)| format!("{k:?}:{}", canonical(v)))
+                .collect();
+            kv.sort();
+            format!("{{{}}}", kv.join(","))
+        }
+        other => other.to_string(),
+    }
+}
+
+fn project(q: &Query, params: &Params, row: &Bindings) -> Result<Option<Value>, QueryError> {
+    match &q.select {
+        Select::Star => {
+            if !q.joins.is_empty() {
+                return Err(QueryError::Semantic(
+                    "'SELECT *' is only valid with a single input set".into(),
+                ));
+            }
+            let alias = q.from.as_ref().map(|f| f.alias.as_str()).unwrap_or("");
+            Ok(row.get(alias).cloned())
+        }
+        Select::Value(e) => eval(e, row, params),
+        Select::Items(items) => {
+            let mut m = Map::new();
+            let mut unnamed = 0;
+            for (e, alias) in items {
+                let name = item_name(e, alias, &mut unnamed);
+                if let Some(v) = eval(e, row, params)? {
+                    m.insert(name, v);
+                }
+            }
+            Ok(Some(Value::Object(m)))
+        }
+    }
+}
+
+/// The property name of a select item: its alias, its path's last name, or `$1`, `$2`, ...
+fn item_name(e: &Expr, alias: &Option<String>, unnamed: &mut usize) -> String {
+    if let Some(a) = alias {
+        return a.clone();
+    }
+    match e.as_path() {
+        Some((root, path)) => path.last().cloned().unwrap_or_else(|| root.to_owned()),
+        None => {
+            *unnamed += 1;
+            format!("${unnamed}")
+        }
+    }
+}
+
+fn grouped(q: &Query, params: &Params, rows: Vec<Bindings>) -> Result<Vec<Value>, QueryError> {
+    let mut groups: Vec<Vec<Bindings>> = Vec::new();
+    if q.group_by.is_empty() {
+        groups.push(rows);
+    } else {
+        let mut index: HashMap<String, usize> = HashMap::new();
+        for row in rows {
+            let key: Vec<Val> = q
+                .group_by
+                .iter()
+                .map(|e| eval(e, &row, params))
+                .collect::<Result<_, _>>()?;
+            let k = key
+                .iter()
+                .map(|v| v.as_ref().map_or("undefined".into(), canonical))
+                .collect::<Vec<_>>()
+                .join("|");
+            let i = *index.entry(k).or_insert_with(|| {
+                groups.push(Vec::new());
+                groups.len() - 1
+            });
+            groups[i].push(row);
+        }
+    }
+    let mut out = Vec::with_capacity(groups.len());
+    for rows in &groups {
+        let first = rows.first().cloned().unwrap_or_default();
+        let value = match &q.select {
+            Select::Star => {
+                return Err(QueryError::Semantic(
+                    "'SELECT *' cannot be used with GROUP BY or aggregates".into(),
+                ))
+            }
+            Select::Value(e) => eval(&substitute(e, rows, params)?, &first, params)?,
+            Select::Items(items) => {
+                let mut m = Map::new();
+                let mut unnamed = 0;
+                for (e, alias) in items {
+                    let name = item_name(e, alias, &mut unnamed);
+                    if let Some(v) = eval(&substitute(e, rows, params)?, &first, params)? {
+                        m.insert(name, v);
+                    }
+                }
+                Some(Value::Object(m))
+            }
+        };
+        if let Some(v) = value {
+            out.push(v);
+        }
+    }
+    Ok(out)
+}
+
+/// Replaces each aggregate call in `e` by its value over `rows`.
+fn substitute(e: &Expr, rows: &[Bindings], params: &Params) -> Result<Expr, QueryError> {
+    if let Expr::Call { name, args } = e {
+        if is_aggregate(name) {
+            let mut acc = Aggregate::new(name);
+            for row in rows {
+                acc.add(&eval(&args[0], row, params)?);
+            }
+            return Ok(acc.finish().map_or(Expr::Undefined, Expr::Literal));
+        }
+    }
+    let sub = |x: &Expr| substitute(x, rows, params).map(Box::new);
+    Ok(match e {
+        Expr::Property(b, n) => Expr::Property(sub(b)?, n.clone()),
+        Expr::Index(a, b) => Expr::Index(sub(a)?, sub(b)?),
+        Expr::Unary(op, a) => Expr::Unary(op, sub(a)?),
+        Expr::Binary(op, a, b) => Expr::Binary(op, sub(a)?, sub(b)?),
+        Expr::Coalesce(a, b) => Expr::Coalesce(sub(a)?, sub(b)?),
+        Expr::Ternary(a, b, c) => Expr::Ternary(sub(a)?, sub(b)?, sub(c)?),
+        Expr::Call { name, args } => Expr::Call {
+            name: name.clone(),
+            args: args
+                .iter()
+                .map(|a| substitute(a, rows, params))
+                .collect::<Result<_, _>>()?,
+        },
+        Expr::Object(f) => Expr::Object(
+            f.iter()
+                .map(|(k, v)| Ok((k.clone(), substitute(v, rows, params)?)))
+                .collect::<Result<_, QueryError>>()?,
+        ),
+        Expr::Array(items) => Expr::Array(
+            items
+                .iter()
+                .map(|a| substitute(a, rows, params))
+                .collect::<Result<_, _>>()?,
+        ),
+        other => other.clone(),
+    })
+}
+
+/// A running aggregate. Partial aggregates merge (`merge`), so a fan-out can combine partitions.
+#[derive(Debug, Clone)]
+pub struct Aggregate {
+    kind: &'static str,
+    count: u64,
+    sum: f64,
+    /// A non-number was summed or averaged: the result is undefined.
+    poisoned: bool,
+    best: Val,
+}
+
+impl Aggregate {
+    pub fn new(name: &str) -> Self {
+        let kind = match name {
+            "COUNT" => "COUNT",
+            "SUM" => "SUM",
+            "AVG" => "AVG",
+            "MIN" => "MIN",
+            _ => "MAX",
+        };
+        Aggregate {
+            kind,
+            count: 0,
+            sum: 0.0,
+            poisoned: false,
+            best: None,
+        }
+    }
+
+    pub fn add(&mut self, v: &Val) {
+        let Some(x) = v else { return };
+        self.count += 1;
+        match self.kind {
+            "SUM" | "AVG" => match value::number(v) {
+                Some(n) => self.sum += n,
+                None => self.poisoned = true,
+            },
+            "MIN" | "MAX" => {
+                let better = self.best.is_none() || {
+                    let o = order_cmp(v, &self.best);
+                    if self.kind == "MIN" {
+                        o == Ordering::Less
+                    } else {
+                        o == Ordering::Greater
+                    }
+                };
+                if better {
+                    self.best = Some(x.clone());
+                }
+            }
+            _ => {}
+        }
+    }
+
+    pub fn merge(&mut self, other: &Aggregate) {
+        self.count += other.count;
+        self.sum += other.sum;
+        self.poisoned |= other.poisoned;
+        if other.best.is_some() {
+            let best = other.best.clone();
+            self.count -= 1;
+            self.add(&best);
+        }
+    }
+
+    pub fn finish(&self) -> Val {
+        match self.kind {
+            "COUNT" => Some(Value::from(self.count)),
+            "SUM" if !self.poisoned => value::finite(self.sum),
+            "AVG" if !self.poisoned && self.count > 0 => {
+                value::finite(self.sum / self.count as f64)
+            }
+            "MIN" | "MAX" => self.best.clone(),
+            _ => None,
+        }
+    }
+}
