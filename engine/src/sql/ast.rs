@@ -106,6 +106,15 @@ impl Expr {
         }
     }
 
+    /// The alias at the root of a property/index chain (`c` of `c.children[0].name`).
+    pub fn root_ident(&self) -> Option<&str> {
+        match self {
+            Expr::Ident(a) => Some(a),
+            Expr::Property(base, _) | Expr::Index(base, _) => base.root_ident(),
+            _ => None,
+        }
+    }
+
     /// Whether the expression contains an aggregate call (outside subqueries).
     pub fn has_aggregate(&self) -> bool {
         let mut found = false;

@@ -139,8 +139,8 @@ fn item_bindings(
         }
         (Some(source), item) => {
             // `FROM t IN c.tags`: the path's root names the container's item.
-            let scope = match (item, source.as_path()) {
-                (Some(item), Some((root, _))) => outer.with(root, item),
+            let scope = match (item, source.root_ident()) {
+                (Some(item), Some(root)) => outer.with(root, item),
                 (Some(item), None) => outer.with("root", item),
                 (None, _) => outer.clone(),
             };

@@ -274,12 +274,17 @@ impl<'a> Parser<'a> {
                 iterate: false,
             }),
             (other, alias) => {
-                let (root, path) = other
-                    .as_path()
+                let root = other
+                    .root_ident()
                     .ok_or_else(|| self.unexpected("a container name or alias"))?;
-                let alias = alias
-                    .unwrap_or_else(|| path.last().cloned().unwrap_or_else(|| root.to_owned()));
-                // `FROM c.children x`: x ranges over the value at that path of each item.
+                let alias = match (alias, other.as_path()) {
+                    (Some(a), _) => a,
+                    (None, Some((_, path))) => {
+                        path.last().cloned().unwrap_or_else(|| root.to_owned())
+                    }
+                    (None, None) => root.to_owned(),
+                };
+                // `FROM c.children[0] x`: x is the value at that path of each item.
                 Ok(From {
                     alias,
                     source: Some(other.clone()),
@@ -342,7 +347,7 @@ impl<'a> Parser<'a> {
                 Tok::Sym(s @ ("*" | "/" | "%")) => (*s, 12),
                 _ => break,
             };
-            if bp < min_bp || (bp == min_bp && op != "?" && op != "??") {
+            if bp < min_bp {
                 break;
             }
             self.next();

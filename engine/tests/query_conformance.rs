@@ -1,0 +1,141 @@
+//! The query conformance suite: every case of `tests/query_cases/*.json` (data sets and
+//! `query → expected result` or `query → error` pairs taken from the documented behaviour of
+//! Azure Cosmos DB) runs against the reference executor and against the engine itself (items
+//! stored in a container of several physical partitions, planned, indexed, merged and paged).
+//! Adding a case is one line in a data file. Every failure is reported before the test fails.
+
+use std::path::Path;
+
+use engine::sql::{self, Params};
+use serde_json::{json, Value};
+
+struct Case {
+    file: String,
+    name: String,
+    query: String,
+    params: Params,
+    expected: Option<Vec<Value>>,
+    error: Option<String>,
+    ordered: bool,
+}
+
+fn load() -> Vec<(String, Vec<Value>, Vec<Case>)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/query_cases");
+    let mut sets = Vec::new();
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    for path in files {
+        let file = path.file_name().unwrap().to_string_lossy().into_owned();
+        let doc: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap())
+            .unwrap_or_else(|e| panic!("{file}: {e}"));
+        let data = doc["data"].as_array().cloned().unwrap_or_default();
+        let cases = doc["cases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                let query = c["query"].as_str().unwrap().to_owned();
+                Case {
+                    file: file.clone(),
+                    name: c["name"].as_str().unwrap().to_owned(),
+                    params: c["params"]
+                        .as_object()
+                        .map(|m| m.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
+                        .unwrap_or_default(),
+                    expected: c["expected"].as_array().cloned(),
+                    error: c["error"].as_str().map(str::to_owned),
+                    ordered: c["ordered"]
+                        .as_bool()
+                        .unwrap_or_else(|| query.to_ascii_uppercase().contains("ORDER BY")),
+                    query,
+                }
+            })
+            .collect();
+        sets.push((file, data, cases));
+    }
+    sets
+}
+
+fn canonical(v: &[Value], ordered: bool) -> Vec<String> {
+    let mut out: Vec<String> = v.iter().map(sql::exec::canonical).collect();
+    if !ordered {
+        out.sort();
+    }
+    out
+}
+
+fn check(case: &Case, got: Result<Vec<Value>, String>, runner: &str, failures: &mut Vec<String>) {
+    let label = format!("[{runner}] {} / {}: {}", case.file, case.name, case.query);
+    match (&case.expected, &case.error, got) {
+        (Some(want), _, Ok(got)) => {
+            if canonical(want, case.ordered) != canonical(&got, case.ordered) {
+                failures.push(format!(
+                    "{label}\n    expected {}\n    got      {}",
+                    json!(want),
+                    json!(got)
+                ));
+            }
+        }
+        (_, Some(want), Err(e)) if e.contains(want.as_str()) => {}
+        (_, Some(want), got) => failures.push(format!(
+            "{label}\n    expected an error containing {want:?}, got {got:?}"
+        )),
+        (Some(_), _, Err(e)) => failures.push(format!("{label}\n    failed: {e}")),
+        (None, None, _) => {
+            failures.push(format!("{label}: the case has neither expected nor error"))
+        }
+    }
+}
+
+#[test]
+fn reference_executor_matches_the_documented_results() {
+    let mut failures = Vec::new();
+    let mut n = 0;
+    for (_, data, cases) in load() {
+        for case in &cases {
+            n += 1;
+            let got = sql::parse(&case.query)
+                .and_then(|q| sql::execute(&q, &case.params, data.iter().cloned()))
+                .map_err(|e| e.to_string());
+            check(case, got, "executor", &mut failures);
+        }
+    }
+    assert!(n >= 150, "only {n} cases");
+    assert!(
+        failures.is_empty(),
+        "{} of {n} cases failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+fn clone_case(c: &Case) -> Case {
+    Case {
+        file: c.file.clone(),
+        name: c.name.clone(),
+        query: c.query.clone(),
+        params: c.params.clone(),
+        expected: c.expected.clone(),
+        error: c.error.clone(),
+        ordered: c.ordered,
+    }
+}
+
+fn strip(mut v: Value) -> Value {
+    match &mut v {
+        Value::Object(m) => {
+            for k in engine::item::SYSTEM_PROPERTIES {
+                m.shift_remove(k);
+            }
+            for (_, x) in m.iter_mut() {
+                *x = strip(x.take());
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(|x| *x = strip(x.take())),
+        _ => {}
+    }
+    v
+}
