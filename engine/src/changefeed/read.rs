@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::token::{ChangeFeedMode, Cursor, FeedRange, FeedToken};
-use crate::catalog::{self, ContainerDef};
+use crate::catalog::ContainerDef;
 use crate::client::container::ContainerClient;
 use crate::client::response::Diagnostics;
 use crate::error::{Error, Result};
@@ -158,7 +158,7 @@ impl ContainerClient {
         let mut token = FeedToken::decode(continuation, def.rid)?;
         let store = &self.engine.inner.store;
         store.read(|rtxn| {
-            let def = current_def(self, rtxn)?;
+            let def = self.definition_in(rtxn)?;
             token.refine(&def.partitions);
             let db = match token.mode {
                 ChangeFeedMode::LatestVersion => store.feed,
@@ -190,7 +190,7 @@ impl ContainerClient {
         let now = ttl::now();
         store.read(|rtxn| {
             // The partition map of this snapshot: a split commits its map and moved entries together.
-            let def = current_def(self, rtxn)?;
+            let def = self.definition_in(rtxn)?;
             token.refine(&def.partitions);
             let only_epk = token.epk.clone();
             let mut meter = Meter {
@@ -247,18 +247,6 @@ impl ContainerClient {
 
 fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
-}
-
-fn current_def(c: &ContainerClient, rtxn: &heed::RoTxn) -> Result<ContainerDef> {
-    let store = &c.engine.inner.store;
-    let def = c.read_container()?;
-    let bytes = store
-        .meta
-        .get(rtxn, &catalog::container_key(&def.database, &def.id))?
-        .ok_or_else(|| Error::NotFound {
-            what: format!("container '{}'", def.id),
-        })?;
-    serde_json::from_slice(bytes).map_err(|e| Error::Corrupt(e.to_string()))
 }
 
 /// The feed item an entry stands for: the item itself (latest version) or the log record.

@@ -48,6 +48,22 @@ impl ContainerClient {
         Ok(self.shared()?.def.load_full())
     }
 
+    /// The container's definition as of `rtxn`'s snapshot: readers that depend on the partition
+    /// map (feeds, queries) use this one, since a split commits its map with the data it moved.
+    pub(crate) fn definition_in(&self, rtxn: &heed::RoTxn) -> Result<ContainerDef> {
+        let def = self.read_container()?;
+        let bytes = self
+            .engine
+            .inner
+            .store
+            .meta
+            .get(rtxn, &crate::catalog::container_key(&def.database, &def.id))?
+            .ok_or_else(|| Error::NotFound {
+                what: format!("container '{}'", def.id),
+            })?;
+        serde_json::from_slice(bytes).map_err(|e| Error::Corrupt(e.to_string()))
+    }
+
     /// Runs `attempt` again after each 429's retry-after, within the engine's retry options.
     pub(crate) async fn retrying<R, F, Fut>(&self, mut attempt: F) -> Result<(R, u32)>
     where
@@ -320,6 +336,7 @@ impl ContainerClient {
             request_charge: charge,
             continuation: None,
             diagnostics,
+            query_metrics: None,
         })
     }
 }
@@ -390,6 +407,7 @@ impl ContainerClient {
             request_charge: charge,
             continuation,
             diagnostics: Diagnostics::from_meter(&meter, visited),
+            query_metrics: None,
         })
     }
 

@@ -5,6 +5,7 @@ pub mod container;
 pub mod database;
 pub mod engine;
 pub mod options;
+pub mod query;
 pub mod response;
 pub mod scripts;
 pub mod stats;

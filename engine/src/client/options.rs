@@ -78,6 +78,9 @@ pub struct EngineOptions {
     pub retry: RetryOptions,
     /// Limits of one stored procedure or trigger execution.
     pub script_budget: crate::scripts::ScriptBudget,
+    /// Work one query page may do before returning with a continuation.
+    pub query_page_max_request_units: f64,
+    pub query_page_max_duration: Duration,
 }
 
 impl Default for EngineOptions {
@@ -90,6 +93,8 @@ impl Default for EngineOptions {
             max_group: 512,
             retry: RetryOptions::default(),
             script_budget: crate::scripts::ScriptBudget::default(),
+            query_page_max_request_units: 1000.0,
+            query_page_max_duration: Duration::from_millis(500),
         }
     }
 }

@@ -60,4 +60,6 @@ pub struct FeedResponse<T> {
     /// Opaque token for the next page; `None` when this is the last.
     pub continuation: Option<String>,
     pub diagnostics: Diagnostics,
+    /// For queries: what the page retrieved, returned and how it ran.
+    pub query_metrics: Option<crate::sql::run::QueryMetrics>,
 }

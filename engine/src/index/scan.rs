@@ -65,7 +65,8 @@ pub fn range(prefix: &[u8], lower: Bound<&Value>, upper: Bound<&Value>) -> Optio
     let tag = match (lower, upper) {
         (Bound::Included(a) | Bound::Excluded(a), Bound::Included(b) | Bound::Excluded(b)) => {
             let (ta, tb) = (type_tag(a)?, type_tag(b)?);
-            (ta == tb).then_some(ta)?
+            let boolean = |t| t == encoding::TAG_FALSE || t == encoding::TAG_TRUE;
+            (ta == tb || (boolean(ta) && boolean(tb))).then_some(ta)?
         }
         (Bound::Included(a) | Bound::Excluded(a), Bound::Unbounded) => type_tag(a)?,
         (Bound::Unbounded, Bound::Included(b) | Bound::Excluded(b)) => type_tag(b)?,
@@ -76,8 +77,16 @@ pub fn range(prefix: &[u8], lower: Bound<&Value>, upper: Bound<&Value>) -> Optio
         encoding::encode_into(v, &mut k);
         k
     };
+    // Booleans are one type under two tags (false < true).
+    let (first_tag, last_tag) = if tag == encoding::TAG_TRUE || tag == encoding::TAG_FALSE {
+        (encoding::TAG_FALSE, encoding::TAG_TRUE)
+    } else {
+        (tag, tag)
+    };
     let mut type_start = prefix.to_vec();
-    type_start.push(tag);
+    type_start.push(first_tag);
+    let mut type_last = prefix.to_vec();
+    type_last.push(last_tag);
     let from = match lower {
         Bound::Included(a) => encoded(a),
         Bound::Excluded(a) => successor(&encoded(a)),
@@ -86,7 +95,7 @@ pub fn range(prefix: &[u8], lower: Bound<&Value>, upper: Bound<&Value>) -> Optio
     let to = match upper {
         Bound::Included(b) => successor(&encoded(b)),
         Bound::Excluded(b) => encoded(b),
-        Bound::Unbounded => successor(&type_start),
+        Bound::Unbounded => successor(&type_last),
     };
     (from < to).then_some(KeyRange { from, to })
 }
@@ -144,6 +153,8 @@ mod tests {
                 && hit(&sw, &key(&p, &json!("ab")))
                 && !hit(&sw, &key(&p, &json!("b")))
         );
+        let lt_true = range(&p, Bound::Unbounded, Bound::Excluded(&json!(true))).unwrap();
+        assert!(hit(&lt_true, &key(&p, &json!(false))) && !hit(&lt_true, &key(&p, &json!(true))));
         let other = path_prefix(1, 0, &["m".to_string()]);
         assert!(!hit(&all(&p), &key(&other, &json!(1))));
     }

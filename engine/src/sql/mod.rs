@@ -9,6 +9,8 @@ pub mod exec;
 pub mod functions;
 pub mod lexer;
 pub mod parser;
+pub mod plan;
+pub mod run;
 pub mod value;
 
 pub use ast::Query;

@@ -1,0 +1,173 @@
+//! Queries: `query_items` reads one page, `query_all` every page (Cosmos DB's query iterator).
+
+use std::time::Duration;
+
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use super::container::ContainerClient;
+use super::response::{Diagnostics, FeedResponse};
+use crate::error::{Error, Result};
+use crate::partition::PartitionKey;
+use crate::ru::Meter;
+use crate::sql::run::{self, PageBudget, QueryMetrics};
+use crate::sql::{self, Params};
+
+/// Options of a query (Cosmos DB's `QueryRequestOptions`).
+#[derive(Debug, Clone, Default)]
+pub struct QueryOptions {
+    /// Confines the query to one logical partition (no fan-out).
+    pub partition_key: Option<PartitionKey>,
+    /// Most results per page (default 100).
+    pub max_item_count: Option<usize>,
+    /// Where the previous page stopped.
+    pub continuation: Option<String>,
+    /// Work a page may do before it returns with a continuation (default: the engine's).
+    pub max_request_units_per_page: Option<f64>,
+    pub max_duration_per_page: Option<Duration>,
+}
+
+impl ContainerClient {
+    /// Runs one page of `sql` with `params` (`@name` → value).
+    pub async fn query_items<T: DeserializeOwned>(
+        &self,
+        sql: &str,
+        params: &[(impl AsRef<str>, Value)],
+        options: QueryOptions,
+    ) -> Result<FeedResponse<T>> {
+        let query = sql::parse(sql)?;
+        let params: Params = params
+            .iter()
+            .map(|(k, v)| (k.as_ref().to_owned(), v.clone()))
+            .collect();
+        for k in params.keys() {
+            if !k.starts_with('@') {
+                return Err(Error::bad(
+                    "parameters",
+                    format!("parameter names start with @: '{k}'"),
+                ));
+            }
+        }
+        let qhash = run::query_hash(sql, &params);
+        let shared = self.shared()?;
+        let engine_opts = &self.engine.inner.opts;
+        let budget = PageBudget {
+            max_items: options.max_item_count.unwrap_or(100).max(1),
+            max_request_units: options
+                .max_request_units_per_page
+                .unwrap_or(engine_opts.query_page_max_request_units),
+            max_duration: options
+                .max_duration_per_page
+                .unwrap_or(engine_opts.query_page_max_duration),
+        };
+        let ((page, def), retries) = self
+            .retrying(|| {
+                let r = (|| {
+                    let def = shared.def.load_full();
+                    let first = match &options.partition_key {
+                        Some(pk) => def.partitions.owner(&pk.epk()).id,
+                        None => def.partitions.partitions[0].id,
+                    };
+                    shared.throughput.admit(first)?;
+                    self.engine.inner.store.read(|rtxn| {
+                        let def = self.definition_in(rtxn)?;
+                        let page = run::run_page(
+                            &self.engine.inner.store,
+                            rtxn,
+                            &def,
+                            &query,
+                            qhash,
+                            &params,
+                            options.partition_key.as_ref(),
+                            budget,
+                            options.continuation.as_deref(),
+                        )?;
+                        Ok((page, def))
+                    })
+                })();
+                std::future::ready(r)
+            })
+            .await?;
+        let charge = page.meter.charge();
+        let visited = page.partitions.len().max(1) as f64;
+        for pp in &page.partitions {
+            shared.throughput.charge(*pp, charge / visited);
+        }
+        let _ = def;
+        let items = page
+            .rows
+            .into_iter()
+            .map(|v| {
+                serde_json::from_value(v).map_err(|e| {
+                    Error::bad(
+                        "query",
+                        format!("a result does not fit the requested type: {e}"),
+                    )
+                })
+            })
+            .collect::<Result<Vec<T>>>()?;
+        let mut diagnostics = Diagnostics::from_meter(&page.meter, page.partitions);
+        diagnostics.throttle_retries = retries;
+        Ok(FeedResponse {
+            items,
+            request_charge: charge,
+            continuation: page.continuation,
+            diagnostics,
+            query_metrics: Some(page.metrics),
+        })
+    }
+
+    /// Runs `sql` to the end, page after page; the charge and metrics are the sums.
+    pub async fn query_all<T: DeserializeOwned>(
+        &self,
+        sql: &str,
+        params: &[(impl AsRef<str>, Value)],
+        options: QueryOptions,
+    ) -> Result<FeedResponse<T>> {
+        let mut opts = options;
+        let mut items = Vec::new();
+        let mut charge = 0.0;
+        let mut meter = Meter::default();
+        let mut partitions = Vec::new();
+        let mut metrics = QueryMetrics::default();
+        loop {
+            let page = self.query_items::<T>(sql, params, opts.clone()).await?;
+            charge += page.request_charge;
+            items.extend(page.items);
+            for p in page.diagnostics.partitions {
+                if !partitions.contains(&p) {
+                    partitions.push(p);
+                }
+            }
+            meter.items_scanned += page.diagnostics.items_scanned;
+            if let Some(m) = page.query_metrics {
+                metrics.retrieved_document_count += m.retrieved_document_count;
+                metrics.retrieved_document_size += m.retrieved_document_size;
+                metrics.output_document_count += m.output_document_count;
+                metrics.index_lookups += m.index_lookups;
+                metrics.execution_time_ms += m.execution_time_ms;
+                metrics.plan = m.plan;
+            }
+            match page.continuation {
+                Some(c) => opts.continuation = Some(c),
+                None => break,
+            }
+        }
+        metrics.partitions_visited = partitions.len();
+        metrics.index_hit_ratio = if metrics.retrieved_document_count == 0 {
+            1.0
+        } else {
+            (metrics.output_document_count as f64 / metrics.retrieved_document_count as f64)
+                .min(1.0)
+        };
+        let mut diagnostics = Diagnostics::from_meter(&meter, partitions);
+        diagnostics.items_scanned = meter.items_scanned;
+        Ok(FeedResponse {
+            items,
+            request_charge: (charge * 100.0).round() / 100.0,
+            continuation: None,
+            diagnostics,
+            query_metrics: Some(metrics),
+        })
+    }
+}

@@ -1,0 +1,295 @@
+//! The planner: what a query needs from storage.
+//!
+//! - **Routing**: equality or `IN` on the partition key path (or a partition key given by the
+//!   caller) confines the query to those logical partitions and the physical partitions owning
+//!   them; anything else fans out to every physical partition.
+//! - **Access**: the most selective indexable conjunct of the filter (equality, `IN`, ranges,
+//!   `BETWEEN`, `STARTSWITH`, `ARRAY_CONTAINS`) becomes index key ranges; without one, the
+//!   partition is scanned. The index only narrows: the executor re-evaluates the whole query on
+//!   every item loaded, so a plan can change what a query costs, never what it answers.
+//! - **Mode**: rows stream item by item (no ORDER BY, no aggregate); or stream in the index order
+//!   of the single ORDER BY path, merged across partitions and stopped after TOP/OFFSET+LIMIT;
+//!   or are computed whole (aggregates, GROUP BY, DISTINCT, other ORDER BYs) and paged by position.
+
+use std::ops::Bound;
+
+use serde_json::Value;
+
+use super::ast::{Expr, Query};
+use super::eval::{eval, Bindings, Params};
+use super::exec::{self, Limits};
+
+/// A conjunct of the filter the index can answer, on a path of the root item.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Predicate {
+    Eq(Vec<String>, Value),
+    In(Vec<String>, Vec<Value>),
+    Range(Vec<String>, Bound<Value>, Bound<Value>),
+    StartsWith(Vec<String>, String),
+}
+
+impl Predicate {
+    pub fn path(&self) -> &[String] {
+        match self {
+            Predicate::Eq(p, _)
+            | Predicate::In(p, _)
+            | Predicate::Range(p, ..)
+            | Predicate::StartsWith(p, _) => p,
+        }
+    }
+
+    /// Equality first, then short IN lists, prefixes, long IN lists, ranges.
+    fn rank(&self) -> u8 {
+        match self {
+            Predicate::Eq(..) => 0,
+            Predicate::In(_, v) if v.len() <= 4 => 1,
+            Predicate::StartsWith(..) => 2,
+            Predicate::In(..) => 3,
+            Predicate::Range(..) => 4,
+        }
+    }
+
+    pub fn describe(&self) -> String {
+        let p = format!("/{}", self.path().join("/"));
+        match self {
+            Predicate::Eq(..) => format!("index {p} ="),
+            Predicate::In(_, v) => format!("index {p} IN ({})", v.len()),
+            Predicate::Range(..) => format!("index {p} range"),
+            Predicate::StartsWith(..) => format!("index {p} prefix"),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Mode {
+    Stream,
+    Ordered { path: Vec<String>, descending: bool },
+    Whole,
+}
+
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub mode: Mode,
+    /// Indexable conjuncts, best first.
+    pub predicates: Vec<Predicate>,
+    /// Values of the partition key the filter fixes, if it does.
+    pub partition_values: Option<Vec<Value>>,
+    pub limits: Limits,
+}
+
+/// Plans `q` for a container whose partition key path is `pk_path`.
+pub fn plan(q: &Query, params: &Params, pk_path: &[String]) -> Result<Plan, super::QueryError> {
+    let limits = exec::limits(q, params)?;
+    let shape = exec::shape(q);
+    // Rows are the container's items only with a plain `FROM c`.
+    let root = match &q.from {
+        Some(f) if f.source.is_none() => Some(f.alias.as_str()),
+        _ => None,
+    };
+    let mut predicates = Vec::new();
+    if let (Some(root), Some(filter)) = (root, &q.filter) {
+        for c in conjuncts(filter) {
+            if let Some(p) = predicate(c, root, params) {
+                predicates.push(p);
+            }
+        }
+    }
+    predicates.sort_by_key(Predicate::rank);
+    let partition_values = predicates.iter().find_map(|p| match p {
+        Predicate::Eq(path, v) if path == pk_path => Some(vec![v.clone()]),
+        Predicate::In(path, vs) if path == pk_path => Some(vs.clone()),
+        _ => None,
+    });
+    let order_paths: Option<Vec<(Vec<String>, bool)>> = q
+        .order_by
+        .iter()
+        .map(|(e, desc)| match (root, e.as_path()) {
+            (Some(r), Some((alias, path))) if alias == r && !path.is_empty() => Some((path, *desc)),
+            _ => None,
+        })
+        .collect();
+    let mode = if q.from.is_none() || shape.aggregates || shape.grouped || shape.distinct {
+        Mode::Whole
+    } else {
+        match (q.order_by.len(), order_paths) {
+            (0, _) => Mode::Stream,
+            (1, Some(mut o)) => {
+                let (path, descending) = o.remove(0);
+                Mode::Ordered { path, descending }
+            }
+            _ => Mode::Whole,
+        }
+    };
+    Ok(Plan {
+        mode,
+        predicates,
+        partition_values,
+        limits,
+    })
+}
+
+fn conjuncts(e: &Expr) -> Vec<&Expr> {
+    match e {
+        Expr::Binary("AND", a, b) => {
+            let mut v = conjuncts(a);
+            v.extend(conjuncts(b));
+            v
+        }
+        other => vec![other],
+    }
+}
+
+/// A constant: a literal or a bound parameter.
+fn constant(e: &Expr, params: &Params) -> Option<Value> {
+    match e {
+        Expr::Literal(_) | Expr::Param(_) => eval(e, &Bindings::default(), params).ok().flatten(),
+        _ => None,
+    }
+}
+
+fn root_path(e: &Expr, root: &str) -> Option<Vec<String>> {
+    match e.as_path() {
+        Some((alias, path)) if alias == root && !path.is_empty() => Some(path),
+        _ => None,
+    }
+}
+
+fn scalar(v: &Value) -> bool {
+    !matches!(v, Value::Array(_) | Value::Object(_))
+}
+
+fn predicate(e: &Expr, root: &str, params: &Params) -> Option<Predicate> {
+    match e {
+        Expr::Binary(op @ ("=" | "<" | "<=" | ">" | ">="), a, b) => {
+            let (path, value, flipped) = match (root_path(a, root), constant(b, params)) {
+                (Some(p), Some(v)) => (p, v, false),
+                _ => (root_path(b, root)?, constant(a, params)?, true),
+            };
+            if !scalar(&value) {
+                return None;
+            }
+            let op = match (*op, flipped) {
+                (o, false) | (o @ "=", true) => o,
+                ("<", true) => ">",
+                ("<=", true) => ">=",
+                (">", true) => "<",
+                (_, true) => "<=",
+            };
+            Some(match op {
+                "=" => Predicate::Eq(path, value),
+                "<" => Predicate::Range(path, Bound::Unbounded, Bound::Excluded(value)),
+                "<=" => Predicate::Range(path, Bound::Unbounded, Bound::Included(value)),
+                ">" => Predicate::Range(path, Bound::Excluded(value), Bound::Unbounded),
+                _ => Predicate::Range(path, Bound::Included(value), Bound::Unbounded),
+            })
+        }
+        Expr::In {
+            expr,
+            list,
+            negated: false,
+        } => {
+            let path = root_path(expr, root)?;
+            let values: Option<Vec<Value>> = list
+                .iter()
+                .map(|x| constant(x, params).filter(scalar))
+                .collect();
+            Some(Predicate::In(path, values?))
+        }
+        Expr::Between {
+            expr,
+            low,
+            high,
+            negated: false,
+        } => {
+            let (lo, hi) = (constant(low, params)?, constant(high, params)?);
+            (scalar(&lo) && scalar(&hi))
+                .then(|| {
+                    Predicate::Range(
+                        root_path(expr, root).unwrap_or_default(),
+                        Bound::Included(lo),
+                        Bound::Included(hi),
+                    )
+                })
+                .filter(|p| !p.path().is_empty())
+        }
+        Expr::Call { name, args } if name == "STARTSWITH" => {
+            let case_sensitive = args
+                .get(2)
+                .map_or(Some(Value::Bool(false)), |a| constant(a, params))
+                == Some(Value::Bool(false));
+            match (root_path(&args[0], root), constant(&args[1], params)) {
+                (Some(p), Some(Value::String(s))) if case_sensitive => {
+                    Some(Predicate::StartsWith(p, s))
+                }
+                _ => None,
+            }
+        }
+        Expr::Call { name, args } if name == "ARRAY_CONTAINS" => {
+            let exact = args
+                .get(2)
+                .map_or(Some(Value::Bool(false)), |a| constant(a, params))
+                == Some(Value::Bool(false));
+            let mut path = root_path(&args[0], root)?;
+            let v = constant(&args[1], params).filter(scalar)?;
+            path.push("[]".into());
+            exact.then_some(Predicate::Eq(path, v))
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sql::parse;
+    use serde_json::json;
+
+    fn p(q: &str) -> Plan {
+        let params: Params = [("@id".to_string(), json!("x"))].into_iter().collect();
+        plan(&parse(q).unwrap(), &params, &["pk".to_string()]).unwrap()
+    }
+
+    #[test]
+    fn plans() {
+        let a = p("SELECT * FROM c WHERE c.pk = @id AND c.n > 3");
+        assert_eq!(a.partition_values, Some(vec![json!("x")]));
+        assert_eq!(a.mode, Mode::Stream);
+        assert_eq!(
+            a.predicates[0],
+            Predicate::Eq(vec!["pk".into()], json!("x"))
+        );
+        let b = p("SELECT TOP 10 * FROM c WHERE 3 < c.n ORDER BY c.date DESC");
+        assert_eq!(
+            b.mode,
+            Mode::Ordered {
+                path: vec!["date".into()],
+                descending: true
+            }
+        );
+        assert_eq!(
+            b.predicates[0],
+            Predicate::Range(
+                vec!["n".into()],
+                Bound::Excluded(json!(3)),
+                Bound::Unbounded
+            )
+        );
+        assert_eq!(b.limits.needed(), Some(10));
+        assert_eq!(p("SELECT VALUE COUNT(1) FROM c").mode, Mode::Whole);
+        assert_eq!(p("SELECT * FROM c ORDER BY c.a, c.b").mode, Mode::Whole);
+        assert_eq!(
+            p("SELECT * FROM c WHERE ARRAY_CONTAINS(c.tags, 'a')").predicates[0],
+            Predicate::Eq(vec!["tags".into(), "[]".into()], json!("a"))
+        );
+        assert!(p("SELECT * FROM c WHERE c.a = 1 OR c.b = 2")
+            .predicates
+            .is_empty());
+        assert!(p("SELECT * FROM c WHERE STARTSWITH(c.s, 'a', true)")
+            .predicates
+            .is_empty());
+        assert_eq!(
+            p("SELECT * FROM t IN c.tags WHERE t = 'a'").mode,
+            Mode::Stream
+        );
+    }
+}
