@@ -41,7 +41,7 @@ pub use client::container::ContainerClient;
 pub use client::database::DatabaseClient;
 pub use client::engine::Engine;
 pub use client::options::{EngineOptions, ItemOptions, RetryOptions};
-pub use client::query::QueryOptions;
+pub use client::query::{QueryOptions, NO_PARAMS};
 pub use client::response::{Diagnostics, FeedResponse, ItemResponse};
 pub use client::scripts::{ScriptsClient, StoredProcedureResponse};
 pub use client::stats::{ContainerStats, LogicalPartitionStats, PhysicalPartitionStats};

@@ -13,6 +13,9 @@ use crate::ru::Meter;
 use crate::sql::run::{self, PageBudget, QueryMetrics};
 use crate::sql::{self, Params};
 
+/// For queries without parameters: `c.query_all::<Value>(sql, NO_PARAMS, options)`.
+pub const NO_PARAMS: &[(&str, Value)] = &[];
+
 /// Options of a query (Cosmos DB's `QueryRequestOptions`).
 #[derive(Debug, Clone, Default)]
 pub struct QueryOptions {
@@ -48,6 +51,7 @@ impl ContainerClient {
                 ));
             }
         }
+        sql::check_params(sql, &params)?;
         let qhash = run::query_hash(sql, &params);
         let shared = self.shared()?;
         let engine_opts = &self.engine.inner.opts;

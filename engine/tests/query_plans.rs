@@ -1,0 +1,242 @@
+//! How queries run: routing, index use, ORDER BY merges that stop early, paging, budgets.
+
+mod common;
+
+use std::collections::HashSet;
+
+use engine::{ContainerClient, ContainerProperties, EngineOptions, QueryOptions, NO_PARAMS};
+use serde_json::{json, Value};
+
+async fn products(t: &common::TestEngine, n: usize) -> ContainerClient {
+    let c = common::container(
+        t,
+        ContainerProperties::new("product", "/categoryId").with_initial_partitions(8),
+    )
+    .await;
+    let mut tasks = tokio::task::JoinSet::new();
+    for i in 0..n {
+        let c = c.clone();
+        tasks.spawn(async move {
+            let doc = json!({"id": format!("p{i}"), "categoryId": format!("cat{}", i % 40), "price": (i * 7919) % 1000, "name": format!("Product {i}"), "tags": [format!("t{}", i % 3)]});
+            c.create_item(&doc, None, None).await.unwrap();
+        });
+    }
+    while let Some(r) = tasks.join_next().await {
+        r.unwrap();
+    }
+    c
+}
+
+#[test]
+fn routing_index_use_and_metrics() {
+    common::rt().block_on(async {
+        let t = common::open(EngineOptions::default());
+        let c = products(&t, 2000).await;
+        // The partition key in the filter: one physical partition, one logical partition read.
+        let r = c.query_all::<Value>("SELECT * FROM c WHERE c.categoryId = 'cat7'", NO_PARAMS, QueryOptions::default()).await.unwrap();
+        assert_eq!(r.items.len(), 50);
+        let m = r.query_metrics.unwrap();
+        assert_eq!(m.partitions_visited, 1, "{m:?}");
+        assert_eq!(m.retrieved_document_count, 50);
+        // An indexed filter elsewhere fans out but loads only the matches.
+        let r = c.query_all::<Value>("SELECT * FROM c WHERE c.price = 7", NO_PARAMS, QueryOptions::default()).await.unwrap();
+        let m = r.query_metrics.unwrap();
+        assert_eq!(m.partitions_visited, 8);
+        assert_eq!(m.retrieved_document_count, r.items.len() as u64, "{m:?}");
+        assert!(m.plan.contains("index /price ="), "{}", m.plan);
+        let indexed_ru = r.request_charge;
+        // The same filter on an unindexed expression scans everything and costs more.
+        let r = c.query_all::<Value>("SELECT * FROM c WHERE c.price + 0 = 7", NO_PARAMS, QueryOptions::default()).await.unwrap();
+        assert_eq!(r.query_metrics.as_ref().unwrap().retrieved_document_count, 2000);
+        assert!(r.request_charge > indexed_ru * 5.0, "{} vs {indexed_ru}", r.request_charge);
+        // A partition key given by the caller confines the query.
+        let opts = QueryOptions { partition_key: Some("cat3".into()), ..Default::default() };
+        let r = c.query_all::<Value>("SELECT VALUE COUNT(1) FROM c", NO_PARAMS, opts).await.unwrap();
+        assert_eq!(r.items, vec![json!(50)]);
+        // ARRAY_CONTAINS and STARTSWITH use the index too.
+        let r = c.query_all::<Value>("SELECT VALUE c.id FROM c WHERE ARRAY_CONTAINS(c.tags, 't1') AND STARTSWITH(c.name, 'Product 1')", NO_PARAMS, QueryOptions::default()).await.unwrap();
+        assert!(!r.items.is_empty());
+        assert!(r.query_metrics.unwrap().plan.contains("index"));
+    });
+}
+
+#[test]
+fn order_by_top_reads_per_partition_not_per_item() {
+    common::rt().block_on(async {
+        let t = common::open(EngineOptions::default());
+        let c = products(&t, 4000).await;
+        let r = c
+            .query_all::<Value>(
+                "SELECT TOP 10 c.id, c.price FROM c ORDER BY c.price DESC",
+                NO_PARAMS,
+                QueryOptions::default(),
+            )
+            .await
+            .unwrap();
+        let prices: Vec<i64> = r
+            .items
+            .iter()
+            .map(|d| d["price"].as_i64().unwrap())
+            .collect();
+        assert_eq!(prices.len(), 10);
+        assert!(prices.windows(2).all(|w| w[0] >= w[1]));
+        assert_eq!(prices[0], 999);
+        let m = r.query_metrics.unwrap();
+        assert!(m.plan.contains("ordered index /price DESC"), "{}", m.plan);
+        assert!(
+            m.retrieved_document_count <= 8 * 10,
+            "read {} items for a TOP 10",
+            m.retrieved_document_count
+        );
+    });
+}
+
+#[test]
+fn pages_resume_without_duplicates_or_gaps_under_concurrent_writes() {
+    common::rt().block_on(async {
+        let t = common::open(EngineOptions::default());
+        let c = products(&t, 600).await;
+        for sql in [
+            "SELECT * FROM c ORDER BY c.price",
+            "SELECT * FROM c",
+            "SELECT * FROM c WHERE c.price >= 100",
+        ] {
+            let expected = c
+                .query_all::<Value>(sql, NO_PARAMS, QueryOptions::default())
+                .await
+                .unwrap()
+                .items
+                .len();
+            let mut opts = QueryOptions {
+                max_item_count: Some(37),
+                ..Default::default()
+            };
+            let mut seen = HashSet::new();
+            let mut last_price = -1;
+            let mut pages = 0;
+            loop {
+                let page = c
+                    .query_items::<Value>(sql, NO_PARAMS, opts.clone())
+                    .await
+                    .unwrap();
+                pages += 1;
+                assert!(page.items.len() <= 37);
+                for d in &page.items {
+                    assert!(
+                        seen.insert(d["id"].as_str().unwrap().to_owned()),
+                        "{sql}: {} twice",
+                        d["id"]
+                    );
+                    if sql.contains("ORDER BY") {
+                        let p = d["price"].as_i64().unwrap();
+                        assert!(p >= last_price, "{sql}: out of order");
+                        last_price = p;
+                    }
+                }
+                // Writers keep adding items that sort before the cursor: they must not appear.
+                c.create_item(
+                    &json!({"id": format!("late{pages}"), "categoryId": "cat1", "price": -1}),
+                    None,
+                    None,
+                )
+                .await
+                .unwrap();
+                match page.continuation {
+                    Some(next) => opts.continuation = Some(next),
+                    None => break,
+                }
+            }
+            let original = seen.iter().filter(|id| id.starts_with('p')).count();
+            assert_eq!(original, expected, "{sql}");
+            assert!(pages > 10);
+            for i in 1..=pages {
+                c.delete_item(&format!("late{i}"), "cat1", None).await.ok();
+            }
+        }
+        // A continuation only resumes its own query.
+        let first = c
+            .query_items::<Value>(
+                "SELECT * FROM c",
+                NO_PARAMS,
+                QueryOptions {
+                    max_item_count: Some(5),
+                    ..Default::default()
+                },
+            )
+            .await
+            .unwrap();
+        let opts = QueryOptions {
+            continuation: first.continuation,
+            ..Default::default()
+        };
+        let e = c
+            .query_items::<Value>("SELECT c.id FROM c", NO_PARAMS, opts)
+            .await
+            .unwrap_err();
+        assert_eq!(e.status_code(), 400);
+    });
+}
+
+#[test]
+fn a_page_stops_at_its_budget_and_continues() {
+    common::rt().block_on(async {
+        let t = common::open(EngineOptions::default());
+        let c = products(&t, 1000).await;
+        let opts = QueryOptions {
+            max_request_units_per_page: Some(20.0),
+            max_item_count: Some(1000),
+            ..Default::default()
+        };
+        let page = c
+            .query_items::<Value>(
+                "SELECT * FROM c WHERE c.price + 0 >= 0",
+                NO_PARAMS,
+                opts.clone(),
+            )
+            .await
+            .unwrap();
+        assert!(
+            page.continuation.is_some(),
+            "a 20 RU budget cannot read 1000 items"
+        );
+        assert!(page.items.len() < 1000 && !page.items.is_empty());
+        assert!(page.request_charge < 30.0, "{}", page.request_charge);
+        let all = c
+            .query_all::<Value>("SELECT * FROM c WHERE c.price + 0 >= 0", NO_PARAMS, opts)
+            .await
+            .unwrap();
+        assert_eq!(all.items.len(), 1000);
+    });
+}
+
+#[test]
+fn syntax_errors_and_bad_parameters_are_400() {
+    common::rt().block_on(async {
+        let t = common::open(EngineOptions::default());
+        let c = common::container(&t, ContainerProperties::new("c", "/pk")).await;
+        let e = c
+            .query_all::<Value>("SELECT * FROM c WHERE", NO_PARAMS, QueryOptions::default())
+            .await
+            .unwrap_err();
+        assert_eq!(e.status_code(), 400);
+        assert!(e.to_string().contains("line 1, column 22"), "{e}");
+        let e = c
+            .query_all::<Value>(
+                "SELECT * FROM c WHERE c.a = @a",
+                &[("a", json!(1))],
+                QueryOptions::default(),
+            )
+            .await
+            .unwrap_err();
+        assert!(e.to_string().contains("start with @"), "{e}");
+        let e = c
+            .query_all::<Value>(
+                "SELECT * FROM c WHERE c.a = @a",
+                NO_PARAMS,
+                QueryOptions::default(),
+            )
+            .await
+            .unwrap_err();
+        assert!(e.to_string().contains("@a"), "{e}");
+    });
+}
