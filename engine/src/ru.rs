@@ -33,7 +33,7 @@ pub mod rate {
     /// The fixed part of a write: durable commit, log record, replication in Cosmos DB.
     pub const WRITE_ITEM: f64 = 4.3;
     /// Each item loaded by a scan (query, partition read, read feed).
-    pub const SCAN_ITEM: f64 = 0.1;
+    pub const SCAN_ITEM: f64 = 0.05;
     /// Each KB loaded by a scan.
     pub const SCAN_PER_KB: f64 = 0.05;
     /// Each KB written beyond the first.
@@ -45,7 +45,7 @@ pub mod rate {
     /// Each physical partition a query visits beyond the first (fan-out overhead).
     pub const PARTITION_VISIT: f64 = 1.0;
     /// Base cost of a query page.
-    pub const QUERY: f64 = 2.2;
+    pub const QUERY: f64 = 5.0;
 }
 
 impl Meter {

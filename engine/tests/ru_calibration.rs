@@ -3,7 +3,7 @@
 
 mod common;
 
-use engine::{ContainerProperties, EngineOptions};
+use engine::{ContainerProperties, EngineOptions, QueryOptions};
 use serde_json::{json, Value};
 
 fn uuid(n: u32) -> String {
@@ -80,5 +80,67 @@ fn charges_match_the_published_figures_of_the_blog_model() {
         assert_close("C4 like post (V1)", c4.request_charge, 7.05, &mut table);
 
         println!("{}", table.join("\n"));
+    });
+}
+
+fn post(u: u32, p: u32, content: &str) -> Value {
+    let id = uuid(1000 * u + p);
+    json!({
+        "id": id, "type": "post", "postId": id, "userId": uuid(u), "userUsername": format!("user{u}"),
+        "title": format!("Post number {p} about data modeling"), "content": content,
+        "commentCount": 12, "likeCount": 50, "creationDate": format!("2019-05-{:02}T10:{:02}:00.0000000Z", 1 + p % 28, p % 60)
+    })
+}
+
+/// The V3 queries of `004_*` on a data set shaped like the article's (5-50 posts per user: 27
+/// here; up to 25 comments and 100 likes per post: 12 and 50 here; the 100-post feed).
+#[test]
+fn query_charges_match_the_published_figures_of_the_blog_model() {
+    common::rt().block_on(async {
+        let t = common::open(EngineOptions { initial_partitions: 4, ..Default::default() });
+        let users = common::container(&t, ContainerProperties::new("users", "/userId")).await;
+        let posts = common::container(&t, ContainerProperties::new("posts", "/postId")).await;
+        let feed = common::container(&t, ContainerProperties::new("feed", "/type").with_initial_partitions(1)).await;
+        let full = "Partitioning is about choosing which requests stay cheap as the data grows. ".repeat(12);
+        let truncated: String = full.chars().take(100).collect();
+        users.create_item(&json!({"id": uuid(1), "type": "user", "userId": uuid(1), "username": "user1"}), None, None).await.unwrap();
+        for p in 0..27 {
+            users.create_item(&post(1, p, &truncated), None, None).await.unwrap();
+        }
+        let the_post = post(2, 0, &full);
+        let post_id = the_post["id"].clone();
+        posts.create_item(&the_post, None, None).await.unwrap();
+        for i in 0..12 {
+            let c = json!({"id": uuid(5000 + i), "type": "comment", "postId": post_id, "userId": uuid(9), "userUsername": "user9",
+                           "content": "Thanks, this cleared up how to pick a partition key for my app. ".repeat(4), "creationDate": "2019-05-23T11:00:00.0000000Z"});
+            posts.create_item(&c, None, None).await.unwrap();
+        }
+        for i in 0..50 {
+            let l = json!({"id": uuid(6000 + i), "type": "like", "postId": post_id, "userId": uuid(100 + i), "userUsername": format!("user{}", 100 + i),
+                           "creationDate": "2019-05-23T12:00:00.0000000Z"});
+            posts.create_item(&l, None, None).await.unwrap();
+        }
+        for p in 0..100 {
+            feed.create_item(&post(3 + p % 7, p, &full), None, None).await.unwrap();
+        }
+        let mut table = vec!["| request | published RU | engine RU | diff | items |".to_string(), "|---|---|---|---|---|".into()];
+        let cases = [
+            ("Q3 a user's posts (users container)", &users, "SELECT * FROM u WHERE u.userId = @id AND u.type = 'post'", json!(uuid(1)), 6.46, 27),
+            ("Q4 a post's comments", &posts, "SELECT * FROM p WHERE p.postId = @id AND p.type = 'comment'", post_id.clone(), 7.72, 12),
+            ("Q5 a post's likes", &posts, "SELECT * FROM p WHERE p.postId = @id AND p.type = 'like'", post_id.clone(), 8.92, 50),
+            ("Q6 the 100 newest posts (feed)", &feed, "SELECT TOP 100 * FROM f WHERE f.type = @id ORDER BY f.creationDate DESC", json!("post"), 16.97, 100),
+        ];
+        let mut fails = Vec::new();
+        for (name, c, sql, id, published, n) in cases {
+            let r = c.query_all::<Value>(sql, &[("@id", id)], QueryOptions::default()).await.unwrap();
+            assert_eq!(r.items.len(), n, "{name}");
+            let ratio = r.request_charge / published;
+            table.push(format!("| {name} | {published} | {:.2} | {:+.0}% | {n} |", r.request_charge, (ratio - 1.0) * 100.0));
+            if !(0.75..=1.25).contains(&ratio) {
+                fails.push(format!("{name}: {} RU vs published {published} RU", r.request_charge));
+            }
+        }
+        println!("{}", table.join("\n"));
+        assert!(fails.is_empty(), "{fails:?}");
     });
 }

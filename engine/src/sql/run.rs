@@ -190,8 +190,20 @@ pub fn run_page(
             path.join("/"),
             if *descending { "DESC" } else { "ASC" }
         ),
-        (_, true) => "logical partition scan".into(),
-        _ => run.access().map_or("scan".into(), |p| p.describe()),
+        (_, routed) => {
+            let pk_path = def.partition_key.segments()?;
+            let access = if routed {
+                run.access_besides(&pk_path)
+            } else {
+                run.access()
+            };
+            match (access, routed) {
+                (Some(p), true) => format!("logical partitions, {}", p.describe()),
+                (None, true) => "logical partition scan".into(),
+                (Some(p), false) => p.describe(),
+                (None, false) => "scan".into(),
+            }
+        }
     };
     let mode_name = match mode {
         Mode::Stream => "stream",
@@ -312,6 +324,19 @@ impl<'a> Run<'a> {
             .find(|p| policy.indexes(p.path()))
     }
 
+    /// The best indexed predicate on a path other than `path` (the partition key, which routing
+    /// already used).
+    fn access_besides(&self, path: &[String]) -> Option<&'a Predicate> {
+        if !self.index_ready {
+            return None;
+        }
+        let policy = self.def.policy();
+        self.plan
+            .predicates
+            .iter()
+            .find(|p| p.path() != path && policy.indexes(p.path()))
+    }
+
     /// Loads the live item stored at `key`.
     fn load(&mut self, key: &[u8]) -> Result<Option<Value>> {
         let Some(v) = self.store.docs.get(self.rtxn, key)? else {
@@ -340,7 +365,10 @@ impl<'a> Run<'a> {
         let rid = self.def.rid;
         let mut out = BTreeSet::new();
         let after_ok = |k: &[u8]| after.is_none_or(|a| k > a);
-        if let Some(epks) = &t.epks {
+        // Within known logical partitions, an index predicate on another path narrows further.
+        let pk_path = self.def.partition_key.segments()?;
+        let narrowing = self.access_besides(&pk_path);
+        if let (Some(epks), None) = (&t.epks, narrowing) {
             for epk in epks {
                 for entry in self
                     .store
@@ -353,7 +381,7 @@ impl<'a> Run<'a> {
                     }
                 }
             }
-        } else if let Some(p) = self.access() {
+        } else if let Some(p) = narrowing.or_else(|| self.access()) {
             let prefix = scan::path_prefix(rid, t.pp, p.path());
             let ranges: Vec<scan::KeyRange> = match p {
                 Predicate::Eq(_, v) => scan::equal(&prefix, v).into_iter().collect(),
@@ -372,8 +400,12 @@ impl<'a> Run<'a> {
                     let (k, id_key) = entry?;
                     self.meter.index_terms_read += 1;
                     self.metrics.index_lookups += 1;
+                    let epk = index::epk_of_entry(k);
+                    if t.epks.as_ref().is_some_and(|e| !e.contains(&epk)) {
+                        continue;
+                    }
                     let mut doc_key = rid.to_be_bytes().to_vec();
-                    doc_key.extend_from_slice(&index::epk_of_entry(k).0);
+                    doc_key.extend_from_slice(&epk.0);
                     doc_key.extend_from_slice(id_key);
                     if after_ok(&doc_key) {
                         out.insert(doc_key);
