@@ -2,7 +2,7 @@
 
 use std::process::{Command, Output};
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 fn engine(dir: &std::path::Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_engine"))
@@ -163,6 +163,64 @@ fn import_get_export_stats_and_errors() {
     ));
     assert_eq!(stats["items"], 300);
     assert_eq!(stats["partitions"].as_array().unwrap().len(), 4);
+
+    // Queries: every page merged, parameters as JSON, syntax errors with their position.
+    let o = engine(
+        &data,
+        &[
+            "query",
+            "--db",
+            "shop",
+            "--container",
+            "product",
+            "--max-item-count",
+            "7",
+            "--param",
+            "@c=\"cat3\"",
+            "SELECT VALUE p.price FROM p WHERE p.categoryId = @c ORDER BY p.price DESC",
+        ],
+    );
+    let prices = stdout_json(&o);
+    assert_eq!(prices.as_array().unwrap().len(), 33);
+    assert_eq!(prices[0], 291);
+    assert!(
+        String::from_utf8_lossy(&o.stderr)
+            .matches("\"page\"")
+            .count()
+            >= 5,
+        "one stderr line per page"
+    );
+    let o = engine(
+        &data,
+        &[
+            "query",
+            "--db",
+            "shop",
+            "--container",
+            "product",
+            "--pk",
+            "\"cat3\"",
+            "SELECT VALUE COUNT(1) FROM p",
+        ],
+    );
+    assert_eq!(stdout_json(&o), json!([33]));
+    let o = engine(
+        &data,
+        &[
+            "query",
+            "--db",
+            "shop",
+            "--container",
+            "product",
+            "SELECT * FROM p WHERE",
+        ],
+    );
+    assert!(!o.status.success());
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("line 1, column 22"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
 
     // Errors: a missing container without --partition-key, bad JSON lines, unknown containers.
     let o = engine(

@@ -83,6 +83,21 @@ enum Command {
         #[arg(long, default_value_t = 5)]
         top: usize,
     },
+    /// Runs a query; every page merged into one JSON array.
+    Query {
+        #[command(flatten)]
+        target: Target,
+        /// Confine the query to one logical partition (read as JSON when it parses as JSON).
+        #[arg(long, allow_hyphen_values = true)]
+        pk: Option<String>,
+        /// A parameter, `@name=JSON` (a value that is not JSON is a string). Repeatable.
+        #[arg(long = "param", value_name = "@NAME=JSON", allow_hyphen_values = true)]
+        params: Vec<String>,
+        /// Results per page (the RU and metrics on stderr are per page).
+        #[arg(long)]
+        max_item_count: Option<usize>,
+        sql: String,
+    },
     /// Databases and containers.
     List,
 }
@@ -203,6 +218,53 @@ async fn run(cli: Cli) -> Result<(), engine::Error> {
             let c = engine.database(&target.db).container(&target.container);
             let stats = c.stats(top)?;
             out(&serde_json::to_string_pretty(&stats).unwrap_or_default());
+            Ok(())
+        }
+        Command::Query {
+            target,
+            pk,
+            params,
+            max_item_count,
+            sql,
+        } => {
+            let c = engine.database(&target.db).container(&target.container);
+            let params = params
+                .iter()
+                .map(|p| {
+                    let (name, raw) = p.split_once('=').ok_or_else(|| {
+                        engine::Error::bad("--param", format!("'{p}' is not @name=value"))
+                    })?;
+                    Ok((
+                        name.to_owned(),
+                        serde_json::from_str(raw).unwrap_or_else(|_| Value::String(raw.to_owned())),
+                    ))
+                })
+                .collect::<Result<Vec<(String, Value)>, engine::Error>>()?;
+            let mut opts = engine::QueryOptions {
+                partition_key: pk.as_deref().map(parse_pk).transpose()?,
+                max_item_count,
+                ..Default::default()
+            };
+            let mut all = Vec::new();
+            let mut total = 0.0;
+            loop {
+                let page = c.query_items::<Value>(&sql, &params, opts.clone()).await?;
+                total += page.request_charge;
+                eprintln!(
+                    "{}",
+                    json!({"page": {"items": page.items.len(), "requestCharge": page.request_charge, "metrics": page.query_metrics}})
+                );
+                all.extend(page.items);
+                match page.continuation {
+                    Some(next) => opts.continuation = Some(next),
+                    None => break,
+                }
+            }
+            out(&serde_json::to_string_pretty(&all).unwrap_or_default());
+            eprintln!(
+                "{}",
+                json!({"items": all.len(), "requestCharge": (total * 100.0f64).round() / 100.0})
+            );
             Ok(())
         }
         Command::List => {
