@@ -26,6 +26,38 @@ fn create_comment(ctx: &mut ScriptContext, args: &[Value]) -> engine::Result<Val
     ctx.create_item(comment)
 }
 
+/// `truncateFeed` of `004_*`, line for line (with 5 instead of 100 to keep the test small).
+fn truncate_feed(ctx: &mut ScriptContext, _written: &Value) -> engine::Result<()> {
+    let max_docs = 5;
+    let count = ctx.query("SELECT VALUE COUNT(1) FROM f", &[])?;
+    let count = count[0].as_u64().unwrap_or(0) as usize;
+    if count > max_docs {
+        let docs_to_remove = count - max_docs;
+        let oldest = ctx.query(
+            "SELECT TOP @n * FROM f ORDER BY f.creationDate",
+            &[("@n", json!(docs_to_remove))],
+        )?;
+        for doc in oldest {
+            ctx.delete_item(doc["id"].as_str().unwrap_or_default())?;
+        }
+    }
+    Ok(())
+}
+
+/// `updateUsernames` of `004_*`: every item of the user in this partition gets the new name.
+fn update_usernames(ctx: &mut ScriptContext, args: &[Value]) -> engine::Result<Value> {
+    let (user_id, username) = (args[0].clone(), args[1].clone());
+    let results = ctx.query(
+        "SELECT * FROM p WHERE p.userId = @userId",
+        &[("@userId", user_id)],
+    )?;
+    for mut doc in results.clone() {
+        doc["userUsername"] = username.clone();
+        ctx.upsert_item(doc)?;
+    }
+    Ok(json!(results.len()))
+}
+
 async fn posts(t: &common::TestEngine) -> ContainerClient {
     let c = common::container(t, ContainerProperties::new("posts", "/postId")).await;
     c.create_item(
@@ -100,6 +132,25 @@ fn create_comment_is_atomic_and_charged_for_all_its_work() {
             .await
             .unwrap_err();
         assert_eq!(e.status_code(), 404);
+    });
+}
+
+#[test]
+fn update_usernames_rewrites_every_item_of_the_user() {
+    common::rt().block_on(async {
+        let t = common::open(EngineOptions::default());
+        let c = posts(&t).await;
+        c.scripts().create_stored_procedure("updateUsernames", update_usernames).unwrap();
+        for (id, kind, user) in [("c1", "comment", "u2"), ("l1", "like", "u2"), ("c2", "comment", "u3")] {
+            c.create_item(&json!({"id": id, "postId": "p1", "type": kind, "userId": user, "userUsername": "old"}), None, None).await.unwrap();
+        }
+        let r = c.scripts().execute_stored_procedure::<Value>("updateUsernames", "p1", &[json!("u2"), json!("new")]).await.unwrap();
+        assert_eq!(r.resource, json!(2));
+        let items = c.read_all_items_in_partition::<Value>("p1").await.unwrap().items;
+        for d in items.iter().filter(|d| d["userId"] == "u2") {
+            assert_eq!(d["userUsername"], "new");
+        }
+        assert_eq!(items.iter().find(|d| d["id"] == "c2").unwrap()["userUsername"], "old");
     });
 }
 
@@ -228,18 +279,7 @@ fn triggers_run_in_the_write_transaction() {
         feed.scripts()
             .upsert_trigger(
                 "truncateFeed",
-                Trigger::post(TriggerOperation::Create, |ctx: &mut ScriptContext, _written: &Value| {
-                    let max_docs = 5;
-                    let mut docs = ctx.read_all_items()?;
-                    if docs.len() > max_docs {
-                        docs.sort_by(|a, b| a["creationDate"].as_str().cmp(&b["creationDate"].as_str()));
-                        let remove = docs.len() - max_docs;
-                        for d in docs.into_iter().take(remove) {
-                            ctx.delete_item(d["id"].as_str().unwrap())?;
-                        }
-                    }
-                    Ok(())
-                }),
+                Trigger::post(TriggerOperation::Create, truncate_feed),
             )
             .unwrap();
         let opts = ItemOptions::with_triggers(&["stamp"], &["truncateFeed"]);

@@ -143,6 +143,21 @@ impl<'c, 'a, 't> ScriptContext<'c, 'a, 't> {
         Ok(out)
     }
 
+    /// Runs a query over this logical partition, as this transaction sees it (the scripts'
+    /// `queryDocuments`).
+    pub fn query(&mut self, sql: &str, params: &[(&str, Value)]) -> Result<Vec<Value>> {
+        let query = crate::sql::parse(sql)?;
+        let params: crate::sql::Params = params
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect();
+        crate::sql::check_params(sql, &params)?;
+        let items = self.read_all_items()?;
+        let rows = crate::sql::execute(&query, &params, items)?;
+        self.check_budget()?;
+        Ok(rows)
+    }
+
     /// RU spent so far.
     pub fn request_charge(&self) -> f64 {
         self.meter.charge()
