@@ -8,7 +8,7 @@ use super::ast::{Expr, From, Join, Query, Select};
 use super::error::QueryError;
 use super::lexer::{tokenize, Tok, Token};
 
-pub const MAX_DEPTH: usize = 100;
+pub const MAX_DEPTH: usize = 128;
 
 pub fn parse(src: &str) -> Result<Query, QueryError> {
     let tokens = tokenize(src)?;
@@ -326,6 +326,9 @@ impl<'a> Parser<'a> {
     /// Pratt loop: binding power of infix operators, lowest first.
     fn binary(&mut self, min_bp: u8) -> Result<Expr, QueryError> {
         let mut lhs = self.prefix()?;
+        // Each operator applied deepens the tree (`1 + 1 + 1 ...` is left-deep): count it, so
+        // evaluating or dropping the tree never recurses past the limit either.
+        let mut wrapped = 0;
         loop {
             let (op, bp) = match self.peek() {
                 Tok::Sym("?") => ("?", 1),
@@ -350,6 +353,8 @@ impl<'a> Parser<'a> {
             if bp < min_bp {
                 break;
             }
+            self.enter()?;
+            wrapped += 1;
             self.next();
             lhs = match op {
                 "?" => {
@@ -374,6 +379,7 @@ impl<'a> Parser<'a> {
                 _ => Expr::Binary(op, Box::new(lhs), Box::new(self.binary(bp + 1)?)),
             };
         }
+        self.depth -= wrapped;
         Ok(lhs)
     }
 
@@ -454,7 +460,12 @@ impl<'a> Parser<'a> {
 
     fn postfix_expr(&mut self) -> Result<Expr, QueryError> {
         let mut e = self.primary()?;
+        let mut wrapped = 0;
         loop {
+            if self.is_sym(".") || self.is_sym("[") {
+                self.enter()?;
+                wrapped += 1;
+            }
             if self.eat_sym(".") {
                 let name = match self.next() {
                     Tok::Ident(s) => s,
@@ -470,6 +481,7 @@ impl<'a> Parser<'a> {
                 self.expect_sym("]")?;
                 e = Expr::Index(Box::new(e), Box::new(idx));
             } else {
+                self.depth -= wrapped;
                 return Ok(e);
             }
         }

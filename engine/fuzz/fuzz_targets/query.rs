@@ -1,0 +1,18 @@
+//! Any text given to the query parser, and any query that parses run over a small fixed data
+//! set, must give a result or an error: never a panic, a hang or a stack overflow.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use serde_json::json;
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else { return };
+    let Ok(query) = engine::sql::parse(text) else { return };
+    let docs = vec![
+        json!({"id": "1", "a": 1, "s": "x", "arr": [1, "a", null, {"b": 2}], "o": {"p": [1, 2]}}),
+        json!({"id": "2", "a": "1", "n": null, "arr": []}),
+        json!({"id": "3"}),
+    ];
+    let params = [("@p".to_string(), json!(2)), ("@s".to_string(), json!("x"))].into_iter().collect();
+    let _ = engine::sql::execute(&query, &params, docs);
+});
