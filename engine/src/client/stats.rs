@@ -79,7 +79,9 @@ impl ContainerClient {
                     .index
                     .prefix_iter(rtxn, &keys::feed_prefix(def.rid, p.id))?
                 {
-                    entry?;
+                    if crate::index::is_count_key(entry?.0) {
+                        continue;
+                    }
                     index_entries += 1;
                 }
                 lps.sort_by_key(|l| std::cmp::Reverse(l.bytes));

@@ -118,6 +118,65 @@ pub fn entry_key(rid: u32, partition: u32, term: &[u8], epk: &Epk, id_key: &[u8]
     k
 }
 
+/// Per physical partition and path, the number of entries of the path, kept under
+/// `rid · partition · path-hash · 00` (tag 00 sorts before every value). An ORDER BY merge needs
+/// every item to be in the index (Cosmos DB returns items lacking the property too): when a
+/// partition holds as many entries of the path as items, it is.
+pub fn count_key(rid: u32, partition: u32, path_hash: &[u8]) -> Vec<u8> {
+    let mut k = Vec::with_capacity(17);
+    k.extend_from_slice(&rid.to_be_bytes());
+    k.extend_from_slice(&partition.to_be_bytes());
+    k.extend_from_slice(&path_hash[..8]);
+    k.push(0x00);
+    k
+}
+
+/// Whether an index key is a count (see `count_key`), not an entry.
+pub fn is_count_key(key: &[u8]) -> bool {
+    key.len() == 17 && key[16] == 0x00
+}
+
+/// Adds `deltas` (path hash → change) to the counts of partition `pp`.
+pub fn adjust_counts(
+    store: &crate::storage::Store,
+    wtxn: &mut heed::RwTxn,
+    rid: u32,
+    pp: u32,
+    deltas: &std::collections::BTreeMap<[u8; 8], i64>,
+) -> heed::Result<()> {
+    for (path, delta) in deltas.iter().filter(|(_, d)| **d != 0) {
+        let key = count_key(rid, pp, path);
+        let current = read_count(store, wtxn, &key)?;
+        let next = (current as i64 + delta).max(0) as u64;
+        if next == 0 {
+            store.index.delete(wtxn, &key)?;
+        } else {
+            store.index.put(wtxn, &key, &next.to_be_bytes())?;
+        }
+    }
+    Ok(())
+}
+
+pub fn read_count(
+    store: &crate::storage::Store,
+    txn: &heed::RoTxn,
+    key: &[u8],
+) -> heed::Result<u64> {
+    Ok(store
+        .index
+        .get(txn, key)?
+        .and_then(|v| v.try_into().ok())
+        .map(u64::from_be_bytes)
+        .unwrap_or(0))
+}
+
+/// The path hash of a term (its first 8 bytes).
+pub fn term_path(term: &[u8]) -> [u8; 8] {
+    term[..8]
+        .try_into()
+        .expect("terms start with an 8-byte path hash")
+}
+
 /// The EPK inside an entry key (the 16 bytes before the trailing id hash).
 pub fn epk_of_entry(key: &[u8]) -> Epk {
     Epk(key[key.len() - 24..key.len() - 8]

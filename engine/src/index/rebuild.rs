@@ -99,13 +99,17 @@ pub fn step(store: &Store, def: &mut ContainerDef) -> Result<bool> {
         for (k, terms) in &batch {
             let epk = keys::epk_of(k);
             let pp = def.partitions.owner(&epk).id;
+            let mut counts = std::collections::BTreeMap::new();
             for term in terms {
-                store.index.put(
-                    &mut wtxn,
-                    &super::entry_key(rid, pp, term, &epk, &k[20..]),
-                    &k[20..],
-                )?;
+                let key = super::entry_key(rid, pp, term, &epk, &k[20..]);
+                // A write during the rebuild may have indexed this item already.
+                if store.index.get(&wtxn, &key)?.is_some() {
+                    continue;
+                }
+                *counts.entry(super::term_path(term)).or_insert(0) += 1;
+                store.index.put(&mut wtxn, &key, &k[20..])?;
             }
+            super::adjust_counts(store, &mut wtxn, rid, pp, &counts)?;
         }
         state.items_indexed += batch.len() as u64;
         state.cursor = batch.last().map(|(k, _)| hex(k)).or(state.cursor);

@@ -86,12 +86,19 @@ pub fn split(store: &Store, def: &mut ContainerDef, pp_id: u32) -> Result<bool> 
     }
     // Index entries carry the EPK just before their trailing id hash.
     let mut moved = Vec::new();
+    let mut moved_counts = std::collections::BTreeMap::<[u8; 8], i64>::new();
     {
         let mut it = store
             .index
             .prefix_iter_mut(&mut wtxn, &keys::feed_prefix(rid, pp_id))?;
         while let Some((k, v)) = it.next().transpose()? {
+            if crate::index::is_count_key(k) {
+                continue;
+            }
             if crate::index::epk_of_entry(k).coordinate() >= boundary {
+                *moved_counts
+                    .entry(crate::index::term_path(&k[8..]))
+                    .or_insert(0) += 1;
                 let mut child_key = k.to_vec();
                 child_key[4..8].copy_from_slice(&child_id.to_be_bytes());
                 moved.push((child_key, v.to_vec()));
@@ -103,6 +110,10 @@ pub fn split(store: &Store, def: &mut ContainerDef, pp_id: u32) -> Result<bool> 
     for (k, v) in &moved {
         store.index.put(&mut wtxn, k, v)?;
     }
+    // The moved entries' counts go with them.
+    let negated = moved_counts.iter().map(|(p, n)| (*p, -n)).collect();
+    crate::index::adjust_counts(store, &mut wtxn, rid, pp_id, &negated)?;
+    crate::index::adjust_counts(store, &mut wtxn, rid, child_id, &moved_counts)?;
 
     let (upper_bytes, upper_items) = lps
         .iter()

@@ -490,29 +490,40 @@ impl<'a> Run<'a> {
     fn all_indexed(&mut self, targets: &[Target], path: &[String]) -> Result<bool> {
         for t in targets {
             let prefix = scan::path_prefix(self.def.rid, t.pp, path);
-            let mut entries = 0u64;
-            for entry in self.store.index.prefix_iter(self.rtxn, &prefix)? {
-                let (k, _) = entry?;
-                if t.epks
-                    .as_ref()
-                    .is_none_or(|e| e.contains(&index::epk_of_entry(k)))
-                {
-                    entries += 1;
+            let (entries, items) = match &t.epks {
+                // The partition's count of entries for the path: one lookup.
+                None => (
+                    index::read_count(
+                        self.store,
+                        self.rtxn,
+                        &index::count_key(self.def.rid, t.pp, &prefix[8..]),
+                    )?,
+                    self.def.partitions.by_id(t.pp).map_or(0, |p| p.items),
+                ),
+                // Confined to some logical partitions: count their entries and items.
+                Some(epks) => {
+                    let mut n = 0u64;
+                    for entry in self.store.index.prefix_iter(self.rtxn, &prefix)? {
+                        let (k, _) = entry?;
+                        if !index::is_count_key(k) && epks.contains(&index::epk_of_entry(k)) {
+                            n += 1;
+                        }
+                    }
+                    self.meter.index_terms_read += n / 64; // a keys-only count: cheap per entry
+                    let items = epks
+                        .iter()
+                        .map(|e| {
+                            self.store
+                                .lps
+                                .get(self.rtxn, &keys::partition_prefix(self.def.rid, e))
+                                .map(|v| {
+                                    v.map_or(0, |v| crate::writer::apply::decode_lp_stats(v).1)
+                                })
+                        })
+                        .sum::<heed::Result<u64>>()?;
+                    (n, items)
                 }
-            }
-            let items = match &t.epks {
-                Some(epks) => epks
-                    .iter()
-                    .map(|e| {
-                        self.store
-                            .lps
-                            .get(self.rtxn, &keys::partition_prefix(self.def.rid, e))
-                            .map(|v| v.map_or(0, |v| crate::writer::apply::decode_lp_stats(v).1))
-                    })
-                    .sum::<heed::Result<u64>>()?,
-                None => self.def.partitions.by_id(t.pp).map_or(0, |p| p.items),
             };
-            self.meter.index_terms_read += entries / 64; // a keys-only count: cheap per entry
             if entries != items {
                 return Ok(false);
             }
@@ -593,6 +604,9 @@ impl<'a> Run<'a> {
             for (i, it) in iters.iter_mut().enumerate() {
                 loop {
                     match it.peek() {
+                        Some(Ok((k, _))) if index::is_count_key(k) => {
+                            it.next();
+                        }
                         Some(Ok((k, _))) => {
                             let epk = index::epk_of_entry(k);
                             if targets[i].epks.as_ref().is_some_and(|e| !e.contains(&epk)) {

@@ -178,10 +178,12 @@ fn update_index(
 ) -> Result<u64> {
     let id_key = &t.key[20..];
     let mut touched = 0;
+    let mut counts = std::collections::BTreeMap::new();
     for term in old.iter().filter(|x| new.binary_search(x).is_err()) {
         ctx.store
             .index
             .delete(ctx.wtxn, &index::entry_key(rid, pp, term, &t.epk, id_key))?;
+        *counts.entry(index::term_path(term)).or_insert(0) -= 1;
         touched += 1;
     }
     for term in new.iter().filter(|x| old.binary_search(x).is_err()) {
@@ -190,8 +192,10 @@ fn update_index(
             &index::entry_key(rid, pp, term, &t.epk, id_key),
             id_key,
         )?;
+        *counts.entry(index::term_path(term)).or_insert(0) += 1;
         touched += 1;
     }
+    index::adjust_counts(ctx.store, ctx.wtxn, rid, pp, &counts)?;
     Ok(touched)
 }
 
