@@ -13,6 +13,23 @@ use crate::ru::Meter;
 use crate::sql::run::{self, PageBudget, QueryMetrics};
 use crate::sql::{self, Params};
 
+/// A result row as `T`; a `Value` is handed over as it is, without a copy.
+fn typed<T: DeserializeOwned + 'static>(v: Value) -> Result<T> {
+    let any: Box<dyn std::any::Any> = Box::new(v);
+    match any.downcast::<T>() {
+        Ok(t) => Ok(*t),
+        Err(any) => {
+            let v = *any.downcast::<Value>().expect("the box holds a Value");
+            serde_json::from_value(v).map_err(|e| {
+                Error::bad(
+                    "query",
+                    format!("a result does not fit the requested type: {e}"),
+                )
+            })
+        }
+    }
+}
+
 /// For queries without parameters: `c.query_all::<Value>(sql, NO_PARAMS, options)`.
 pub const NO_PARAMS: &[(&str, Value)] = &[];
 
@@ -32,7 +49,7 @@ pub struct QueryOptions {
 
 impl ContainerClient {
     /// Runs one page of `sql` with `params` (`@name` → value).
-    pub async fn query_items<T: DeserializeOwned>(
+    pub async fn query_items<T: DeserializeOwned + 'static>(
         &self,
         sql: &str,
         params: &[(impl AsRef<str>, Value)],
@@ -51,7 +68,7 @@ impl ContainerClient {
                 ));
             }
         }
-        sql::check_params(sql, &params)?;
+        sql::check_params(&query, &params)?;
         let qhash = run::query_hash(sql, &params);
         let shared = self.shared()?;
         let engine_opts = &self.engine.inner.opts;
@@ -64,7 +81,7 @@ impl ContainerClient {
                 .max_duration_per_page
                 .unwrap_or(engine_opts.query_page_max_duration),
         };
-        let ((page, def), retries) = self
+        let (page, retries) = self
             .retrying(|| {
                 let r = (|| {
                     let def = shared.def.load_full();
@@ -86,7 +103,7 @@ impl ContainerClient {
                             budget,
                             options.continuation.as_deref(),
                         )?;
-                        Ok((page, def))
+                        Ok(page)
                     })
                 })();
                 std::future::ready(r)
@@ -97,18 +114,10 @@ impl ContainerClient {
         for pp in &page.partitions {
             shared.throughput.charge(*pp, charge / visited);
         }
-        let _ = def;
         let items = page
             .rows
             .into_iter()
-            .map(|v| {
-                serde_json::from_value(v).map_err(|e| {
-                    Error::bad(
-                        "query",
-                        format!("a result does not fit the requested type: {e}"),
-                    )
-                })
-            })
+            .map(typed::<T>)
             .collect::<Result<Vec<T>>>()?;
         let mut diagnostics = Diagnostics::from_meter(&page.meter, page.partitions);
         diagnostics.throttle_retries = retries;
@@ -122,7 +131,7 @@ impl ContainerClient {
     }
 
     /// Runs `sql` to the end, page after page; the charge and metrics are the sums.
-    pub async fn query_all<T: DeserializeOwned>(
+    pub async fn query_all<T: DeserializeOwned + 'static>(
         &self,
         sql: &str,
         params: &[(impl AsRef<str>, Value)],

@@ -151,7 +151,7 @@ impl<'c, 'a, 't> ScriptContext<'c, 'a, 't> {
             .iter()
             .map(|(k, v)| (k.to_string(), v.clone()))
             .collect();
-        crate::sql::check_params(sql, &params)?;
+        crate::sql::check_params(&query, &params)?;
         let items = self.read_all_items()?;
         let rows = crate::sql::execute(&query, &params, items)?;
         self.check_budget()?;

@@ -13,6 +13,8 @@ pub struct Query {
     pub group_by: Vec<Expr>,
     pub order_by: Vec<(Expr, bool)>,
     pub offset_limit: Option<(Expr, Expr)>,
+    /// Every `@parameter` the query text uses (filled on the outermost query).
+    pub params: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -28,7 +28,34 @@ impl Bindings {
     }
 }
 
+/// A property path (`c.a["b"][0]`) resolved by reference: only the value reached is copied.
+/// `None` when `e` is not a path; `Some(None)` when the path leads nowhere (undefined).
+fn resolve<'v>(e: &Expr, row: &'v Bindings) -> Option<Option<&'v Value>> {
+    match e {
+        Expr::Ident(name) => row.get(name).map(Some),
+        Expr::Property(base, name) => Some(resolve(base, row)?.and_then(|v| v.get(name))),
+        Expr::Index(base, idx) => match idx.as_ref() {
+            Expr::Literal(Value::String(k)) => Some(resolve(base, row)?.and_then(|v| v.get(k))),
+            Expr::Literal(Value::Number(n)) => {
+                let i = n.as_f64().filter(|i| i.fract() == 0.0 && *i >= 0.0)?;
+                Some(
+                    resolve(base, row)?
+                        .and_then(|v| v.as_array())
+                        .and_then(|a| a.get(i as usize)),
+                )
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 pub fn eval(e: &Expr, row: &Bindings, params: &Params) -> Result<Val, QueryError> {
+    if matches!(e, Expr::Property(..) | Expr::Index(..)) {
+        if let Some(found) = resolve(e, row) {
+            return Ok(found.cloned());
+        }
+    }
     Ok(match e {
         Expr::Literal(v) => Some(v.clone()),
         Expr::Undefined => None,

@@ -41,7 +41,7 @@ pub fn subquery(q: &Query, outer: &Bindings, params: &Params) -> Result<Vec<Valu
 pub fn item_rows(q: &Query, params: &Params, item: Value) -> Result<Vec<Value>, QueryError> {
     let mut out = Vec::new();
     for b in item_bindings(q, params, &Bindings::default(), Some(item))? {
-        if let Some(v) = project(q, params, &b)? {
+        if let Some(v) = project(q, params, b)? {
             out.push(v);
         }
     }
@@ -194,7 +194,7 @@ fn finish(q: &Query, params: &Params, mut rows: Vec<Bindings>) -> Result<Vec<Val
             rows = keyed.into_iter().map(|(_, r)| r).collect();
         }
         let mut out = Vec::with_capacity(rows.len());
-        for row in &rows {
+        for row in rows {
             if let Some(v) = project(q, params, row)? {
                 out.push(v);
             }
@@ -247,7 +247,7 @@ pub fn canonical(v: &Value) -> String {
     }
 }
 
-fn project(q: &Query, params: &Params, row: &Bindings) -> Result<Option<Value>, QueryError> {
+fn project(q: &Query, params: &Params, mut row: Bindings) -> Result<Option<Value>, QueryError> {
     match &q.select {
         Select::Star => {
             if !q.joins.is_empty() {
@@ -256,15 +256,20 @@ fn project(q: &Query, params: &Params, row: &Bindings) -> Result<Option<Value>, 
                 ));
             }
             let alias = q.from.as_ref().map(|f| f.alias.as_str()).unwrap_or("");
-            Ok(row.get(alias).cloned())
+            // The row owns its item: move it out rather than copy it.
+            Ok(row
+                .0
+                .iter()
+                .rposition(|(n, _)| n == alias)
+                .map(|i| row.0.swap_remove(i).1))
         }
-        Select::Value(e) => eval(e, row, params),
+        Select::Value(e) => eval(e, &row, params),
         Select::Items(items) => {
             let mut m = Map::new();
             let mut unnamed = 0;
             for (e, alias) in items {
                 let name = item_name(e, alias, &mut unnamed);
-                if let Some(v) = eval(e, row, params)? {
+                if let Some(v) = eval(e, &row, params)? {
                     m.insert(name, v);
                 }
             }

@@ -19,17 +19,13 @@ pub use eval::Params;
 pub use exec::execute;
 pub use parser::parse;
 
-/// Checks that every `@parameter` the query text uses has a value (Cosmos DB refuses the query
+/// Checks that every `@parameter` the query uses has a value (Cosmos DB refuses the query
 /// otherwise, whatever the data).
-pub fn check_params(sql: &str, params: &Params) -> Result<(), QueryError> {
-    for t in lexer::tokenize(sql)? {
-        if let lexer::Tok::Param(p) = t.tok {
-            if !params.contains_key(&p) {
-                return Err(QueryError::Semantic(format!(
-                    "the parameter {p} has no value"
-                )));
-            }
-        }
+pub fn check_params(query: &Query, params: &Params) -> Result<(), QueryError> {
+    match query.params.iter().find(|p| !params.contains_key(*p)) {
+        Some(p) => Err(QueryError::Semantic(format!(
+            "the parameter {p} has no value"
+        ))),
+        None => Ok(()),
     }
-    Ok(())
 }

@@ -18,10 +18,21 @@ pub fn parse(src: &str) -> Result<Query, QueryError> {
         pos: 0,
         depth: 0,
     };
-    let q = p.query()?;
+    let mut q = p.query()?;
     if p.peek() != &Tok::Eof {
         return Err(p.unexpected("end of query"));
     }
+    let mut names: Vec<String> = p
+        .tokens
+        .iter()
+        .filter_map(|t| match &t.tok {
+            Tok::Param(n) => Some(n.clone()),
+            _ => None,
+        })
+        .collect();
+    names.sort();
+    names.dedup();
+    q.params = names;
     Ok(q)
 }
 
@@ -226,6 +237,7 @@ impl<'a> Parser<'a> {
             group_by,
             order_by,
             offset_limit,
+            params: Vec::new(),
         })
     }
 
