@@ -155,6 +155,9 @@ pub fn run_page(
         visited: Vec::new(),
         index_ready,
         matched_docs: 0,
+        last_key: None,
+        finished: false,
+        now: ttl::now(),
     };
     let mode = match (&plan.mode, &token) {
         (_, Some(t)) if t.mode == 'w' => Mode::Whole,
@@ -177,7 +180,11 @@ pub fn run_page(
         }
         Mode::Stream => {
             token.mode = 's';
-            run.stream(&targets, &mut token)?
+            let done = run.stream(&targets, &mut token)?;
+            if let Some(k) = &run.last_key {
+                token.key = Some(hex(k));
+            }
+            done
         }
         Mode::Ordered { path, descending } => {
             token.mode = 'o';
@@ -298,6 +305,12 @@ struct Run<'a> {
     visited: Vec<u32>,
     index_ready: bool,
     matched_docs: u64,
+    /// Streamed: the last item key processed.
+    last_key: Option<Vec<u8>>,
+    /// OFFSET/LIMIT/TOP are satisfied.
+    finished: bool,
+    /// `now` for TTL checks, once per page.
+    now: u64,
 }
 
 impl<'a> Run<'a> {
@@ -348,7 +361,7 @@ impl<'a> Run<'a> {
     fn item(&mut self, v: &[u8]) -> Result<Option<Value>> {
         let (h, json) =
             DocHeader::decode(v).ok_or_else(|| Error::Corrupt("short item header".into()))?;
-        if ttl::is_expired(&h, self.def.default_ttl, ttl::now()) {
+        if ttl::is_expired(&h, self.def.default_ttl, self.now) {
             return Ok(None);
         }
         self.meter.scan_item(v.len());
@@ -359,25 +372,29 @@ impl<'a> Run<'a> {
         ))
     }
 
-    /// Item keys of one target after `after`, in key order: its logical partitions, the index
-    /// predicate's matches, or every item of its range.
-    fn candidates(&mut self, t: &Target, after: Option<&[u8]>) -> Result<Vec<Vec<u8>>> {
-        let rid = self.def.rid;
-        let mut out = BTreeSet::new();
+    /// Calls `f` with every candidate item of one target after `after`, in key order: its
+    /// logical partitions, the index predicate's matches, or every item of its range. Scans
+    /// stream straight from the B-tree; `f` returns false to stop (and so does this).
+    fn each_candidate(
+        &mut self,
+        t: &Target,
+        after: Option<&[u8]>,
+        mut f: impl FnMut(&mut Self, &[u8], &'a [u8]) -> Result<bool>,
+    ) -> Result<bool> {
+        let (store, rtxn, rid) = (self.store, self.rtxn, self.def.rid);
         let after_ok = |k: &[u8]| after.is_none_or(|a| k > a);
         // Within known logical partitions, an index predicate on another path narrows further.
         let pk_path = self.def.partition_key.segments()?;
         let narrowing = self.access_besides(&pk_path);
         if let (Some(epks), None) = (&t.epks, narrowing) {
             for epk in epks {
-                for entry in self
-                    .store
+                for entry in store
                     .docs
-                    .prefix_iter(self.rtxn, &keys::partition_prefix(rid, epk))?
+                    .prefix_iter(rtxn, &keys::partition_prefix(rid, epk))?
                 {
-                    let (k, _) = entry?;
-                    if after_ok(k) {
-                        out.insert(k.to_vec());
+                    let (k, v) = entry?;
+                    if after_ok(k) && !f(self, k, v)? {
+                        return Ok(false);
                     }
                 }
             }
@@ -391,12 +408,14 @@ impl<'a> Run<'a> {
                     .collect(),
                 Predicate::StartsWith(_, s) => vec![scan::starts_with(&prefix, s)],
             };
+            // Index matches come in value order and may repeat (arrays, IN): sort them by key.
+            let mut keys_found = BTreeSet::new();
             for r in ranges {
                 let range = (
                     std::ops::Bound::Included(r.from.as_slice()),
                     std::ops::Bound::Excluded(r.to.as_slice()),
                 );
-                for entry in self.store.index.range(self.rtxn, &range)? {
+                for entry in store.index.range(rtxn, &range)? {
                     let (k, id_key) = entry?;
                     self.meter.index_terms_read += 1;
                     self.metrics.index_lookups += 1;
@@ -408,7 +427,14 @@ impl<'a> Run<'a> {
                     doc_key.extend_from_slice(&epk.0);
                     doc_key.extend_from_slice(id_key);
                     if after_ok(&doc_key) {
-                        out.insert(doc_key);
+                        keys_found.insert(doc_key);
+                    }
+                }
+            }
+            for k in keys_found {
+                if let Some(v) = store.docs.get(rtxn, &k)? {
+                    if !f(self, &k, v)? {
+                        return Ok(false);
                     }
                 }
             }
@@ -422,15 +448,17 @@ impl<'a> Run<'a> {
                 Some(a) if a > lo.as_slice() => std::ops::Bound::Excluded(a),
                 _ => std::ops::Bound::Included(lo.as_slice()),
             };
-            for entry in self
-                .store
+            for entry in store
                 .docs
-                .range(self.rtxn, &(from, std::ops::Bound::Excluded(hi.as_slice())))?
+                .range(rtxn, &(from, std::ops::Bound::Excluded(hi.as_slice())))?
             {
-                out.insert(entry?.0.to_vec());
+                let (k, v) = entry?;
+                if !f(self, k, v)? {
+                    return Ok(false);
+                }
             }
         }
-        Ok(out.into_iter().collect())
+        Ok(true)
     }
 
     /// Emits the rows of one item, honouring OFFSET/LIMIT/TOP; true when the query is complete.
@@ -469,18 +497,27 @@ impl<'a> Run<'a> {
                 }
             }
             self.visit(t.pp);
-            for key in self.candidates(t, after.as_deref())? {
-                if !self.rows.is_empty()
-                    && (self.rows.len() >= self.budget.max_items || self.over_budget())
+            let complete = self.each_candidate(t, after.as_deref(), |run, key, value| {
+                if !run.rows.is_empty()
+                    && (run.rows.len() >= run.budget.max_items || run.over_budget())
                 {
                     return Ok(false);
                 }
-                token.key = Some(hex(&key));
-                if let Some(doc) = self.load(&key)? {
-                    if self.emit(doc, token)? {
-                        return Ok(true);
+                let doc = run.item(value)?;
+                run.last_key = Some(key.to_vec());
+                if let Some(doc) = doc {
+                    if run.emit(doc, token)? {
+                        run.finished = true;
+                        return Ok(false);
                     }
                 }
+                Ok(true)
+            })?;
+            if self.finished {
+                return Ok(true);
+            }
+            if !complete {
+                return Ok(false);
             }
         }
         Ok(true)
@@ -676,16 +713,20 @@ impl<'a> Run<'a> {
         };
         for t in targets {
             self.visit(t.pp);
-            for key in self.candidates(t, None)? {
-                if self.started.elapsed() > self.budget.max_duration * 10 {
-                    return Err(Error::RequestTimeout(format!(
-                        "the query needs every matching item at once (aggregates, GROUP BY, DISTINCT or ORDER BY on several or unindexed paths) and ran past {:?}; filter on the partition key or an indexed path",
-                        self.budget.max_duration * 10
-                    )));
+            let limit = self.budget.max_duration * 10;
+            let complete = self.each_candidate(t, None, |run, _key, value| {
+                if run.started.elapsed() > limit {
+                    return Ok(false);
                 }
-                if let Some(doc) = self.load(&key)? {
+                if let Some(doc) = run.item(value)? {
                     docs.push(doc);
                 }
+                Ok(true)
+            })?;
+            if !complete {
+                return Err(Error::RequestTimeout(format!(
+                    "the query needs every matching item at once (aggregates, GROUP BY, DISTINCT or ORDER BY on several or unindexed paths) and ran past {limit:?}; filter on the partition key or an indexed path"
+                )));
             }
         }
         let n = docs.len() as u64;
