@@ -383,9 +383,13 @@ impl<'a> Run<'a> {
     ) -> Result<bool> {
         let (store, rtxn, rid) = (self.store, self.rtxn, self.def.rid);
         let after_ok = |k: &[u8]| after.is_none_or(|a| k > a);
-        // Within known logical partitions, an index predicate on another path narrows further.
+        // Within known logical partitions, an equality (or IN) on another indexed path narrows
+        // further, and exactly: entries of one value are ordered by EPK, so each logical
+        // partition's entries are one contiguous range.
         let pk_path = self.def.partition_key.segments()?;
-        let narrowing = self.access_besides(&pk_path);
+        let narrowing = self
+            .access_besides(&pk_path)
+            .filter(|p| matches!(p, Predicate::Eq(..) | Predicate::In(..)));
         if let (Some(epks), None) = (&t.epks, narrowing) {
             for epk in epks {
                 for entry in store
@@ -400,13 +404,34 @@ impl<'a> Run<'a> {
             }
         } else if let Some(p) = narrowing.or_else(|| self.access()) {
             let prefix = scan::path_prefix(rid, t.pp, p.path());
-            let ranges: Vec<scan::KeyRange> = match p {
-                Predicate::Eq(_, v) => scan::equal(&prefix, v).into_iter().collect(),
-                Predicate::In(_, vs) => vs.iter().filter_map(|v| scan::equal(&prefix, v)).collect(),
-                Predicate::Range(_, lo, hi) => scan::range(&prefix, lo.as_ref(), hi.as_ref())
+            let values: &[Value] = match p {
+                Predicate::Eq(_, v) => std::slice::from_ref(v),
+                Predicate::In(_, vs) => vs,
+                _ => &[],
+            };
+            let ranges: Vec<scan::KeyRange> = match (p, &t.epks) {
+                (Predicate::Eq(..) | Predicate::In(..), Some(epks)) => values
+                    .iter()
+                    .filter_map(|v| scan::equal(&prefix, v))
+                    .flat_map(|r| {
+                        epks.iter().map(move |e| {
+                            let mut from = r.from.clone();
+                            from.extend_from_slice(&e.0);
+                            scan::KeyRange {
+                                to: scan::successor(&from),
+                                from,
+                            }
+                        })
+                    })
+                    .collect(),
+                (Predicate::Eq(..) | Predicate::In(..), None) => values
+                    .iter()
+                    .filter_map(|v| scan::equal(&prefix, v))
+                    .collect(),
+                (Predicate::Range(_, lo, hi), _) => scan::range(&prefix, lo.as_ref(), hi.as_ref())
                     .into_iter()
                     .collect(),
-                Predicate::StartsWith(_, s) => vec![scan::starts_with(&prefix, s)],
+                (Predicate::StartsWith(_, s), _) => vec![scan::starts_with(&prefix, s)],
             };
             // Index matches come in value order and may repeat (arrays, IN): sort them by key.
             let mut keys_found = BTreeSet::new();
