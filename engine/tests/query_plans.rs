@@ -265,3 +265,37 @@ fn ordered_merges_survive_splits_and_deletes() {
         assert_eq!(r.items, vec![json!("no-n"), json!("1")]);
     });
 }
+
+#[test]
+fn composite_indexes_serve_multi_key_order_by() {
+    common::rt().block_on(async {
+        let t = common::open(EngineOptions::default());
+        let policy = json!({
+            "includedPaths": [{"path": "/*"}],
+            "compositeIndexes": [[{"path": "/category"}, {"path": "/price", "order": "descending"}]]
+        });
+        let with = common::container(&t, ContainerProperties::new("with", "/pk").with_indexing_policy(policy).with_initial_partitions(4)).await;
+        let without = common::container(&t, ContainerProperties::new("without", "/pk").with_initial_partitions(4)).await;
+        for i in 0..500 {
+            let d = json!({"id": format!("{i}"), "pk": format!("k{}", i % 17), "category": format!("c{}", i % 5), "price": (i * 37) % 101});
+            with.create_item(&d, None, None).await.unwrap();
+            without.create_item(&d, None, None).await.unwrap();
+        }
+        for (sql, backwards) in [
+            ("SELECT TOP 20 c.id, c.category, c.price FROM c ORDER BY c.category, c.price DESC", false),
+            ("SELECT TOP 20 c.id, c.category, c.price FROM c ORDER BY c.category DESC, c.price", true),
+        ] {
+            let a = with.query_all::<Value>(sql, NO_PARAMS, QueryOptions { max_item_count: Some(7), ..Default::default() }).await.unwrap();
+            let b = without.query_all::<Value>(sql, NO_PARAMS, QueryOptions::default()).await.unwrap();
+            let keys = |r: &[Value]| r.iter().map(|d| (d["category"].clone(), d["price"].clone())).map(|(c, p)| format!("{c}{p}")).collect::<Vec<_>>();
+            assert_eq!(keys(&a.items), keys(&b.items), "{sql}");
+            let plan = a.query_metrics.unwrap().plan;
+            assert!(plan.contains("ordered composite index"), "{plan}");
+            assert_eq!(plan.contains("backwards"), backwards, "{plan}");
+            assert!(b.query_metrics.unwrap().plan.starts_with("whole"));
+        }
+        // An order no composite index has runs whole, still correct.
+        let r = with.query_all::<Value>("SELECT VALUE c.id FROM c ORDER BY c.price, c.category", NO_PARAMS, QueryOptions::default()).await.unwrap();
+        assert_eq!(r.items.len(), 500);
+    });
+}

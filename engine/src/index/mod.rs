@@ -27,7 +27,7 @@ pub fn path_hash(segments: &[String]) -> [u8; 8] {
     xxhash_rust::xxh3::xxh3_64(joined.as_bytes()).to_be_bytes()
 }
 
-fn composite_hash(paths: &[(Vec<String>, bool)]) -> [u8; 8] {
+pub fn composite_hash(paths: &[(Vec<String>, bool)]) -> [u8; 8] {
     let mut joined = String::from("composite");
     for (p, desc) in paths {
         joined.push_str(&format!("|{}:{desc}", p.join("/")));

@@ -26,6 +26,15 @@ pub fn path_prefix(rid: u32, partition: u32, path: &[String]) -> Vec<u8> {
     k
 }
 
+/// `rid · partition · hash`: the prefix of every entry of one index (a path or a composite).
+pub fn hash_prefix(rid: u32, partition: u32, hash: &[u8; 8]) -> Vec<u8> {
+    let mut k = Vec::with_capacity(16);
+    k.extend_from_slice(&rid.to_be_bytes());
+    k.extend_from_slice(&partition.to_be_bytes());
+    k.extend_from_slice(hash);
+    k
+}
+
 /// The smallest key greater than every key starting with `prefix`.
 pub fn successor(prefix: &[u8]) -> Vec<u8> {
     let mut s = prefix.to_vec();

@@ -63,7 +63,10 @@ impl Predicate {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Mode {
     Stream,
-    Ordered { path: Vec<String>, descending: bool },
+    /// ORDER BY plain paths of the item: (path, descending) in order.
+    Ordered {
+        keys: Vec<(Vec<String>, bool)>,
+    },
     Whole,
 }
 
@@ -113,10 +116,8 @@ pub fn plan(q: &Query, params: &Params, pk_path: &[String]) -> Result<Plan, supe
     } else {
         match (q.order_by.len(), order_paths) {
             (0, _) => Mode::Stream,
-            (1, Some(mut o)) => {
-                let (path, descending) = o.remove(0);
-                Mode::Ordered { path, descending }
-            }
+            // A single path, or several a composite index may serve (decided on storage).
+            (_, Some(keys)) => Mode::Ordered { keys },
             _ => Mode::Whole,
         }
     };
@@ -262,8 +263,7 @@ mod tests {
         assert_eq!(
             b.mode,
             Mode::Ordered {
-                path: vec!["date".into()],
-                descending: true
+                keys: vec![(vec!["date".into()], true)]
             }
         );
         assert_eq!(
@@ -276,7 +276,16 @@ mod tests {
         );
         assert_eq!(b.limits.needed(), Some(10));
         assert_eq!(p("SELECT VALUE COUNT(1) FROM c").mode, Mode::Whole);
-        assert_eq!(p("SELECT * FROM c ORDER BY c.a, c.b").mode, Mode::Whole);
+        assert_eq!(
+            p("SELECT * FROM c ORDER BY c.a, c.b DESC").mode,
+            Mode::Ordered {
+                keys: vec![(vec!["a".into()], false), (vec!["b".into()], true)]
+            }
+        );
+        assert_eq!(
+            p("SELECT * FROM c ORDER BY c.a, LOWER(c.b)").mode,
+            Mode::Whole
+        );
         assert_eq!(
             p("SELECT * FROM c WHERE ARRAY_CONTAINS(c.tags, 'a')").predicates[0],
             Predicate::Eq(vec!["tags".into(), "[]".into()], json!("a"))

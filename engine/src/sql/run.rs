@@ -94,6 +94,43 @@ pub fn query_hash(sql: &str, params: &Params) -> u64 {
     xxhash_rust::xxh3::xxh3_64(format!("{sql}\u{0}{}", p.join("\u{0}")).as_bytes())
 }
 
+/// The index an ORDER BY merge scans.
+struct OrderIndex {
+    hash: [u8; 8],
+    /// Scanned from its end: the query's order is the index's reversed.
+    backwards: bool,
+    describe: String,
+}
+
+fn order_index(policy: &index::CompiledPolicy, keys: &[(Vec<String>, bool)]) -> Option<OrderIndex> {
+    let name = |p: &[String]| format!("/{}", p.join("/"));
+    let dir = |d: bool| if d { "DESC" } else { "ASC" };
+    if let [(path, desc)] = keys {
+        return policy.indexes(path).then(|| OrderIndex {
+            hash: index::path_hash(path),
+            backwards: *desc,
+            describe: format!("ordered index {} {}", name(path), dir(*desc)),
+        });
+    }
+    policy.composites.iter().find_map(|c| {
+        let same_paths = c.len() == keys.len() && c.iter().zip(keys).all(|(a, b)| a.0 == b.0);
+        let forwards = same_paths && c.iter().zip(keys).all(|(a, b)| a.1 == b.1);
+        let backwards = same_paths && c.iter().zip(keys).all(|(a, b)| a.1 != b.1);
+        (forwards || backwards).then(|| OrderIndex {
+            hash: index::composite_hash(c),
+            backwards,
+            describe: format!(
+                "ordered composite index ({}){}",
+                c.iter()
+                    .map(|(p, d)| format!("{} {}", name(p), dir(*d)))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                if backwards { " backwards" } else { "" }
+            ),
+        })
+    })
+}
+
 /// One physical partition the query visits, and the logical partitions it is confined to.
 struct Target {
     pp: u32,
@@ -159,14 +196,21 @@ pub fn run_page(
         finished: false,
         now: ttl::now(),
     };
-    let mode = match (&plan.mode, &token) {
-        (_, Some(t)) if t.mode == 'w' => Mode::Whole,
-        (Mode::Ordered { path, .. }, _)
-            if !(index_ready && policy.indexes(path) && run.all_indexed(&targets, path)?) =>
+    // An ORDER BY merge needs an index in that order holding every item: the path's range index
+    // for one key, a composite index (scanned forwards or backwards) for several.
+    let resumed_whole = token.as_ref().is_some_and(|t| t.mode == 'w');
+    let order_index = match &plan.mode {
+        Mode::Ordered { keys } if index_ready && !resumed_whole => match order_index(&policy, keys)
         {
-            Mode::Whole
-        }
-        (m, _) => m.clone(),
+            Some(ix) if run.all_indexed(&targets, &ix.hash)? => Some(ix),
+            _ => None,
+        },
+        _ => None,
+    };
+    let mode = match &plan.mode {
+        _ if resumed_whole => Mode::Whole,
+        Mode::Ordered { .. } if order_index.is_none() => Mode::Whole,
+        m => m.clone(),
     };
     let mut token = token.unwrap_or(Token {
         rid: def.rid,
@@ -186,17 +230,14 @@ pub fn run_page(
             }
             done
         }
-        Mode::Ordered { path, descending } => {
+        Mode::Ordered { .. } => {
             token.mode = 'o';
-            run.ordered(&targets, path, *descending, &mut token)?
+            let ix = order_index.as_ref().expect("an ordered plan has its index");
+            run.ordered(&targets, &ix.hash, ix.backwards, &mut token)?
         }
     };
-    let access = match (&mode, targets.iter().any(|t| t.epks.is_some())) {
-        (Mode::Ordered { path, descending }, _) => format!(
-            "ordered index /{} {}",
-            path.join("/"),
-            if *descending { "DESC" } else { "ASC" }
-        ),
+    let access = match (&order_index, targets.iter().any(|t| t.epks.is_some())) {
+        (Some(ix), _) => ix.describe.clone(),
         (_, routed) => {
             let pk_path = def.partition_key.segments()?;
             let access = if routed {
@@ -549,9 +590,9 @@ impl<'a> Run<'a> {
     }
 
     /// Whether every item of the targets has a scalar at `path` (so the index holds them all).
-    fn all_indexed(&mut self, targets: &[Target], path: &[String]) -> Result<bool> {
+    fn all_indexed(&mut self, targets: &[Target], hash: &[u8; 8]) -> Result<bool> {
         for t in targets {
-            let prefix = scan::path_prefix(self.def.rid, t.pp, path);
+            let prefix = scan::hash_prefix(self.def.rid, t.pp, hash);
             let (entries, items) = match &t.epks {
                 // The partition's count of entries for the path: one lookup.
                 None => (
@@ -597,7 +638,7 @@ impl<'a> Run<'a> {
     fn ordered(
         &mut self,
         targets: &[Target],
-        path: &[String],
+        hash: &[u8; 8],
         descending: bool,
         token: &mut Token,
     ) -> Result<bool> {
@@ -619,7 +660,7 @@ impl<'a> Run<'a> {
         let mut iters = Vec::with_capacity(targets.len());
         for (i, t) in targets.iter().enumerate() {
             self.visit(t.pp);
-            let prefix = scan::path_prefix(rid, t.pp, path);
+            let prefix = scan::hash_prefix(rid, t.pp, hash);
             let upper = scan::successor(&prefix);
             let resume = positions[i].as_ref().map(|suffix| {
                 let mut k = rid.to_be_bytes().to_vec();
