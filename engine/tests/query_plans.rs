@@ -38,6 +38,7 @@ fn routing_index_use_and_metrics() {
         let m = r.query_metrics.unwrap();
         assert_eq!(m.partitions_visited, 1, "{m:?}");
         assert_eq!(m.retrieved_document_count, 50);
+        assert!(m.plan.contains("exact"), "routing answers the filter exactly: {}", m.plan);
         // An indexed filter elsewhere fans out but loads only the matches.
         let r = c.query_all::<Value>("SELECT * FROM c WHERE c.price = 7", NO_PARAMS, QueryOptions::default()).await.unwrap();
         let m = r.query_metrics.unwrap();
@@ -48,6 +49,7 @@ fn routing_index_use_and_metrics() {
         // The same filter on an unindexed expression scans everything and costs more.
         let r = c.query_all::<Value>("SELECT * FROM c WHERE c.price + 0 = 7", NO_PARAMS, QueryOptions::default()).await.unwrap();
         assert_eq!(r.query_metrics.as_ref().unwrap().retrieved_document_count, 2000);
+        assert!(!r.query_metrics.as_ref().unwrap().plan.contains("exact"));
         assert!(r.request_charge > indexed_ru * 5.0, "{} vs {indexed_ru}", r.request_charge);
         // A partition key given by the caller confines the query.
         let opts = QueryOptions { partition_key: Some("cat3".into()), ..Default::default() };

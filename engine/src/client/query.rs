@@ -10,7 +10,7 @@ use super::response::{Diagnostics, FeedResponse};
 use crate::error::{Error, Result};
 use crate::partition::PartitionKey;
 use crate::ru::Meter;
-use crate::sql::run::{self, PageBudget, QueryMetrics};
+use crate::sql::run::{self, PageBudget, QueryMetrics, Row};
 use crate::sql::{self, Params};
 
 /// A result row as `T`; a `Value` is handed over as it is, without a copy.
@@ -117,7 +117,15 @@ impl ContainerClient {
         let items = page
             .rows
             .into_iter()
-            .map(typed::<T>)
+            .map(|row| match row {
+                Row::Value(v) => typed::<T>(v),
+                Row::Json(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
+                    Error::bad(
+                        "query",
+                        format!("a result does not fit the requested type: {e}"),
+                    )
+                }),
+            })
             .collect::<Result<Vec<T>>>()?;
         let mut diagnostics = Diagnostics::from_meter(&page.meter, page.partitions);
         diagnostics.throttle_retries = retries;

@@ -78,6 +78,38 @@ pub struct Plan {
     /// Values of the partition key the filter fixes, if it does.
     pub partition_values: Option<Vec<Value>>,
     pub limits: Limits,
+    /// `SELECT * FROM c` with no JOIN and a filter made only of indexable conjuncts: when storage
+    /// answers every conjunct exactly (routing and one exact index range), items are the rows.
+    pub items_are_rows: bool,
+}
+
+impl Plan {
+    /// Whether reading with `access` (and routing) selects exactly the rows, so no item needs
+    /// evaluating: every conjunct is the routing predicate or `access`, and no value is cut.
+    pub fn exact_with(&self, access: Option<&Predicate>, pk_path: &[String]) -> bool {
+        let exact_value = |v: &Value| match v {
+            Value::String(s) => s.len() <= crate::index::encoding::MAX_STRING_BYTES,
+            _ => true,
+        };
+        let routing = |p: &Predicate| matches!(p, Predicate::Eq(path, _) | Predicate::In(path, _) if path == pk_path);
+        self.items_are_rows
+            && self.predicates.iter().all(|p| {
+                let values_exact = match p {
+                    Predicate::Eq(_, v) => exact_value(v),
+                    Predicate::In(_, vs) => vs.iter().all(exact_value),
+                    Predicate::Range(_, lo, hi) => [lo, hi].iter().all(|b| match b {
+                        std::ops::Bound::Included(v) | std::ops::Bound::Excluded(v) => {
+                            exact_value(v)
+                        }
+                        std::ops::Bound::Unbounded => true,
+                    }),
+                    Predicate::StartsWith(_, s) => {
+                        s.len() <= crate::index::encoding::MAX_STRING_BYTES
+                    }
+                };
+                values_exact && (routing(p) || Some(p) == access)
+            })
+    }
 }
 
 /// Plans `q` for a container whose partition key path is `pk_path`.
@@ -90,13 +122,20 @@ pub fn plan(q: &Query, params: &Params, pk_path: &[String]) -> Result<Plan, supe
         _ => None,
     };
     let mut predicates = Vec::new();
+    let mut all_indexable = true;
     if let (Some(root), Some(filter)) = (root, &q.filter) {
         for c in conjuncts(filter) {
-            if let Some(p) = predicate(c, root, params) {
-                predicates.push(p);
+            match predicate(c, root, params) {
+                Some(p) => predicates.push(p),
+                None => all_indexable = false,
             }
         }
     }
+    let items_are_rows = root.is_some()
+        && q.joins.is_empty()
+        && matches!(q.select, super::ast::Select::Star)
+        && !shape.distinct
+        && (q.filter.is_none() || all_indexable);
     predicates.sort_by_key(Predicate::rank);
     let partition_values = predicates.iter().find_map(|p| match p {
         Predicate::Eq(path, v) if path == pk_path => Some(vec![v.clone()]),
@@ -126,6 +165,7 @@ pub fn plan(q: &Query, params: &Params, pk_path: &[String]) -> Result<Plan, supe
         predicates,
         partition_values,
         limits,
+        items_are_rows,
     })
 }
 

@@ -50,8 +50,17 @@ pub struct QueryMetrics {
     pub execution_time_ms: f64,
 }
 
+/// A result row: a value the executor produced, or an item's stored JSON handed over as it is
+/// (when storage selected exactly the rows of a `SELECT *`, nothing needs evaluating or
+/// rebuilding: the caller deserializes the bytes straight into its type).
+#[derive(Debug, Clone)]
+pub enum Row {
+    Value(Value),
+    Json(Vec<u8>),
+}
+
 pub struct Page {
-    pub rows: Vec<Value>,
+    pub rows: Vec<Row>,
     pub continuation: Option<String>,
     pub meter: Meter,
     pub metrics: QueryMetrics,
@@ -192,6 +201,7 @@ pub fn run_page(
         visited: Vec::new(),
         index_ready,
         matched_docs: 0,
+        exact: false,
         last_key: None,
         finished: false,
         now: ttl::now(),
@@ -212,6 +222,9 @@ pub fn run_page(
         Mode::Ordered { .. } if order_index.is_none() => Mode::Whole,
         m => m.clone(),
     };
+    let routed = targets.iter().any(|t| t.epks.is_some());
+    run.exact =
+        !matches!(mode, Mode::Whole) && plan.exact_with(run.access_for(routed, &pk_path), &pk_path);
     let mut token = token.unwrap_or(Token {
         rid: def.rid,
         q: qhash,
@@ -238,20 +251,12 @@ pub fn run_page(
     };
     let access = match (&order_index, targets.iter().any(|t| t.epks.is_some())) {
         (Some(ix), _) => ix.describe.clone(),
-        (_, routed) => {
-            let pk_path = def.partition_key.segments()?;
-            let access = if routed {
-                run.access_besides(&pk_path)
-            } else {
-                run.access()
-            };
-            match (access, routed) {
-                (Some(p), true) => format!("logical partitions, {}", p.describe()),
-                (None, true) => "logical partition scan".into(),
-                (Some(p), false) => p.describe(),
-                (None, false) => "scan".into(),
-            }
-        }
+        (_, routed) => match (run.access_for(routed, &pk_path), routed) {
+            (Some(p), true) => format!("logical partitions, {}", p.describe()),
+            (None, true) => "logical partition scan".into(),
+            (Some(p), false) => p.describe(),
+            (None, false) => "scan".into(),
+        },
     };
     let mode_name = match mode {
         Mode::Stream => "stream",
@@ -267,8 +272,9 @@ pub fn run_page(
     } else {
         run.matched_docs as f64 / metrics.retrieved_document_count as f64
     };
+    let exact = if run.exact { ", exact" } else { "" };
     metrics.plan = format!(
-        "{mode_name}, {access}, {} of {} partitions",
+        "{mode_name}{exact}, {access}, {} of {} partitions",
         targets.len(),
         def.partitions.len()
     );
@@ -342,7 +348,9 @@ struct Run<'a> {
     started: Instant,
     meter: Meter,
     metrics: QueryMetrics,
-    rows: Vec<Value>,
+    rows: Vec<Row>,
+    /// The rows are exactly the candidate items (see `Plan::exact_with`).
+    exact: bool,
     visited: Vec<u32>,
     index_ready: bool,
     matched_docs: u64,
@@ -378,6 +386,19 @@ impl<'a> Run<'a> {
             .find(|p| policy.indexes(p.path()))
     }
 
+    /// The index predicate candidates come from: within known logical partitions, an equality
+    /// (or IN) on another indexed path narrows further, and exactly (entries of one value are
+    /// ordered by EPK, so each logical partition's are one contiguous range); otherwise the
+    /// best indexed predicate.
+    fn access_for(&self, routed: bool, pk_path: &[String]) -> Option<&'a Predicate> {
+        if routed {
+            self.access_besides(pk_path)
+                .filter(|p| matches!(p, Predicate::Eq(..) | Predicate::In(..)))
+        } else {
+            self.access()
+        }
+    }
+
     /// The best indexed predicate on a path other than `path` (the partition key, which routing
     /// already used).
     fn access_besides(&self, path: &[String]) -> Option<&'a Predicate> {
@@ -391,15 +412,17 @@ impl<'a> Run<'a> {
             .find(|p| p.path() != path && policy.indexes(p.path()))
     }
 
-    /// Loads the live item stored at `key`.
-    fn load(&mut self, key: &[u8]) -> Result<Option<Value>> {
-        let Some(v) = self.store.docs.get(self.rtxn, key)? else {
-            return Ok(None);
-        };
-        self.item(v)
+    fn item(&mut self, v: &[u8]) -> Result<Option<Value>> {
+        match self.item_json(v)? {
+            Some(json) => Ok(Some(
+                serde_json::from_slice(json).map_err(|e| Error::Corrupt(e.to_string()))?,
+            )),
+            None => Ok(None),
+        }
     }
 
-    fn item(&mut self, v: &[u8]) -> Result<Option<Value>> {
+    /// The JSON of a stored item unless its TTL passed; counts it as retrieved.
+    fn item_json<'v>(&mut self, v: &'v [u8]) -> Result<Option<&'v [u8]>> {
         let (h, json) =
             DocHeader::decode(v).ok_or_else(|| Error::Corrupt("short item header".into()))?;
         if ttl::is_expired(&h, self.def.default_ttl, self.now) {
@@ -408,9 +431,37 @@ impl<'a> Run<'a> {
         self.meter.scan_item(v.len());
         self.metrics.retrieved_document_count += 1;
         self.metrics.retrieved_document_size += v.len() as u64;
-        Ok(Some(
-            serde_json::from_slice(json).map_err(|e| Error::Corrupt(e.to_string()))?,
-        ))
+        Ok(Some(json))
+    }
+
+    /// Takes one candidate item: its rows (or, exactly selected, the item itself) go to the page.
+    /// True when OFFSET/LIMIT/TOP are satisfied.
+    fn consume(&mut self, stored: &[u8], token: &mut Token) -> Result<bool> {
+        let Some(json) = self.item_json(stored)? else {
+            return Ok(false);
+        };
+        if self.exact {
+            self.matched_docs += 1;
+            return Ok(self.push(Row::Json(json.to_vec()), token));
+        }
+        let doc = serde_json::from_slice(json).map_err(|e| Error::Corrupt(e.to_string()))?;
+        self.emit(doc, token)
+    }
+
+    /// Adds a row unless OFFSET skips it; true when the rows asked for are all there.
+    fn push(&mut self, row: Row, token: &mut Token) -> bool {
+        let l = self.plan.limits;
+        let cap = match (l.top, l.limit) {
+            (Some(t), Some(x)) => t.min(x),
+            (t, x) => t.or(x).unwrap_or(u64::MAX),
+        };
+        if token.skipped < l.offset {
+            token.skipped += 1;
+        } else if token.emitted < cap {
+            self.rows.push(row);
+            token.emitted += 1;
+        }
+        token.emitted >= cap
     }
 
     /// Calls `f` with every candidate item of one target after `after`, in key order: its
@@ -424,14 +475,9 @@ impl<'a> Run<'a> {
     ) -> Result<bool> {
         let (store, rtxn, rid) = (self.store, self.rtxn, self.def.rid);
         let after_ok = |k: &[u8]| after.is_none_or(|a| k > a);
-        // Within known logical partitions, an equality (or IN) on another indexed path narrows
-        // further, and exactly: entries of one value are ordered by EPK, so each logical
-        // partition's entries are one contiguous range.
         let pk_path = self.def.partition_key.segments()?;
-        let narrowing = self
-            .access_besides(&pk_path)
-            .filter(|p| matches!(p, Predicate::Eq(..) | Predicate::In(..)));
-        if let (Some(epks), None) = (&t.epks, narrowing) {
+        let access = self.access_for(t.epks.is_some(), &pk_path);
+        if let (Some(epks), None) = (&t.epks, access) {
             for epk in epks {
                 for entry in store
                     .docs
@@ -443,7 +489,7 @@ impl<'a> Run<'a> {
                     }
                 }
             }
-        } else if let Some(p) = narrowing.or_else(|| self.access()) {
+        } else if let Some(p) = access {
             let prefix = scan::path_prefix(rid, t.pp, p.path());
             let values: &[Value] = match p {
                 Predicate::Eq(_, v) => std::slice::from_ref(v),
@@ -533,23 +579,12 @@ impl<'a> Run<'a> {
         if !rows.is_empty() {
             self.matched_docs += 1;
         }
-        let l = self.plan.limits;
-        let cap = match (l.top, l.limit) {
-            (Some(t), Some(x)) => t.min(x),
-            (t, x) => t.or(x).unwrap_or(u64::MAX),
-        };
         for row in rows {
-            if token.skipped < l.offset {
-                token.skipped += 1;
-                continue;
-            }
-            if token.emitted >= cap {
+            if self.push(Row::Value(row), token) {
                 return Ok(true);
             }
-            self.rows.push(row);
-            token.emitted += 1;
         }
-        Ok(token.emitted >= cap)
+        Ok(false)
     }
 
     /// Items in key order, partition after partition. Returns whether the query is complete.
@@ -569,13 +604,10 @@ impl<'a> Run<'a> {
                 {
                     return Ok(false);
                 }
-                let doc = run.item(value)?;
                 run.last_key = Some(key.to_vec());
-                if let Some(doc) = doc {
-                    if run.emit(doc, token)? {
-                        run.finished = true;
-                        return Ok(false);
-                    }
+                if run.consume(value, token)? {
+                    run.finished = true;
+                    return Ok(false);
                 }
                 Ok(true)
             })?;
@@ -754,8 +786,8 @@ impl<'a> Run<'a> {
             let mut doc_key = rid.to_be_bytes().to_vec();
             doc_key.extend_from_slice(&index::epk_of_entry(k).0);
             doc_key.extend_from_slice(id_key);
-            if let Some(doc) = self.load(&doc_key)? {
-                if self.emit(doc, token)? {
+            if let Some(stored) = self.store.docs.get(self.rtxn, &doc_key)? {
+                if self.consume(stored, token)? {
                     break true;
                 }
             }
@@ -800,11 +832,14 @@ impl<'a> Run<'a> {
         self.matched_docs = n.min(all.len() as u64);
         let start = token.offset as usize;
         let end = (start + self.budget.max_items).min(all.len());
+        let complete = end >= all.len();
         self.rows = all
-            .get(start..end)
-            .map(<[Value]>::to_vec)
-            .unwrap_or_default();
+            .into_iter()
+            .skip(start)
+            .take(end - start)
+            .map(Row::Value)
+            .collect();
         token.offset = end as u64;
-        Ok(end >= all.len())
+        Ok(complete)
     }
 }
