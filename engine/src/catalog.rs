@@ -171,6 +171,10 @@ pub struct ContainerShared {
     pub commits: tokio::sync::watch::Sender<u64>,
     /// Stored procedures and triggers registered by the app.
     pub scripts: RwLock<crate::scripts::Scripts>,
+    /// The last definition parsed from storage by a reader, with the hash of its bytes.
+    pub snapshot_def: parking_lot::Mutex<Option<(u64, Arc<ContainerDef>)>>,
+    /// Parsed queries by text.
+    pub queries: parking_lot::Mutex<HashMap<String, Arc<crate::sql::Query>>>,
 }
 
 /// The in-memory catalog, published by the writer after each commit.
@@ -238,6 +242,8 @@ impl Catalog {
                         throughput,
                         commits: tokio::sync::watch::Sender::new(0),
                         scripts: RwLock::default(),
+                        snapshot_def: Default::default(),
+                        queries: Default::default(),
                     }),
                 );
             }

@@ -50,8 +50,9 @@ impl ContainerClient {
 
     /// The container's definition as of `rtxn`'s snapshot: readers that depend on the partition
     /// map (feeds, queries) use this one, since a split commits its map with the data it moved.
-    pub(crate) fn definition_in(&self, rtxn: &heed::RoTxn) -> Result<ContainerDef> {
-        let def = self.read_container()?;
+    pub(crate) fn definition_in(&self, rtxn: &heed::RoTxn) -> Result<Arc<ContainerDef>> {
+        let shared = self.shared()?;
+        let def = shared.def.load();
         let bytes = self
             .engine
             .inner
@@ -61,7 +62,34 @@ impl ContainerClient {
             .ok_or_else(|| Error::NotFound {
                 what: format!("container '{}'", def.id),
             })?;
-        serde_json::from_slice(bytes).map_err(|e| Error::Corrupt(e.to_string()))
+        // Parsed once per stored version: readers between two writes share it (and its
+        // compiled indexing policy).
+        let hash = xxhash_rust::xxh3::xxh3_64(bytes);
+        let mut cache = shared.snapshot_def.lock();
+        if let Some((h, d)) = cache.as_ref() {
+            if *h == hash {
+                return Ok(d.clone());
+            }
+        }
+        let parsed: Arc<ContainerDef> =
+            Arc::new(serde_json::from_slice(bytes).map_err(|e| Error::Corrupt(e.to_string()))?);
+        *cache = Some((hash, parsed.clone()));
+        Ok(parsed)
+    }
+
+    /// A parsed query, cached by its text (the same statements run again and again).
+    pub(crate) fn parsed(&self, sql: &str) -> Result<Arc<crate::sql::Query>> {
+        let shared = self.shared()?;
+        if let Some(q) = shared.queries.lock().get(sql) {
+            return Ok(q.clone());
+        }
+        let q = Arc::new(crate::sql::parse(sql)?);
+        let mut cache = shared.queries.lock();
+        if cache.len() >= 512 {
+            cache.clear();
+        }
+        cache.insert(sql.to_owned(), q.clone());
+        Ok(q)
     }
 
     /// Runs `attempt` again after each 429's retry-after, within the engine's retry options.

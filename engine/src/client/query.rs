@@ -55,7 +55,7 @@ impl ContainerClient {
         params: &[(impl AsRef<str>, Value)],
         options: QueryOptions,
     ) -> Result<FeedResponse<T>> {
-        let query = sql::parse(sql)?;
+        let query = self.parsed(sql)?;
         let params: Params = params
             .iter()
             .map(|(k, v)| (k.as_ref().to_owned(), v.clone()))
