@@ -1,0 +1,160 @@
+//! Where a page's candidate items come from: routed logical partitions, index ranges, scans.
+
+use std::collections::BTreeSet;
+
+use serde_json::Value;
+
+use super::super::plan::Predicate;
+use super::{Run, Target};
+use crate::error::Result;
+use crate::index::{self, scan};
+use crate::storage::keys;
+
+impl<'a> Run<'a> {
+    /// The index predicate used for candidates, when the policy indexes its path.
+    pub(super) fn access(&self) -> Option<&'a Predicate> {
+        if !self.index_ready {
+            return None;
+        }
+        let policy = self.def.policy();
+        self.plan
+            .predicates
+            .iter()
+            .find(|p| policy.indexes(p.path()))
+    }
+
+    /// The index predicate candidates come from: within known logical partitions, an equality
+    /// (or IN) on another indexed path narrows further, and exactly (entries of one value are
+    /// ordered by EPK, so each logical partition's are one contiguous range); otherwise the
+    /// best indexed predicate.
+    pub(super) fn access_for(&self, routed: bool, pk_path: &[String]) -> Option<&'a Predicate> {
+        if routed {
+            self.access_besides(pk_path)
+                .filter(|p| matches!(p, Predicate::Eq(..) | Predicate::In(..)))
+        } else {
+            self.access()
+        }
+    }
+
+    /// The best indexed predicate on a path other than `path` (the partition key, which routing
+    /// already used).
+    pub(super) fn access_besides(&self, path: &[String]) -> Option<&'a Predicate> {
+        if !self.index_ready {
+            return None;
+        }
+        let policy = self.def.policy();
+        self.plan
+            .predicates
+            .iter()
+            .find(|p| p.path() != path && policy.indexes(p.path()))
+    }
+
+    /// Calls `f` with every candidate item of one target after `after`, in key order: its
+    /// logical partitions, the index predicate's matches, or every item of its range. Scans
+    /// stream straight from the B-tree; `f` returns false to stop (and so does this).
+    pub(super) fn each_candidate(
+        &mut self,
+        t: &Target,
+        after: Option<&[u8]>,
+        mut f: impl FnMut(&mut Self, &[u8], &'a [u8]) -> Result<bool>,
+    ) -> Result<bool> {
+        let (store, rtxn, rid) = (self.store, self.rtxn, self.def.rid);
+        let after_ok = |k: &[u8]| after.is_none_or(|a| k > a);
+        let pk_path = self.def.partition_key.segments()?;
+        let access = self.access_for(t.epks.is_some(), &pk_path);
+        if let (Some(epks), None) = (&t.epks, access) {
+            for epk in epks {
+                for entry in store
+                    .docs
+                    .prefix_iter(rtxn, &keys::partition_prefix(rid, epk))?
+                {
+                    let (k, v) = entry?;
+                    if after_ok(k) && !f(self, k, v)? {
+                        return Ok(false);
+                    }
+                }
+            }
+        } else if let Some(p) = access {
+            let prefix = scan::path_prefix(rid, t.pp, p.path());
+            let values: &[Value] = match p {
+                Predicate::Eq(_, v) => std::slice::from_ref(v),
+                Predicate::In(_, vs) => vs,
+                _ => &[],
+            };
+            let ranges: Vec<scan::KeyRange> = match (p, &t.epks) {
+                (Predicate::Eq(..) | Predicate::In(..), Some(epks)) => values
+                    .iter()
+                    .filter_map(|v| scan::equal(&prefix, v))
+                    .flat_map(|r| {
+                        epks.iter().map(move |e| {
+                            let mut from = r.from.clone();
+                            from.extend_from_slice(&e.0);
+                            scan::KeyRange {
+                                to: scan::successor(&from),
+                                from,
+                            }
+                        })
+                    })
+                    .collect(),
+                (Predicate::Eq(..) | Predicate::In(..), None) => values
+                    .iter()
+                    .filter_map(|v| scan::equal(&prefix, v))
+                    .collect(),
+                (Predicate::Range(_, lo, hi), _) => scan::range(&prefix, lo.as_ref(), hi.as_ref())
+                    .into_iter()
+                    .collect(),
+                (Predicate::StartsWith(_, s), _) => vec![scan::starts_with(&prefix, s)],
+            };
+            // Index matches come in value order and may repeat (arrays, IN): sort them by key.
+            let mut keys_found = BTreeSet::new();
+            for r in ranges {
+                let range = (
+                    std::ops::Bound::Included(r.from.as_slice()),
+                    std::ops::Bound::Excluded(r.to.as_slice()),
+                );
+                for entry in store.index.range(rtxn, &range)? {
+                    let (k, id_key) = entry?;
+                    self.meter.index_terms_read += 1;
+                    self.metrics.index_lookups += 1;
+                    let epk = index::epk_of_entry(k);
+                    if t.epks.as_ref().is_some_and(|e| !e.contains(&epk)) {
+                        continue;
+                    }
+                    let mut doc_key = rid.to_be_bytes().to_vec();
+                    doc_key.extend_from_slice(&epk.0);
+                    doc_key.extend_from_slice(id_key);
+                    if after_ok(&doc_key) {
+                        keys_found.insert(doc_key);
+                    }
+                }
+            }
+            for k in keys_found {
+                if let Some(v) = store.docs.get(rtxn, &k)? {
+                    if !f(self, &k, v)? {
+                        return Ok(false);
+                    }
+                }
+            }
+        } else {
+            let lo = keys::coordinate_key(rid, t.start);
+            let hi = t
+                .end
+                .map(|e| keys::coordinate_key(rid, e).to_vec())
+                .unwrap_or_else(|| (rid + 1).to_be_bytes().to_vec());
+            let from = match after {
+                Some(a) if a > lo.as_slice() => std::ops::Bound::Excluded(a),
+                _ => std::ops::Bound::Included(lo.as_slice()),
+            };
+            for entry in store
+                .docs
+                .range(rtxn, &(from, std::ops::Bound::Excluded(hi.as_slice())))?
+            {
+                let (k, v) = entry?;
+                if !f(self, k, v)? {
+                    return Ok(false);
+                }
+            }
+        }
+        Ok(true)
+    }
+}

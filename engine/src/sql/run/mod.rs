@@ -1,0 +1,406 @@
+//! Runs a planned query on storage, one page per call, inside one read transaction.
+//!
+//! Continuations are positions, not partition ids, so they survive partition splits: the last
+//! item key for streamed results (items are keyed by EPK, in partition order), the last index
+//! position per EPK range for ORDER BY merges, a row offset for whole results.
+
+mod access;
+mod ordered;
+mod stream;
+mod whole;
+
+use std::time::{Duration, Instant};
+
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine as _;
+use heed::RoTxn;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::ast::Query;
+use super::eval::Params;
+use super::exec;
+use super::plan::{self, Mode, Plan};
+use crate::catalog::ContainerDef;
+use crate::error::{Error, Result};
+use crate::partition::{Epk, PartitionKey};
+use crate::ru::Meter;
+use crate::storage::keys::DocHeader;
+use crate::storage::Store;
+use crate::ttl;
+use ordered::order_index;
+
+/// Limits of one page.
+#[derive(Debug, Clone, Copy)]
+pub struct PageBudget {
+    pub max_items: usize,
+    /// A streamed page stops after this much work and returns a continuation.
+    pub max_request_units: f64,
+    pub max_duration: Duration,
+}
+
+/// What one page cost and did, like Cosmos DB's query metrics.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct QueryMetrics {
+    pub retrieved_document_count: u64,
+    pub retrieved_document_size: u64,
+    pub output_document_count: u64,
+    pub index_lookups: u64,
+    /// Share of retrieved items that produced a result (1 = the index found exactly them).
+    pub index_hit_ratio: f64,
+    pub partitions_visited: usize,
+    /// How the query ran (`stream`, `ordered /path`, `whole`; index or scan; routing).
+    pub plan: String,
+    pub execution_time_ms: f64,
+}
+
+/// A result row: a value the executor produced, or an item's stored JSON handed over as it is
+/// (when storage selected exactly the rows of a `SELECT *`, nothing needs evaluating or
+/// rebuilding: the caller deserializes the bytes straight into its type).
+#[derive(Debug, Clone)]
+pub enum Row {
+    Value(Value),
+    Json(Vec<u8>),
+}
+
+pub struct Page {
+    pub rows: Vec<Row>,
+    pub continuation: Option<String>,
+    pub meter: Meter,
+    pub metrics: QueryMetrics,
+    pub partitions: Vec<u32>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Token {
+    rid: u32,
+    /// Hash of the query text and parameters: a continuation only resumes its own query.
+    q: u64,
+    /// `s` stream, `o` ordered, `w` whole.
+    mode: char,
+    /// Stream: the last item key processed (hex).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    key: Option<String>,
+    /// Ordered: per EPK range start, the last index position consumed (hex, partition-free).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    ranges: Vec<(u64, Option<u64>, Option<String>)>,
+    skipped: u64,
+    emitted: u64,
+    offset: u64,
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+fn unhex(s: &str) -> Result<Vec<u8>> {
+    (0..s.len())
+        .step_by(2)
+        .map(|i| s.get(i..i + 2).and_then(|h| u8::from_str_radix(h, 16).ok()))
+        .collect::<Option<Vec<u8>>>()
+        .ok_or_else(|| Error::bad("continuation", "malformed continuation token"))
+}
+
+pub fn query_hash(sql: &str, params: &Params) -> u64 {
+    let mut p: Vec<_> = params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    p.sort();
+    xxhash_rust::xxh3::xxh3_64(format!("{sql}\u{0}{}", p.join("\u{0}")).as_bytes())
+}
+
+/// One physical partition the query visits, and the logical partitions it is confined to.
+struct Target {
+    pp: u32,
+    start: u64,
+    end: Option<u64>,
+    epks: Option<Vec<Epk>>,
+}
+
+#[allow(clippy::too_many_arguments)]
+pub fn run_page(
+    store: &Store,
+    rtxn: &RoTxn,
+    def: &ContainerDef,
+    q: &Query,
+    qhash: u64,
+    params: &Params,
+    partition_key: Option<&PartitionKey>,
+    budget: PageBudget,
+    continuation: Option<&str>,
+) -> Result<Page> {
+    let started = Instant::now();
+    let pk_path = def.partition_key.segments()?;
+    let plan = plan::plan(q, params, &pk_path)?;
+    let token = match continuation {
+        Some(c) => {
+            let bytes = URL_SAFE_NO_PAD
+                .decode(c)
+                .map_err(|_| Error::bad("continuation", "malformed continuation token"))?;
+            let t: Token = serde_json::from_slice(&bytes)
+                .map_err(|_| Error::bad("continuation", "malformed continuation token"))?;
+            if t.rid != def.rid || t.q != qhash {
+                return Err(Error::bad(
+                    "continuation",
+                    "the continuation belongs to another query or container",
+                ));
+            }
+            Some(t)
+        }
+        None => None,
+    };
+    let targets = targets(def, &plan, partition_key);
+    let policy = def.policy();
+    let index_ready = def.index_rebuild.is_none() && policy.consistent;
+    let mut run = Run {
+        store,
+        rtxn,
+        def,
+        q,
+        params,
+        plan: &plan,
+        budget,
+        started,
+        meter: Meter {
+            queries: 1,
+            ..Default::default()
+        },
+        metrics: QueryMetrics::default(),
+        rows: Vec::new(),
+        visited: Vec::new(),
+        index_ready,
+        matched_docs: 0,
+        exact: false,
+        last_key: None,
+        finished: false,
+        now: ttl::now(),
+    };
+    // An ORDER BY merge needs an index in that order holding every item: the path's range index
+    // for one key, a composite index (scanned forwards or backwards) for several.
+    let resumed_whole = token.as_ref().is_some_and(|t| t.mode == 'w');
+    let order_index = match &plan.mode {
+        Mode::Ordered { keys } if index_ready && !resumed_whole => match order_index(&policy, keys)
+        {
+            Some(ix) if run.all_indexed(&targets, &ix.hash)? => Some(ix),
+            _ => None,
+        },
+        _ => None,
+    };
+    let mode = match &plan.mode {
+        _ if resumed_whole => Mode::Whole,
+        Mode::Ordered { .. } if order_index.is_none() => Mode::Whole,
+        m => m.clone(),
+    };
+    let routed = targets.iter().any(|t| t.epks.is_some());
+    run.exact =
+        !matches!(mode, Mode::Whole) && plan.exact_with(run.access_for(routed, &pk_path), &pk_path);
+    let mut token = token.unwrap_or(Token {
+        rid: def.rid,
+        q: qhash,
+        ..Default::default()
+    });
+    let done = match &mode {
+        Mode::Whole => {
+            token.mode = 'w';
+            run.whole(&targets, &mut token)?
+        }
+        Mode::Stream => {
+            token.mode = 's';
+            let done = run.stream(&targets, &mut token)?;
+            if let Some(k) = &run.last_key {
+                token.key = Some(hex(k));
+            }
+            done
+        }
+        Mode::Ordered { .. } => {
+            token.mode = 'o';
+            let ix = order_index.as_ref().expect("an ordered plan has its index");
+            run.ordered(&targets, &ix.hash, ix.backwards, &mut token)?
+        }
+    };
+    let access = match (&order_index, targets.iter().any(|t| t.epks.is_some())) {
+        (Some(ix), _) => ix.describe.clone(),
+        (_, routed) => match (run.access_for(routed, &pk_path), routed) {
+            (Some(p), true) => format!("logical partitions, {}", p.describe()),
+            (None, true) => "logical partition scan".into(),
+            (Some(p), false) => p.describe(),
+            (None, false) => "scan".into(),
+        },
+    };
+    let mode_name = match mode {
+        Mode::Stream => "stream",
+        Mode::Ordered { .. } => "ordered",
+        Mode::Whole => "whole",
+    };
+    run.meter.partitions_visited = run.visited.len() as u64;
+    let mut metrics = run.metrics;
+    metrics.output_document_count = run.rows.len() as u64;
+    metrics.partitions_visited = run.visited.len();
+    metrics.index_hit_ratio = if metrics.retrieved_document_count == 0 {
+        1.0
+    } else {
+        run.matched_docs as f64 / metrics.retrieved_document_count as f64
+    };
+    let exact = if run.exact { ", exact" } else { "" };
+    metrics.plan = format!(
+        "{mode_name}{exact}, {access}, {} of {} partitions",
+        targets.len(),
+        def.partitions.len()
+    );
+    metrics.execution_time_ms = started.elapsed().as_secs_f64() * 1000.0;
+    Ok(Page {
+        rows: run.rows,
+        continuation: (!done)
+            .then(|| URL_SAFE_NO_PAD.encode(serde_json::to_vec(&token).expect("tokens serialize"))),
+        meter: run.meter,
+        metrics,
+        partitions: run.visited,
+    })
+}
+
+/// The partitions to visit: those owning the partition key values the query is confined to, or
+/// every partition.
+fn targets(def: &ContainerDef, plan: &Plan, pk: Option<&PartitionKey>) -> Vec<Target> {
+    let epks: Option<Vec<Epk>> = match (pk, &plan.partition_values) {
+        (Some(pk), _) => Some(vec![pk.epk()]),
+        (None, Some(values)) => Some(
+            values
+                .iter()
+                .filter_map(|v| PartitionKey::from_json(v, "pk").ok())
+                .map(|p| p.epk())
+                .collect(),
+        ),
+        (None, None) => None,
+    };
+    (0..def.partitions.len())
+        .filter_map(|i| {
+            let (start, end) = def.partitions.range_of(i);
+            let pp = def.partitions.partitions[i].id;
+            match &epks {
+                None => Some(Target {
+                    pp,
+                    start,
+                    end,
+                    epks: None,
+                }),
+                Some(all) => {
+                    let mut mine: Vec<Epk> = all
+                        .iter()
+                        .filter(|e| def.partitions.index_of(e) == i)
+                        .copied()
+                        .collect();
+                    mine.sort();
+                    mine.dedup();
+                    (!mine.is_empty()).then_some(Target {
+                        pp,
+                        start,
+                        end,
+                        epks: Some(mine),
+                    })
+                }
+            }
+        })
+        .collect()
+}
+
+struct Run<'a> {
+    store: &'a Store,
+    rtxn: &'a RoTxn<'a>,
+    def: &'a ContainerDef,
+    q: &'a Query,
+    params: &'a Params,
+    plan: &'a Plan,
+    budget: PageBudget,
+    started: Instant,
+    meter: Meter,
+    metrics: QueryMetrics,
+    rows: Vec<Row>,
+    /// The rows are exactly the candidate items (see `Plan::exact_with`).
+    exact: bool,
+    visited: Vec<u32>,
+    index_ready: bool,
+    matched_docs: u64,
+    /// Streamed: the last item key processed.
+    last_key: Option<Vec<u8>>,
+    /// OFFSET/LIMIT/TOP are satisfied.
+    finished: bool,
+    /// `now` for TTL checks, once per page.
+    now: u64,
+}
+
+impl<'a> Run<'a> {
+    fn over_budget(&self) -> bool {
+        self.meter.charge() > self.budget.max_request_units
+            || self.started.elapsed() > self.budget.max_duration
+    }
+
+    fn visit(&mut self, pp: u32) {
+        if !self.visited.contains(&pp) {
+            self.visited.push(pp);
+        }
+    }
+
+    fn item(&mut self, v: &[u8]) -> Result<Option<Value>> {
+        match self.item_json(v)? {
+            Some(json) => Ok(Some(
+                serde_json::from_slice(json).map_err(|e| Error::Corrupt(e.to_string()))?,
+            )),
+            None => Ok(None),
+        }
+    }
+
+    /// The JSON of a stored item unless its TTL passed; counts it as retrieved.
+    fn item_json<'v>(&mut self, v: &'v [u8]) -> Result<Option<&'v [u8]>> {
+        let (h, json) =
+            DocHeader::decode(v).ok_or_else(|| Error::Corrupt("short item header".into()))?;
+        if ttl::is_expired(&h, self.def.default_ttl, self.now) {
+            return Ok(None);
+        }
+        self.meter.scan_item(v.len());
+        self.metrics.retrieved_document_count += 1;
+        self.metrics.retrieved_document_size += v.len() as u64;
+        Ok(Some(json))
+    }
+
+    /// Takes one candidate item: its rows (or, exactly selected, the item itself) go to the page.
+    /// True when OFFSET/LIMIT/TOP are satisfied.
+    fn consume(&mut self, stored: &[u8], token: &mut Token) -> Result<bool> {
+        let Some(json) = self.item_json(stored)? else {
+            return Ok(false);
+        };
+        if self.exact {
+            self.matched_docs += 1;
+            return Ok(self.push(Row::Json(json.to_vec()), token));
+        }
+        let doc = serde_json::from_slice(json).map_err(|e| Error::Corrupt(e.to_string()))?;
+        self.emit(doc, token)
+    }
+
+    /// Adds a row unless OFFSET skips it; true when the rows asked for are all there.
+    fn push(&mut self, row: Row, token: &mut Token) -> bool {
+        let l = self.plan.limits;
+        let cap = match (l.top, l.limit) {
+            (Some(t), Some(x)) => t.min(x),
+            (t, x) => t.or(x).unwrap_or(u64::MAX),
+        };
+        if token.skipped < l.offset {
+            token.skipped += 1;
+        } else if token.emitted < cap {
+            self.rows.push(row);
+            token.emitted += 1;
+        }
+        token.emitted >= cap
+    }
+
+    /// Emits the rows of one item, honouring OFFSET/LIMIT/TOP; true when the query is complete.
+    fn emit(&mut self, doc: Value, token: &mut Token) -> Result<bool> {
+        let rows = exec::item_rows(self.q, self.params, doc)?;
+        if !rows.is_empty() {
+            self.matched_docs += 1;
+        }
+        for row in rows {
+            if self.push(Row::Value(row), token) {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+}

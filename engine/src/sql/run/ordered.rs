@@ -1,0 +1,231 @@
+//! ORDER BY as a k-way merge of the partitions' index scans (a path's range index, or a
+//! composite index for several keys), stopping when the page or the query has its rows.
+
+use super::{hex, unhex, Run, Target, Token};
+use crate::error::Result;
+use crate::index::{self, scan};
+use crate::storage::keys;
+
+/// Index entries of one partition, in order.
+type EntryIter<'t> = Box<dyn Iterator<Item = heed::Result<(&'t [u8], &'t [u8])>> + 't>;
+
+/// The index an ORDER BY merge scans.
+pub(super) struct OrderIndex {
+    pub(super) hash: [u8; 8],
+    /// Scanned from its end: the query's order is the index's reversed.
+    pub(super) backwards: bool,
+    pub(super) describe: String,
+}
+
+pub(super) fn order_index(
+    policy: &index::CompiledPolicy,
+    keys: &[(Vec<String>, bool)],
+) -> Option<OrderIndex> {
+    let name = |p: &[String]| format!("/{}", p.join("/"));
+    let dir = |d: bool| if d { "DESC" } else { "ASC" };
+    if let [(path, desc)] = keys {
+        return policy.indexes(path).then(|| OrderIndex {
+            hash: index::path_hash(path),
+            backwards: *desc,
+            describe: format!("ordered index {} {}", name(path), dir(*desc)),
+        });
+    }
+    policy.composites.iter().find_map(|c| {
+        let same_paths = c.len() == keys.len() && c.iter().zip(keys).all(|(a, b)| a.0 == b.0);
+        let forwards = same_paths && c.iter().zip(keys).all(|(a, b)| a.1 == b.1);
+        let backwards = same_paths && c.iter().zip(keys).all(|(a, b)| a.1 != b.1);
+        (forwards || backwards).then(|| OrderIndex {
+            hash: index::composite_hash(c),
+            backwards,
+            describe: format!(
+                "ordered composite index ({}){}",
+                c.iter()
+                    .map(|(p, d)| format!("{} {}", name(p), dir(*d)))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                if backwards { " backwards" } else { "" }
+            ),
+        })
+    })
+}
+
+impl<'a> Run<'a> {
+    /// Whether every item of the targets has a scalar at `path` (so the index holds them all).
+    pub(super) fn all_indexed(&mut self, targets: &[Target], hash: &[u8; 8]) -> Result<bool> {
+        for t in targets {
+            let prefix = scan::hash_prefix(self.def.rid, t.pp, hash);
+            let (entries, items) = match &t.epks {
+                // The partition's count of entries for the path: one lookup.
+                None => (
+                    index::read_count(
+                        self.store,
+                        self.rtxn,
+                        &index::count_key(self.def.rid, t.pp, &prefix[8..]),
+                    )?,
+                    self.def.partitions.by_id(t.pp).map_or(0, |p| p.items),
+                ),
+                // Confined to some logical partitions: count their entries and items.
+                Some(epks) => {
+                    let mut n = 0u64;
+                    for entry in self.store.index.prefix_iter(self.rtxn, &prefix)? {
+                        let (k, _) = entry?;
+                        if !index::is_count_key(k) && epks.contains(&index::epk_of_entry(k)) {
+                            n += 1;
+                        }
+                    }
+                    self.meter.index_terms_read += n / 64; // a keys-only count: cheap per entry
+                    let items = epks
+                        .iter()
+                        .map(|e| {
+                            self.store
+                                .lps
+                                .get(self.rtxn, &keys::partition_prefix(self.def.rid, e))
+                                .map(|v| {
+                                    v.map_or(0, |v| crate::writer::apply::decode_lp_stats(v).1)
+                                })
+                        })
+                        .sum::<heed::Result<u64>>()?;
+                    (n, items)
+                }
+            };
+            if entries != items {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// The index order of one path, merged across partitions.
+    pub(super) fn ordered(
+        &mut self,
+        targets: &[Target],
+        hash: &[u8; 8],
+        descending: bool,
+        token: &mut Token,
+    ) -> Result<bool> {
+        let rid = self.def.rid;
+        // Each partition's position: the index key suffix after `rid | partition` last consumed.
+        let mut positions: Vec<Option<Vec<u8>>> = targets
+            .iter()
+            .map(|t| {
+                token
+                    .ranges
+                    .iter()
+                    .find(|(s, e, _)| {
+                        *s <= t.start && e.is_none_or(|e| t.end.is_some_and(|te| te <= e))
+                    })
+                    .and_then(|(_, _, k)| k.as_deref().map(unhex))
+                    .transpose()
+            })
+            .collect::<Result<_>>()?;
+        let mut iters = Vec::with_capacity(targets.len());
+        for (i, t) in targets.iter().enumerate() {
+            self.visit(t.pp);
+            let prefix = scan::hash_prefix(rid, t.pp, hash);
+            let upper = scan::successor(&prefix);
+            let resume = positions[i].as_ref().map(|suffix| {
+                let mut k = rid.to_be_bytes().to_vec();
+                k.extend_from_slice(&t.pp.to_be_bytes());
+                k.extend_from_slice(suffix);
+                k
+            });
+            let it: EntryIter = match (descending, &resume) {
+                (false, Some(r)) => Box::new(self.store.index.range(
+                    self.rtxn,
+                    &(
+                        std::ops::Bound::Excluded(r.as_slice()),
+                        std::ops::Bound::Excluded(upper.as_slice()),
+                    ),
+                )?),
+                (false, None) => Box::new(self.store.index.range(
+                    self.rtxn,
+                    &(
+                        std::ops::Bound::Included(prefix.as_slice()),
+                        std::ops::Bound::Excluded(upper.as_slice()),
+                    ),
+                )?),
+                (true, Some(r)) => Box::new(self.store.index.rev_range(
+                    self.rtxn,
+                    &(
+                        std::ops::Bound::Included(prefix.as_slice()),
+                        std::ops::Bound::Excluded(r.as_slice()),
+                    ),
+                )?),
+                (true, None) => Box::new(self.store.index.rev_range(
+                    self.rtxn,
+                    &(
+                        std::ops::Bound::Included(prefix.as_slice()),
+                        std::ops::Bound::Excluded(upper.as_slice()),
+                    ),
+                )?),
+            };
+            iters.push(it.peekable());
+        }
+        let value_of = |k: &[u8]| k[16..k.len() - 24].to_vec();
+        let complete = loop {
+            // The next entry in Cosmos order among the partitions' heads.
+            let mut best: Option<(usize, Vec<u8>)> = None;
+            for (i, it) in iters.iter_mut().enumerate() {
+                loop {
+                    match it.peek() {
+                        Some(Ok((k, _))) if index::is_count_key(k) => {
+                            it.next();
+                        }
+                        Some(Ok((k, _))) => {
+                            let epk = index::epk_of_entry(k);
+                            if targets[i].epks.as_ref().is_some_and(|e| !e.contains(&epk)) {
+                                it.next();
+                                continue;
+                            }
+                            let v = value_of(k);
+                            let better = match &best {
+                                None => true,
+                                Some((_, b)) => {
+                                    if descending {
+                                        v > *b
+                                    } else {
+                                        v < *b
+                                    }
+                                }
+                            };
+                            if better {
+                                best = Some((i, v));
+                            }
+                            break;
+                        }
+                        Some(Err(_)) => {
+                            if let Some(Err(e)) = it.next() {
+                                return Err(e.into());
+                            }
+                        }
+                        None => break,
+                    }
+                }
+            }
+            let Some((i, _)) = best else { break true };
+            if !self.rows.is_empty()
+                && (self.rows.len() >= self.budget.max_items || self.over_budget())
+            {
+                break false;
+            }
+            let (k, id_key) = iters[i].next().expect("peeked")?;
+            self.meter.index_terms_read += 1;
+            self.metrics.index_lookups += 1;
+            positions[i] = Some(k[8..].to_vec());
+            let mut doc_key = rid.to_be_bytes().to_vec();
+            doc_key.extend_from_slice(&index::epk_of_entry(k).0);
+            doc_key.extend_from_slice(id_key);
+            if let Some(stored) = self.store.docs.get(self.rtxn, &doc_key)? {
+                if self.consume(stored, token)? {
+                    break true;
+                }
+            }
+        };
+        token.ranges = targets
+            .iter()
+            .zip(positions)
+            .map(|(t, p)| (t.start, t.end, p.map(|p| hex(&p))))
+            .collect();
+        Ok(complete)
+    }
+}

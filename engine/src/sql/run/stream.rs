@@ -1,0 +1,41 @@
+//! Streamed results: items in key order, partition after partition.
+
+use super::{unhex, Run, Target, Token};
+use crate::error::Result;
+use crate::storage::keys;
+
+impl<'a> Run<'a> {
+    /// Items in key order, partition after partition. Returns whether the query is complete.
+    pub(super) fn stream(&mut self, targets: &[Target], token: &mut Token) -> Result<bool> {
+        let after = token.key.as_deref().map(unhex).transpose()?;
+        for t in targets {
+            // Partitions wholly before the cursor are done (item keys are ordered by EPK).
+            if let (Some(a), Some(end)) = (&after, t.end) {
+                if keys::epk_of(a).coordinate() >= end {
+                    continue;
+                }
+            }
+            self.visit(t.pp);
+            let complete = self.each_candidate(t, after.as_deref(), |run, key, value| {
+                if !run.rows.is_empty()
+                    && (run.rows.len() >= run.budget.max_items || run.over_budget())
+                {
+                    return Ok(false);
+                }
+                run.last_key = Some(key.to_vec());
+                if run.consume(value, token)? {
+                    run.finished = true;
+                    return Ok(false);
+                }
+                Ok(true)
+            })?;
+            if self.finished {
+                return Ok(true);
+            }
+            if !complete {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+}

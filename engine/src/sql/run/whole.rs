@@ -1,0 +1,50 @@
+//! Whole results: every candidate through the executor, then a page of the rows by position.
+
+use super::super::exec;
+use super::{Row, Run, Target, Token};
+use crate::error::{Error, Result};
+
+impl<'a> Run<'a> {
+    /// Every candidate item through the executor, then a page of the rows by position.
+    pub(super) fn whole(&mut self, targets: &[Target], token: &mut Token) -> Result<bool> {
+        let mut docs = Vec::new();
+        // A query without FROM reads no items.
+        let targets = if self.q.from.is_none() {
+            &[][..]
+        } else {
+            targets
+        };
+        for t in targets {
+            self.visit(t.pp);
+            let limit = self.budget.max_duration * 10;
+            let complete = self.each_candidate(t, None, |run, _key, value| {
+                if run.started.elapsed() > limit {
+                    return Ok(false);
+                }
+                if let Some(doc) = run.item(value)? {
+                    docs.push(doc);
+                }
+                Ok(true)
+            })?;
+            if !complete {
+                return Err(Error::RequestTimeout(format!(
+                    "the query needs every matching item at once (aggregates, GROUP BY, DISTINCT or ORDER BY on several or unindexed paths) and ran past {limit:?}; filter on the partition key or an indexed path"
+                )));
+            }
+        }
+        let n = docs.len() as u64;
+        let all = exec::execute(self.q, self.params, docs)?;
+        self.matched_docs = n.min(all.len() as u64);
+        let start = token.offset as usize;
+        let end = (start + self.budget.max_items).min(all.len());
+        let complete = end >= all.len();
+        self.rows = all
+            .into_iter()
+            .skip(start)
+            .take(end - start)
+            .map(Row::Value)
+            .collect();
+        token.offset = end as u64;
+        Ok(complete)
+    }
+}
