@@ -414,9 +414,7 @@ impl ContainerClient {
                     continue;
                 }
                 meter.scan_item(v.len());
-                items.push(
-                    serde_json::from_slice::<T>(json).map_err(|e| Error::Corrupt(e.to_string()))?,
-                );
+                items.push(crate::item::parse_stored::<T>(json)?);
             }
             meter.partitions_visited = visited.len() as u64;
             Ok((items, last, meter, visited))
@@ -462,9 +460,7 @@ impl ContainerClient {
                     continue;
                 }
                 meter.scan_item(v.len());
-                out.push(
-                    serde_json::from_slice::<T>(json).map_err(|e| Error::Corrupt(e.to_string()))?,
-                );
+                out.push(crate::item::parse_stored::<T>(json)?);
             }
             Ok((out, meter))
         })

@@ -119,12 +119,23 @@ impl ContainerClient {
             .into_iter()
             .map(|row| match row {
                 Row::Value(v) => typed::<T>(v),
-                Row::Json(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
-                    Error::bad(
-                        "query",
-                        format!("a result does not fit the requested type: {e}"),
-                    )
-                }),
+                // Validated once as a whole, then parsed as text (cheaper than per string).
+                Row::Json(bytes) => std::str::from_utf8(&bytes)
+                    .map_err(|e| Error::Corrupt(format!("stored item is not UTF-8: {e}")))
+                    .and_then(|text| {
+                        serde_json::from_str(text).map_err(|e| {
+                            Error::bad(
+                                "query",
+                                format!("a result does not fit the requested type: {e}"),
+                            )
+                        })
+                    })
+                    .map_err(|e| {
+                        Error::bad(
+                            "query",
+                            format!("a result does not fit the requested type: {e}"),
+                        )
+                    }),
             })
             .collect::<Result<Vec<T>>>()?;
         let mut diagnostics = Diagnostics::from_meter(&page.meter, page.partitions);

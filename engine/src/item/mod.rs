@@ -110,6 +110,14 @@ pub fn item_rid(rid: u32, doc_key: &[u8]) -> String {
     format!("{rid:08x}{:016x}", xxhash_rust::xxh3::xxh3_64(doc_key))
 }
 
+/// Parses stored JSON (written by this engine) into `T`: the bytes are validated as UTF-8 once,
+/// then parsed as text, which is cheaper than validating string by string.
+pub fn parse_stored<T: serde::de::DeserializeOwned>(json: &[u8]) -> Result<T> {
+    let text = std::str::from_utf8(json)
+        .map_err(|e| Error::Corrupt(format!("stored item is not UTF-8: {e}")))?;
+    serde_json::from_str(text).map_err(|e| Error::Corrupt(e.to_string()))
+}
+
 /// Removes the system properties from a copy of an object (for comparing user content).
 pub fn without_system_properties(obj: &Map<String, Value>) -> Map<String, Value> {
     obj.iter()

@@ -340,9 +340,7 @@ impl<'a> Run<'a> {
 
     fn item(&mut self, v: &[u8]) -> Result<Option<Value>> {
         match self.item_json(v)? {
-            Some(json) => Ok(Some(
-                serde_json::from_slice(json).map_err(|e| Error::Corrupt(e.to_string()))?,
-            )),
+            Some(json) => Ok(Some(crate::item::parse_stored(json)?)),
             None => Ok(None),
         }
     }
@@ -370,7 +368,7 @@ impl<'a> Run<'a> {
             self.matched_docs += 1;
             return Ok(self.push(Row::Json(json.to_vec()), token));
         }
-        let doc = serde_json::from_slice(json).map_err(|e| Error::Corrupt(e.to_string()))?;
+        let doc = crate::item::parse_stored(json)?;
         self.emit(doc, token)
     }
 
