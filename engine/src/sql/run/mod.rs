@@ -102,9 +102,27 @@ fn unhex(s: &str) -> Result<Vec<u8>> {
 }
 
 pub fn query_hash(sql: &str, params: &Params) -> u64 {
-    let mut p: Vec<_> = params.iter().map(|(k, v)| format!("{k}={v}")).collect();
-    p.sort();
-    xxhash_rust::xxh3::xxh3_64(format!("{sql}\u{0}{}", p.join("\u{0}")).as_bytes())
+    /// Feeds serialized JSON to the hasher without building a string.
+    struct Feed<'h>(&'h mut xxhash_rust::xxh3::Xxh3);
+    impl std::io::Write for Feed<'_> {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.update(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    // Parameters combine order-independently (a map has no order).
+    params
+        .iter()
+        .fold(xxhash_rust::xxh3::xxh3_64(sql.as_bytes()), |acc, (k, v)| {
+            let mut h = xxhash_rust::xxh3::Xxh3::new();
+            h.update(k.as_bytes());
+            h.update(&[0]);
+            let _ = serde_json::to_writer(Feed(&mut h), v);
+            acc ^ h.digest()
+        })
 }
 
 /// One physical partition the query visits, and the logical partitions it is confined to.
