@@ -257,4 +257,16 @@ fn import_get_export_stats_and_errors() {
     );
     let o = engine(&data, &["stats", "--db", "shop", "--container", "nope"]);
     assert!(!o.status.success());
+
+    // While another process has the directory open, the CLI refuses it rather than corrupt it.
+    let held = engine::Engine::open(&data, engine::EngineOptions::default()).unwrap();
+    let o = engine(&data, &["list"]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("open in another process") && err.contains(&std::process::id().to_string()),
+        "{err}"
+    );
+    drop(held);
+    assert!(engine(&data, &["list"]).status.success());
 }

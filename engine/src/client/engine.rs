@@ -30,6 +30,8 @@ pub(crate) struct Inner {
     writer: Option<mpsc::Sender<Job>>,
     thread: Option<JoinHandle<()>>,
     path: PathBuf,
+    /// Held for the engine's life: one process writes a directory at a time.
+    _lock: std::fs::File,
 }
 
 impl Drop for Inner {
@@ -71,6 +73,7 @@ impl Engine {
             )));
         }
         let opened = (|| {
+            let lock = lock_directory(&path)?;
             let store = Arc::new(Store::open(&path, &opts.storage)?);
             let catalog = Arc::new(Catalog::default());
             let wopts = WriterOptions {
@@ -82,9 +85,9 @@ impl Engine {
                 script_budget: opts.script_budget,
             };
             let handle = writer::spawn(store.clone(), catalog.clone(), wopts)?;
-            Ok::<_, Error>((store, catalog, handle))
+            Ok::<_, Error>((store, catalog, handle, lock))
         })();
-        let (store, catalog, mut handle) = match opened {
+        let (store, catalog, mut handle, lock) = match opened {
             Ok(x) => x,
             Err(e) => {
                 open_paths()
@@ -103,6 +106,7 @@ impl Engine {
                 writer: Some(handle.tx.clone()),
                 thread: handle.thread.take(),
                 path,
+                _lock: lock,
             }),
         })
     }
@@ -164,6 +168,37 @@ impl Engine {
             rx.await
                 .map_err(|_| Error::Unavailable("the writer stopped before answering".into()))?
         }
+    }
+}
+
+/// Takes the directory's lock file exclusively. A second process writing the same files would
+/// reuse LSNs and overwrite counters (the engine keeps them in memory between commits), so it is
+/// refused with a clear error instead. The OS releases the lock when the process dies.
+fn lock_directory(dir: &Path) -> Result<std::fs::File> {
+    let path = dir.join("engine.lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .read(true)
+        .write(true)
+        .open(&path)
+        .map_err(|e| Error::Storage(heed::Error::Io(e)))?;
+    match file.try_lock() {
+        Ok(()) => {
+            use std::io::Write;
+            let _ = file.set_len(0);
+            let _ = (&file).write_all(format!("{}\n", std::process::id()).as_bytes());
+            Ok(file)
+        }
+        Err(std::fs::TryLockError::WouldBlock) => {
+            let holder = std::fs::read_to_string(&path).unwrap_or_default();
+            Err(Error::Unavailable(format!(
+                "{} is open in another process (pid {}); stop it first",
+                dir.display(),
+                holder.trim()
+            )))
+        }
+        Err(std::fs::TryLockError::Error(e)) => Err(Error::Storage(heed::Error::Io(e))),
     }
 }
 
