@@ -4,6 +4,14 @@ use std::process::{Command, Output};
 
 use serde_json::{json, Value};
 
+fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(f)
+}
+
 fn engine(dir: &std::path::Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_engine"))
         .arg("--data")
@@ -258,15 +266,72 @@ fn import_get_export_stats_and_errors() {
     let o = engine(&data, &["stats", "--db", "shop", "--container", "nope"]);
     assert!(!o.status.success());
 
-    // While another process has the directory open, the CLI refuses it rather than corrupt it.
+    // While another process writes the directory, the CLI reads beside it, and refuses to write.
     let held = engine::Engine::open(&data, engine::EngineOptions::default()).unwrap();
-    let o = engine(&data, &["list"]);
+    let o = engine(
+        &data,
+        &[
+            "get",
+            "--db",
+            "shop",
+            "--container",
+            "customer",
+            "--pk",
+            "7",
+            "a",
+        ],
+    );
+    assert_eq!(stdout_json(&o)["id"], "a");
+    let o = engine(
+        &data,
+        &[
+            "import",
+            "--db",
+            "shop",
+            "--container",
+            "product",
+            jsonl.to_str().unwrap(),
+        ],
+    );
     assert!(!o.status.success());
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
         err.contains("open in another process") && err.contains(&std::process::id().to_string()),
         "{err}"
     );
-    drop(held);
-    assert!(engine(&data, &["list"]).status.success());
+    // A write through the writing process is visible to the next read.
+    let c = held.database("shop").container("customer");
+    block_on(c.upsert_item(&json!({"id": "z", "customerId": 9}), None, None)).unwrap();
+    let o = engine(
+        &data,
+        &[
+            "get",
+            "--db",
+            "shop",
+            "--container",
+            "customer",
+            "--pk",
+            "9",
+            "z",
+        ],
+    );
+    assert_eq!(stdout_json(&o)["id"], "z");
+    drop((c, held));
+    let o = engine(
+        &data,
+        &[
+            "import",
+            "--db",
+            "shop",
+            "--container",
+            "product",
+            jsonl.to_str().unwrap(),
+        ],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = engine(&tmp.path().join("nothing-here"), &["list"]);
+    assert!(
+        !o.status.success(),
+        "reading a directory without data is an error"
+    );
 }

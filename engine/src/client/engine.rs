@@ -30,8 +30,9 @@ pub(crate) struct Inner {
     writer: Option<mpsc::Sender<Job>>,
     thread: Option<JoinHandle<()>>,
     path: PathBuf,
-    /// Held for the engine's life: one process writes a directory at a time.
-    _lock: std::fs::File,
+    /// Held for the engine's life: one process writes a directory at a time (none when
+    /// read-only: any number of processes may read beside the writer).
+    _lock: Option<std::fs::File>,
 }
 
 impl Drop for Inner {
@@ -57,7 +58,10 @@ pub struct Engine {
 impl Engine {
     /// Opens (or creates) the engine stored in `dir`.
     pub fn open(dir: impl AsRef<Path>, opts: EngineOptions) -> Result<Engine> {
-        std::fs::create_dir_all(dir.as_ref()).map_err(|e| Error::Storage(heed::Error::Io(e)))?;
+        if !opts.storage.read_only {
+            std::fs::create_dir_all(dir.as_ref())
+                .map_err(|e| Error::Storage(heed::Error::Io(e)))?;
+        }
         let path = dir
             .as_ref()
             .canonicalize()
@@ -73,7 +77,12 @@ impl Engine {
             )));
         }
         let opened = (|| {
-            let lock = lock_directory(&path)?;
+            let read_only = opts.storage.read_only;
+            let lock = if read_only {
+                None
+            } else {
+                Some(lock_directory(&path)?)
+            };
             let store = Arc::new(Store::open(&path, &opts.storage)?);
             let catalog = Arc::new(Catalog::default());
             let wopts = WriterOptions {
@@ -84,10 +93,15 @@ impl Engine {
                 split_threshold_bytes: opts.split_threshold_bytes,
                 script_budget: opts.script_budget,
             };
-            let handle = writer::spawn(store.clone(), catalog.clone(), wopts)?;
+            let handle = if read_only {
+                writer::load_catalog(&store, &catalog)?;
+                None
+            } else {
+                Some(writer::spawn(store.clone(), catalog.clone(), wopts)?)
+            };
             Ok::<_, Error>((store, catalog, handle, lock))
         })();
-        let (store, catalog, mut handle, lock) = match opened {
+        let (store, catalog, handle, lock) = match opened {
             Ok(x) => x,
             Err(e) => {
                 open_paths()
@@ -97,14 +111,20 @@ impl Engine {
                 return Err(e);
             }
         };
-        spawn_purger(handle.tx.downgrade());
+        let (writer, thread) = match handle {
+            Some(mut h) => {
+                spawn_purger(h.tx.downgrade());
+                (Some(h.tx.clone()), h.thread.take())
+            }
+            None => (None, None),
+        };
         Ok(Engine {
             inner: Arc::new(Inner {
                 store,
                 catalog,
                 opts,
-                writer: Some(handle.tx.clone()),
-                thread: handle.thread.take(),
+                writer,
+                thread,
                 path,
                 _lock: lock,
             }),
@@ -159,7 +179,7 @@ impl Engine {
         let sender = self.inner.writer.clone();
         async move {
             let sender =
-                sender.ok_or_else(|| Error::Unavailable("the engine is closing".into()))?;
+                sender.ok_or_else(|| Error::Unavailable("the engine is open read-only".into()))?;
             let (reply, rx) = oneshot::channel();
             sender
                 .send(Job { op, reply })

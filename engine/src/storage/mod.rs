@@ -22,6 +22,8 @@ pub struct StorageOptions {
     pub max_map_size: usize,
     /// LMDB reader slots: the bound on concurrent readers.
     pub max_readers: u32,
+    /// Open an existing store for reading only, beside the process that writes it.
+    pub read_only: bool,
 }
 
 impl Default for StorageOptions {
@@ -30,6 +32,7 @@ impl Default for StorageOptions {
             initial_map_size: 256 << 20,
             max_map_size: 1 << 40,
             max_readers: 1024,
+            read_only: false,
         }
     }
 }
@@ -58,6 +61,9 @@ pub struct Store {
 
 impl Store {
     pub fn open(dir: &Path, opts: &StorageOptions) -> Result<Store> {
+        if opts.read_only {
+            return Self::open_read_only(dir, opts);
+        }
         std::fs::create_dir_all(dir).map_err(|e| Error::Storage(heed::Error::Io(e)))?;
         let page = page_size();
         let initial = round_up(opts.initial_map_size.max(page * 64), page);
@@ -100,6 +106,54 @@ impl Store {
             log,
             index,
             expiry,
+            gate: RwLock::new(()),
+            max_map_size: opts.max_map_size,
+        })
+    }
+
+    /// Opens an existing store for reading only, beside the process that writes it (LMDB lets
+    /// any number of processes read while one writes).
+    fn open_read_only(dir: &Path, opts: &StorageOptions) -> Result<Store> {
+        if !dir.join("data.mdb").exists() {
+            return Err(Error::NotFound {
+                what: format!("engine data in {}", dir.display()),
+            });
+        }
+        // Safety: READ_ONLY is a safe flag; the map size adopts the file's at open.
+        let env = unsafe {
+            let mut options = EnvOpenOptions::new().read_txn_without_tls();
+            options
+                .max_dbs(8)
+                .max_readers(opts.max_readers)
+                .flags(heed::EnvFlags::READ_ONLY);
+            options.open(dir)?
+        };
+        let rtxn = env.read_txn()?;
+        let dbs = env
+            .open_databases_and_commit(rtxn, |dbo, rtxn| -> heed::Result<_> {
+                let o = |name: &'static str| dbo.open_database::<Bytes, Bytes>(rtxn, Some(name));
+                Ok(CommitOrAbort::<_, ()>::Commit((
+                    dbo.open_database::<Str, Bytes>(rtxn, Some("meta"))?,
+                    o("docs")?,
+                    o("lps")?,
+                    o("feed")?,
+                    o("log")?,
+                    o("index")?,
+                    o("expiry")?,
+                )))
+            })?
+            .unwrap_commit();
+        let missing = || Error::Corrupt(format!("{} lacks the engine's databases", dir.display()));
+        let (meta, docs, lps, feed, log, index, expiry) = dbs;
+        Ok(Store {
+            meta: meta.ok_or_else(missing)?,
+            docs: docs.ok_or_else(missing)?,
+            lps: lps.ok_or_else(missing)?,
+            feed: feed.ok_or_else(missing)?,
+            log: log.ok_or_else(missing)?,
+            index: index.ok_or_else(missing)?,
+            expiry: expiry.ok_or_else(missing)?,
+            env,
             gate: RwLock::new(()),
             max_map_size: opts.max_map_size,
         })

@@ -42,7 +42,7 @@ pub struct WriterOptions {
 }
 
 /// The writer's authoritative copy of the catalog; published to readers after each commit.
-pub(crate) struct State {
+pub struct State {
     pub databases: HashMap<String, DatabaseDef>,
     pub containers: HashMap<u32, ContainerDef>,
     pub next_rid: u32,
@@ -77,18 +77,24 @@ pub struct WriterHandle {
     pub thread: Option<JoinHandle<()>>,
 }
 
-pub fn spawn(
-    store: Arc<Store>,
-    catalog: Arc<Catalog>,
-    opts: WriterOptions,
-) -> Result<WriterHandle> {
-    let state = State::load(&store)?;
+/// Loads the stored definitions and publishes them to readers.
+pub fn load_catalog(store: &Store, catalog: &Catalog) -> Result<State> {
+    let state = State::load(store)?;
     for d in state.databases.values() {
         catalog.publish_database(d.clone());
     }
     for c in state.containers.values() {
         catalog.publish_container(c.clone());
     }
+    Ok(state)
+}
+
+pub fn spawn(
+    store: Arc<Store>,
+    catalog: Arc<Catalog>,
+    opts: WriterOptions,
+) -> Result<WriterHandle> {
+    let state = load_catalog(&store, &catalog)?;
     let (tx, rx) = mpsc::channel(8192);
     let thread = std::thread::Builder::new()
         .name("engine-writer".into())

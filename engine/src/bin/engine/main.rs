@@ -131,7 +131,19 @@ fn charge_line(charge: f64, diagnostics: &engine::Diagnostics) {
 }
 
 async fn run(cli: Cli) -> Result<(), engine::Error> {
-    let engine = Engine::open(&cli.data, EngineOptions::default())?;
+    // Only `import` writes; everything else reads, beside any process writing the directory.
+    let read_only = !matches!(cli.command, Command::Import { .. });
+    let storage = engine::StorageOptions {
+        read_only,
+        ..Default::default()
+    };
+    let engine = Engine::open(
+        &cli.data,
+        EngineOptions {
+            storage,
+            ..Default::default()
+        },
+    )?;
     match cli.command {
         Command::Import {
             target,
