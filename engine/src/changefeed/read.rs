@@ -9,7 +9,7 @@ use crate::client::response::Diagnostics;
 use crate::error::{Error, Result};
 use crate::partition::PartitionKey;
 use crate::ru::Meter;
-use crate::storage::keys::{self, DocHeader};
+use crate::storage::keys::{self, hex, DocHeader};
 use crate::ttl;
 
 /// Where a change feed starts when there is no continuation yet.
@@ -243,10 +243,6 @@ impl ContainerClient {
             Ok((items, meter, visited))
         })
     }
-}
-
-fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
 /// The feed item an entry stands for: the item itself (latest version) or the log record.

@@ -132,7 +132,7 @@ impl ContainerClient {
         let (raw, retries) = self
             .retrying(|| std::future::ready(self.read_item_raw(id, &pk)))
             .await?;
-        let mut r = raw.into_typed::<T>(true)?;
+        let mut r = raw.into_typed::<T>()?;
         r.diagnostics.throttle_retries = retries;
         Ok(r)
     }
@@ -282,8 +282,7 @@ impl ContainerClient {
         let (outcome, retries) = self
             .retrying(|| self.write_once(op.clone(), triggers.clone()))
             .await?;
-        let mut r =
-            RawOutcome(outcome).into_typed::<T>(options.enable_content_response_on_write)?;
+        let mut r = typed_outcome::<T>(outcome, options.enable_content_response_on_write)?;
         r.diagnostics.throttle_retries = retries;
         Ok(r)
     }
@@ -424,7 +423,7 @@ impl ContainerClient {
             shared.throughput.charge(*pp, charge / visited.len() as f64);
         }
         let continuation = if items.len() >= max_item_count.max(1) {
-            last.map(|k| hex(&k))
+            last.map(|k| keys::hex(&k))
         } else {
             None
         };
@@ -467,58 +466,38 @@ impl ContainerClient {
     }
 }
 
-fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
-}
-
 fn decode_continuation(c: &str, rid: u32) -> Result<Vec<u8>> {
-    let bad = || {
-        Error::bad(
+    match keys::unhex(c) {
+        Some(bytes) if bytes.len() >= 20 && bytes[..4] == rid.to_be_bytes() => Ok(bytes),
+        _ => Err(Error::bad(
             "continuation",
             "the continuation token is not one this container issued",
-        )
-    };
-    if !c.len().is_multiple_of(2) || c.len() < 40 {
-        return Err(bad());
+        )),
     }
-    let bytes = (0..c.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&c[i..i + 2], 16))
-        .collect::<Result<Vec<u8>, _>>()
-        .map_err(|_| bad())?;
-    if bytes[..4] != rid.to_be_bytes() {
-        return Err(bad());
-    }
-    Ok(bytes)
 }
 
-/// A writer outcome on its way to a typed response.
-pub(crate) struct RawOutcome(pub ItemOutcome);
-
-impl RawOutcome {
-    pub(crate) fn into_typed<T: DeserializeOwned>(
-        self,
-        with_content: bool,
-    ) -> Result<ItemResponse<T>> {
-        let o = self.0;
-        let resource = match (&o.body, with_content) {
-            (Some(b), true) => {
-                Some(serde_json::from_slice(b).map_err(|e| Error::bad("item", e.to_string()))?)
-            }
-            _ => None,
-        };
-        Ok(ItemResponse {
-            status_code: o.status,
-            resource,
-            etag: o.etag,
-            request_charge: o.meter.charge(),
-            diagnostics: Diagnostics::from_meter(&o.meter, vec![o.partition]),
-        })
-    }
+/// A writer outcome as a typed response (the body parsed only when the caller wants it).
+pub(crate) fn typed_outcome<T: DeserializeOwned>(
+    o: ItemOutcome,
+    with_content: bool,
+) -> Result<ItemResponse<T>> {
+    let resource = match (&o.body, with_content) {
+        (Some(b), true) => {
+            Some(serde_json::from_slice(b).map_err(|e| Error::bad("item", e.to_string()))?)
+        }
+        _ => None,
+    };
+    Ok(ItemResponse {
+        status_code: o.status,
+        resource,
+        etag: o.etag,
+        request_charge: o.meter.charge(),
+        diagnostics: Diagnostics::from_meter(&o.meter, vec![o.partition]),
+    })
 }
 
 impl ItemResponse<Vec<u8>> {
-    fn into_typed<T: DeserializeOwned>(self, _with_content: bool) -> Result<ItemResponse<T>> {
+    fn into_typed<T: DeserializeOwned>(self) -> Result<ItemResponse<T>> {
         let resource = match self.resource {
             Some(b) => {
                 Some(serde_json::from_slice(&b).map_err(|e| Error::bad("item", e.to_string()))?)

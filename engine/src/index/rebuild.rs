@@ -36,17 +36,6 @@ impl IndexRebuild {
     }
 }
 
-fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
-}
-
-fn unhex(s: &str) -> Vec<u8> {
-    (0..s.len())
-        .step_by(2)
-        .filter_map(|i| u8::from_str_radix(&s[i..i + 2], 16).ok())
-        .collect()
-}
-
 /// Runs one step of `def`'s rebuild and commits it. Returns whether the rebuild is finished.
 pub fn step(store: &Store, def: &mut ContainerDef) -> Result<bool> {
     let Some(mut state) = def.index_rebuild.clone() else {
@@ -75,7 +64,7 @@ pub fn step(store: &Store, def: &mut ContainerDef) -> Result<bool> {
         let from = state
             .cursor
             .as_deref()
-            .map(unhex)
+            .and_then(keys::unhex)
             .unwrap_or_else(|| prefix.to_vec());
         let mut batch = Vec::new();
         for entry in store.docs.range(&wtxn, &crate::storage::from(&from))? {
@@ -83,7 +72,7 @@ pub fn step(store: &Store, def: &mut ContainerDef) -> Result<bool> {
             if !k.starts_with(&prefix) || batch.len() >= STEP {
                 break;
             }
-            if Some(hex(k)) == state.cursor {
+            if Some(keys::hex(k)) == state.cursor {
                 continue;
             }
             let (h, json) =
@@ -112,7 +101,7 @@ pub fn step(store: &Store, def: &mut ContainerDef) -> Result<bool> {
             super::adjust_counts(store, &mut wtxn, rid, pp, &counts)?;
         }
         state.items_indexed += batch.len() as u64;
-        state.cursor = batch.last().map(|(k, _)| hex(k)).or(state.cursor);
+        state.cursor = batch.last().map(|(k, _)| keys::hex(k)).or(state.cursor);
         if done {
             def.index_rebuild = None;
         }

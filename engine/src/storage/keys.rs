@@ -125,6 +125,24 @@ pub fn ts_of_log_value(v: &[u8]) -> u64 {
     u64::from_be_bytes(v[16..24].try_into().expect("log values carry a timestamp"))
 }
 
+/// Keys as text, for continuation tokens and cursors.
+pub fn hex(b: &[u8]) -> String {
+    use std::fmt::Write;
+    b.iter()
+        .fold(String::with_capacity(b.len() * 2), |mut s, x| {
+            let _ = write!(s, "{x:02x}");
+            s
+        })
+}
+
+/// The bytes of `hex`'s text; `None` when it is not hex.
+pub fn unhex(s: &str) -> Option<Vec<u8>> {
+    (0..s.len())
+        .step_by(2)
+        .map(|i| s.get(i..i + 2).and_then(|h| u8::from_str_radix(h, 16).ok()))
+        .collect()
+}
+
 /// The fixed header stored before each document's JSON, read without parsing the JSON.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DocHeader {

@@ -89,15 +89,10 @@ struct Token {
     offset: u64,
 }
 
-fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
-}
+use crate::storage::keys::hex;
 
 fn unhex(s: &str) -> Result<Vec<u8>> {
-    (0..s.len())
-        .step_by(2)
-        .map(|i| s.get(i..i + 2).and_then(|h| u8::from_str_radix(h, 16).ok()))
-        .collect::<Option<Vec<u8>>>()
+    crate::storage::keys::unhex(s)
         .ok_or_else(|| Error::bad("continuation", "malformed continuation token"))
 }
 
