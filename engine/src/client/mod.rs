@@ -6,6 +6,7 @@ pub mod database;
 pub mod engine;
 pub mod options;
 pub mod query;
+pub mod read_feed;
 pub mod response;
 pub mod scripts;
 pub mod stats;

@@ -1,0 +1,154 @@
+//! Reading many items without a query: one logical partition, or the whole container in key
+//! order with continuations (a read feed).
+
+use serde::de::DeserializeOwned;
+
+use super::container::ContainerClient;
+use super::response::{Diagnostics, FeedResponse};
+use crate::error::{Error, Result};
+use crate::partition::PartitionKey;
+use crate::ru::Meter;
+use crate::storage::keys::{self, DocHeader};
+use crate::ttl;
+
+impl ContainerClient {
+    /// Every item of one logical partition, in id order (a single-partition prefix scan).
+    pub async fn read_all_items_in_partition<T: DeserializeOwned>(
+        &self,
+        partition_key: impl Into<PartitionKey>,
+    ) -> Result<FeedResponse<T>> {
+        let pk = partition_key.into();
+        let shared = self.shared()?;
+        let def = shared.def.load_full();
+        let epk = pk.epk();
+        let pp = def.partitions.owner(&epk).id;
+        let prefix = keys::partition_prefix(def.rid, &epk);
+        let now = ttl::now();
+        let ((items, meter), retries) = self
+            .retrying(|| {
+                std::future::ready(
+                    shared
+                        .throughput
+                        .admit(pp)
+                        .and_then(|_| self.scan_prefix::<T>(&prefix, def.default_ttl, now)),
+                )
+            })
+            .await?;
+        let charge = meter.charge();
+        shared.throughput.charge(pp, charge);
+        let mut diagnostics = Diagnostics::from_meter(&meter, vec![pp]);
+        diagnostics.throttle_retries = retries;
+        Ok(FeedResponse {
+            items,
+            request_charge: charge,
+            continuation: None,
+            diagnostics,
+            query_metrics: None,
+        })
+    }
+    /// Reads the whole container in key order, `max_item_count` items per page (a "read feed":
+    /// visits every physical partition). Pass the previous page's continuation to go on.
+    pub async fn read_all_items<T: DeserializeOwned>(
+        &self,
+        max_item_count: usize,
+        continuation: Option<&str>,
+    ) -> Result<FeedResponse<T>> {
+        let shared = self.shared()?;
+        let def = shared.def.load_full();
+        let after = match continuation {
+            Some(c) => Some(decode_continuation(c, def.rid)?),
+            None => None,
+        };
+        let now = ttl::now();
+        let store = &self.engine.inner.store;
+        let prefix = keys::container_prefix(def.rid);
+        let (items, last, meter, visited) = store.read(|rtxn| {
+            let mut meter = Meter {
+                queries: 1,
+                ..Default::default()
+            };
+            let mut items = Vec::new();
+            let mut last: Option<Vec<u8>> = None;
+            let mut visited: Vec<u32> = Vec::new();
+            let lower = after.clone().unwrap_or_else(|| prefix.to_vec());
+            for entry in store.docs.range(rtxn, &crate::storage::from(&lower))? {
+                let (k, v) = entry?;
+                if !k.starts_with(&prefix) || items.len() >= max_item_count.max(1) {
+                    break;
+                }
+                if after.as_deref() == Some(k) {
+                    continue;
+                }
+                let pp = def.partitions.owner(&keys::epk_of(k)).id;
+                if visited.last() != Some(&pp) {
+                    visited.push(pp);
+                }
+                last = Some(k.to_vec());
+                let (h, json) = DocHeader::decode(v)
+                    .ok_or_else(|| Error::Corrupt("short item header".into()))?;
+                if ttl::is_expired(&h, def.default_ttl, now) {
+                    continue;
+                }
+                meter.scan_item(v.len());
+                items.push(crate::item::parse_stored::<T>(json)?);
+            }
+            meter.partitions_visited = visited.len() as u64;
+            Ok((items, last, meter, visited))
+        })?;
+        let charge = meter.charge();
+        for pp in &visited {
+            shared.throughput.charge(*pp, charge / visited.len() as f64);
+        }
+        let continuation = if items.len() >= max_item_count.max(1) {
+            last.map(|k| keys::hex(&k))
+        } else {
+            None
+        };
+        Ok(FeedResponse {
+            items,
+            request_charge: charge,
+            continuation,
+            diagnostics: Diagnostics::from_meter(&meter, visited),
+            query_metrics: None,
+        })
+    }
+
+    /// Loads every live item under `prefix` in one read transaction.
+    fn scan_prefix<T: DeserializeOwned>(
+        &self,
+        prefix: &[u8],
+        default_ttl: Option<i64>,
+        now: u64,
+    ) -> Result<(Vec<T>, Meter)> {
+        let store = &self.engine.inner.store;
+        store.read(|rtxn| {
+            let mut meter = Meter {
+                queries: 1,
+                partitions_visited: 1,
+                ..Default::default()
+            };
+            let mut out = Vec::new();
+            for entry in store.docs.prefix_iter(rtxn, prefix)? {
+                let (_, v) = entry?;
+                let (h, json) = DocHeader::decode(v)
+                    .ok_or_else(|| Error::Corrupt("short item header".into()))?;
+                if ttl::is_expired(&h, default_ttl, now) {
+                    continue;
+                }
+                meter.scan_item(v.len());
+                out.push(crate::item::parse_stored::<T>(json)?);
+            }
+            Ok((out, meter))
+        })
+    }
+}
+
+fn decode_continuation(c: &str, rid: u32) -> Result<Vec<u8>> {
+    match keys::unhex(c) {
+        Some(bytes) if bytes.len() >= 20 && bytes[..4] == rid.to_be_bytes() => Ok(bytes),
+        _ => Err(Error::bad(
+            "continuation",
+            "the continuation token is not one this container issued",
+        )),
+    }
+}
