@@ -179,6 +179,7 @@ impl ContainerClient {
                 metrics.index_lookups += m.index_lookups;
                 metrics.execution_time_ms += m.execution_time_ms;
                 metrics.plan = m.plan;
+                metrics.routed = m.routed;
             }
             match page.continuation {
                 Some(c) => opts.continuation = Some(c),

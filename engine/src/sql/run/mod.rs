@@ -49,6 +49,10 @@ pub struct QueryMetrics {
     /// Share of retrieved items that produced a result (1 = the index found exactly them).
     pub index_hit_ratio: f64,
     pub partitions_visited: usize,
+    /// Confined to the logical partitions its partition key names (a single-partition query),
+    /// rather than fanned out over every physical partition.
+    #[serde(default)]
+    pub routed: bool,
     /// How the query ran (`stream`, `ordered /path`, `whole`; index or scan; routing).
     pub plan: String,
     pub execution_time_ms: f64,
@@ -247,6 +251,7 @@ pub fn run_page(
     let mut metrics = run.metrics;
     metrics.output_document_count = run.rows.len() as u64;
     metrics.partitions_visited = run.visited.len();
+    metrics.routed = routed;
     metrics.index_hit_ratio = if metrics.retrieved_document_count == 0 {
         1.0
     } else {

@@ -1,0 +1,131 @@
+//! Errors at the HTTP edge: each becomes a status code and a page (never internals), with
+//! `Retry-After` on 429s.
+
+use std::time::Duration;
+
+use actix_web::http::header::{self, ContentType};
+use actix_web::http::StatusCode;
+use actix_web::{HttpResponse, ResponseError};
+use askama::Template;
+
+use crate::layout::Page;
+
+#[derive(Debug, thiserror::Error)]
+pub enum WebError {
+    #[error("That page does not exist.")]
+    NotFound,
+    #[error("You do not have access to this page.")]
+    Forbidden,
+    /// Not signed in: answered with a redirect to the sign-in page.
+    #[error("Please sign in.")]
+    SignInRequired,
+    #[error("{0}")]
+    BadRequest(String),
+    #[error(
+        "The form expired or did not come from this site. Go back, reload the page and try again."
+    )]
+    Csrf,
+    #[error("Forms must be sent as application/x-www-form-urlencoded.")]
+    UnsupportedMediaType,
+    #[error("Too many attempts. Try again in {} seconds.", .0.as_secs().max(1))]
+    TooManyAttempts(Duration),
+    #[error(transparent)]
+    Engine(#[from] engine::Error),
+    #[error("{0}")]
+    Internal(String),
+}
+
+#[derive(Template)]
+#[template(path = "error.html")]
+struct ErrorPage {
+    page: Page,
+    status: u16,
+    reason: String,
+    message: String,
+}
+
+impl WebError {
+    /// What a person may read: the message, except for server faults.
+    fn public_message(&self) -> String {
+        match self.status_code() {
+            s if s.is_server_error() => match self {
+                WebError::Engine(e) if e.status_code() == 503 => {
+                    "The store is shutting down. Try again in a moment.".into()
+                }
+                WebError::Engine(e) if e.status_code() == 507 => {
+                    "The store is out of disk space. Nothing you saved was lost.".into()
+                }
+                _ => "Something went wrong on our side. It has been logged.".into(),
+            },
+            _ => match self {
+                WebError::Engine(engine::Error::NotFound { .. }) => WebError::NotFound.to_string(),
+                WebError::Engine(engine::Error::TooManyRequests { .. }) => {
+                    "The store is busy (request rate too large). Try again shortly.".into()
+                }
+                other => other.to_string(),
+            },
+        }
+    }
+
+    fn retry_after(&self) -> Option<Duration> {
+        match self {
+            WebError::TooManyAttempts(d) => Some(*d),
+            WebError::Engine(e) => e.retry_after(),
+            _ => None,
+        }
+    }
+}
+
+impl ResponseError for WebError {
+    fn status_code(&self) -> StatusCode {
+        match self {
+            WebError::NotFound => StatusCode::NOT_FOUND,
+            WebError::Forbidden | WebError::Csrf => StatusCode::FORBIDDEN,
+            WebError::SignInRequired => StatusCode::SEE_OTHER,
+            WebError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            WebError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            WebError::TooManyAttempts(_) => StatusCode::TOO_MANY_REQUESTS,
+            WebError::Engine(e) => {
+                StatusCode::from_u16(e.status_code()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
+            }
+            WebError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        let status = self.status_code();
+        if let WebError::SignInRequired = self {
+            return HttpResponse::SeeOther()
+                .insert_header((header::LOCATION, "/signin"))
+                .finish();
+        }
+        if status.is_server_error() {
+            tracing::error!(error = %self, "request failed");
+        }
+        let message = self.public_message();
+        let reason = status.canonical_reason().unwrap_or("Error").to_owned();
+        let body = ErrorPage {
+            page: Page::bare(&reason),
+            status: status.as_u16(),
+            reason,
+            message: message.clone(),
+        }
+        .render()
+        .unwrap_or(message);
+        let mut res = HttpResponse::build(status);
+        res.content_type(ContentType::html());
+        if let Some(d) = self.retry_after() {
+            res.insert_header((
+                header::RETRY_AFTER,
+                d.as_secs_f64().ceil().max(1.0).to_string(),
+            ));
+        }
+        res.body(body)
+    }
+}
+
+impl From<askama::Error> for WebError {
+    fn from(e: askama::Error) -> Self {
+        WebError::Internal(format!("template: {e}"))
+    }
+}

@@ -1,0 +1,157 @@
+//! What every page shows around its content: the site, who is signed in, the CSRF token for the
+//! header's forms, and the engine calls the page cost (the footer). Templates extend
+//! `templates/layout.html` and read these fields as `page.*`.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use actix_session::{Session, SessionExt};
+use actix_web::dev::Payload;
+use actix_web::http::header::{self, ContentType};
+use actix_web::http::StatusCode;
+use actix_web::{web, FromRequest, HttpRequest, HttpResponse};
+use askama::Template;
+
+use crate::auth::SignedIn;
+use crate::ru::{EngineCall, RequestCharge};
+use crate::{csrf, WebError};
+
+/// A site's identity, registered with `app_data(web::Data::new(Site { .. }))` by the server.
+#[derive(Debug, Clone)]
+pub struct Site {
+    pub name: &'static str,
+    pub tagline: &'static str,
+    /// Session cookie name, distinct per site so the two sites never share a session.
+    pub cookie_name: &'static str,
+}
+
+impl Site {
+    const BARE: Site = Site {
+        name: "cosmos-lmdb",
+        tagline: "",
+        cookie_name: "session",
+    };
+}
+
+/// The layout's data.
+#[derive(Debug, Clone)]
+pub struct Page {
+    pub site: Site,
+    pub title: String,
+    pub user: Option<SignedIn>,
+    pub csrf_token: String,
+    pub calls: Vec<EngineCall>,
+    pub total_ru: f64,
+    /// A one-time message from the previous request (e.g. "Order placed").
+    pub flash: Option<String>,
+}
+
+impl Page {
+    /// A page without a request (error pages).
+    pub fn bare(title: &str) -> Page {
+        Page {
+            site: Site::BARE,
+            title: title.to_owned(),
+            user: None,
+            csrf_token: String::new(),
+            calls: Vec::new(),
+            total_ru: 0.0,
+            flash: None,
+        }
+    }
+
+    pub fn is_admin(&self) -> bool {
+        self.user.as_ref().is_some_and(|u| u.admin)
+    }
+}
+
+/// Everything a handler needs besides its inputs: the session, the signed-in user and the
+/// request's RU ledger.
+pub struct Ctx {
+    pub session: Session,
+    pub user: Option<SignedIn>,
+    pub ru: RequestCharge,
+    site: Site,
+}
+
+impl Ctx {
+    /// The signed-in user, or a redirect to the sign-in page.
+    pub fn require_user(&self) -> Result<&SignedIn, WebError> {
+        self.user.as_ref().ok_or(WebError::SignInRequired)
+    }
+
+    /// The signed-in admin; 403 for anyone else signed in.
+    pub fn require_admin(&self) -> Result<&SignedIn, WebError> {
+        let user = self.require_user()?;
+        if user.admin {
+            Ok(user)
+        } else {
+            Err(WebError::Forbidden)
+        }
+    }
+
+    /// The layout data, read last (just before rendering) so the footer has every engine call.
+    pub fn page(&self, title: impl Into<String>) -> Page {
+        Page {
+            site: self.site.clone(),
+            title: title.into(),
+            user: self.user.clone(),
+            csrf_token: csrf::token(&self.session),
+            calls: self.ru.calls(),
+            total_ru: self.ru.total(),
+            flash: self
+                .session
+                .remove_as::<String>("flash")
+                .and_then(Result::ok),
+        }
+    }
+
+    /// Keeps a message for the next page this browser sees.
+    pub fn flash(&self, message: impl Into<String>) {
+        let _ = self.session.insert("flash", message.into());
+    }
+}
+
+impl FromRequest for Ctx {
+    type Error = actix_web::Error;
+    type Future = Pin<Box<dyn Future<Output = Result<Self, Self::Error>>>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let session = req.get_session();
+        let ru = RequestCharge::from_request(req, payload)
+            .into_inner()
+            .unwrap_or_default();
+        let site = req
+            .app_data::<web::Data<Site>>()
+            .map(|s| s.get_ref().clone())
+            .unwrap_or(Site::BARE);
+        Box::pin(async move {
+            let user = crate::auth::signed_in(&session);
+            Ok(Ctx {
+                session,
+                user,
+                ru,
+                site,
+            })
+        })
+    }
+}
+
+/// A rendered template as a 200 page.
+pub fn html(template: &impl Template) -> Result<HttpResponse, WebError> {
+    html_status(StatusCode::OK, template)
+}
+
+/// A rendered template with another status (a form re-shown with its errors is a 400 or 409).
+pub fn html_status(status: StatusCode, template: &impl Template) -> Result<HttpResponse, WebError> {
+    Ok(HttpResponse::build(status)
+        .content_type(ContentType::html())
+        .body(template.render()?))
+}
+
+/// The answer to a successful form post: go to `location` (post/redirect/get).
+pub fn see_other(location: &str) -> HttpResponse {
+    HttpResponse::SeeOther()
+        .insert_header((header::LOCATION, location))
+        .finish()
+}

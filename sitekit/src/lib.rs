@@ -1,0 +1,23 @@
+//! The web plumbing both sites share, written once: RU accounting per request ([`ru`]), the
+//! engine handle of a request ([`db`]), signed cookie sessions ([`session`]), CSRF tokens on every
+//! form ([`csrf`]), argon2id sign-in with throttling ([`auth`]), form checks ([`form`]), the page
+//! layout ([`layout`]), error pages ([`error`]), static assets ([`assets`]) and the server
+//! ([`server`]). An app brings its containers, access patterns, routes and templates.
+
+pub mod assets;
+pub mod auth;
+pub mod csrf;
+pub mod db;
+pub mod error;
+pub mod form;
+pub mod layout;
+pub mod ru;
+pub mod server;
+pub mod session;
+#[cfg(feature = "testing")]
+pub mod testing;
+
+pub use db::Db;
+pub use error::WebError;
+pub use layout::{Ctx, Page, Site};
+pub use ru::{EngineCall, RequestCharge, Routing};

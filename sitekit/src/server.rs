@@ -1,0 +1,75 @@
+//! One site's HTTP server: the shared middleware (RU header, session, security headers, logging),
+//! error handling for malformed requests and the app's own routes.
+
+use std::net::SocketAddr;
+
+use actix_web::cookie::Key;
+use actix_web::dev::Server;
+use actix_web::middleware::{from_fn, DefaultHeaders, Logger, NormalizePath, TrailingSlash};
+use actix_web::{web, App, HttpServer};
+
+use crate::layout::Site;
+use crate::{assets, ru, session, WebError};
+
+/// How to serve a site.
+#[derive(Clone)]
+pub struct ServeOptions {
+    pub site: Site,
+    pub session_key: Key,
+    /// HTTPS-only cookies: turn on behind TLS.
+    pub secure_cookies: bool,
+    /// Worker threads (default: one per core).
+    pub workers: Option<usize>,
+}
+
+/// Binds `addr` and returns the running server (await it, or stop it through its handle) with
+/// the address it got (port 0 picks a free one).
+pub fn serve<F>(
+    addr: SocketAddr,
+    options: ServeOptions,
+    configure: F,
+) -> std::io::Result<(Server, SocketAddr)>
+where
+    F: Fn(&mut web::ServiceConfig) + Send + Clone + 'static,
+{
+    let opts = options.clone();
+    let mut server = HttpServer::new(move || {
+        let opts = opts.clone();
+        App::new()
+            .app_data(web::Data::new(opts.site.clone()))
+            .app_data(web::QueryConfig::default().error_handler(|e, _| {
+                WebError::BadRequest(format!("invalid query string: {e}")).into()
+            }))
+            .app_data(web::PathConfig::default().error_handler(|_, _| WebError::NotFound.into()))
+            .app_data(web::PayloadConfig::new(crate::csrf::MAX_FORM_BYTES))
+            .configure(assets::configure)
+            .configure(configure.clone())
+            .default_service(web::to(|| async { Err::<&str, _>(WebError::NotFound) }))
+            .wrap(from_fn(ru::track_request_charge))
+            .wrap(session::middleware(
+                opts.session_key.clone(),
+                opts.site.cookie_name,
+                opts.secure_cookies,
+            ))
+            .wrap(
+                DefaultHeaders::new()
+                    .add(("X-Content-Type-Options", "nosniff"))
+                    .add(("X-Frame-Options", "DENY"))
+                    .add(("Referrer-Policy", "same-origin"))
+                    .add((
+                        "Content-Security-Policy",
+                        "default-src 'self'; img-src 'self' data:; style-src 'self'; form-action 'self'; frame-ancestors 'none'",
+                    )),
+            )
+            .wrap(NormalizePath::new(TrailingSlash::Trim))
+            .wrap(Logger::new("%a \"%r\" %s %b %{x-ms-request-charge}o RU %T s").log_target("access"))
+    })
+    .disable_signals()
+    .shutdown_timeout(5);
+    if let Some(n) = options.workers {
+        server = server.workers(n);
+    }
+    let server = server.bind(addr)?;
+    let bound = server.addrs()[0];
+    Ok((server.run(), bound))
+}

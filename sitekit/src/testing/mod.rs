@@ -1,0 +1,199 @@
+//! Test helpers for the apps: a real server on a free loopback port over a real engine in a
+//! temporary directory, and a client that keeps cookies like a browser and reads CSRF tokens out
+//! of forms like a person would fill them.
+
+pub mod browser;
+
+use std::net::SocketAddr;
+
+use actix_web::dev::ServerHandle;
+use reqwest::header::HeaderMap;
+
+/// A spawned site; the server stops when this is dropped.
+pub struct TestApp {
+    pub addr: SocketAddr,
+    pub handle: ServerHandle,
+}
+
+impl TestApp {
+    /// Runs `server` (from [`crate::server::serve`]) on the current runtime.
+    pub fn spawn(server: actix_web::dev::Server, addr: SocketAddr) -> TestApp {
+        let handle = server.handle();
+        tokio::spawn(server);
+        TestApp { addr, handle }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{}", self.addr, path)
+    }
+
+    /// A new visitor: its own cookie jar, redirects not followed (tests look at them).
+    pub fn visitor(&self) -> Visitor {
+        Visitor {
+            base: format!("http://{}", self.addr),
+            client: reqwest::Client::builder()
+                .cookie_store(true)
+                .redirect(reqwest::redirect::Policy::none())
+                .build()
+                .expect("a client builds"),
+        }
+    }
+}
+
+impl Drop for TestApp {
+    fn drop(&mut self) {
+        let handle = self.handle.clone();
+        // Dropping without waiting: the runtime ends with the test.
+        drop(handle.stop(false));
+    }
+}
+
+/// A response, read whole.
+#[derive(Debug)]
+pub struct Reply {
+    pub status: u16,
+    pub headers: HeaderMap,
+    pub body: String,
+}
+
+impl Reply {
+    /// `x-ms-request-charge` as a number.
+    pub fn request_charge(&self) -> f64 {
+        self.headers
+            .get(crate::ru::REQUEST_CHARGE_HEADER)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("no request charge header: {:?}", self.headers))
+    }
+
+    pub fn location(&self) -> &str {
+        self.headers
+            .get("location")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+    }
+
+    /// The value of the first `<input name="csrf_token">` in the page.
+    pub fn csrf_token(&self) -> String {
+        input_value(&self.body, "csrf_token")
+            .unwrap_or_else(|| panic!("no csrf_token in the page:\n{}", self.body))
+    }
+
+    /// Rows of the footer's engine-call table: (operation, container, routing, RU).
+    pub fn engine_calls(&self) -> Vec<(String, String, String, f64)> {
+        let Some(start) = self.body.find("<table class=\"ru\">") else {
+            return Vec::new();
+        };
+        let table = &self.body[start..];
+        let table = &table[..table.find("</table>").unwrap_or(table.len())];
+        table
+            .split("<tr>")
+            .skip(2)
+            .map(|row| {
+                let cells: Vec<String> = row
+                    .split("<td")
+                    .skip(1)
+                    .map(|c| strip_tags(&c[c.find('>').map(|i| i + 1).unwrap_or(0)..]))
+                    .collect();
+                (
+                    cells[0].clone(),
+                    cells[1].clone(),
+                    cells[2].clone(),
+                    cells[4].parse().unwrap_or(f64::NAN),
+                )
+            })
+            .collect()
+    }
+}
+
+fn strip_tags(s: &str) -> String {
+    let mut out = String::new();
+    let mut inside = false;
+    for c in s.chars() {
+        match c {
+            '<' => inside = true,
+            '>' => inside = false,
+            c if !inside => out.push(c),
+            _ => {}
+        }
+    }
+    out.trim().to_owned()
+}
+
+/// The `value` of the first input named `name` (attributes in the order the templates write).
+pub fn input_value(html: &str, name: &str) -> Option<String> {
+    let at = html.find(&format!("name=\"{name}\""))?;
+    let tag_start = html[..at].rfind('<')?;
+    let tag_end = at + html[at..].find('>')?;
+    let tag = &html[tag_start..tag_end];
+    let v = tag.find("value=\"")? + 7;
+    let end = tag[v..].find('"')?;
+    Some(unescape(&tag[v..v + end]))
+}
+
+/// Text as askama writes it into HTML (`&#60;` for `<` and so on), to look for it in a page.
+pub fn escape(text: &str) -> String {
+    text.replace('&', "&#38;")
+        .replace('<', "&#60;")
+        .replace('>', "&#62;")
+        .replace('"', "&#34;")
+        .replace('\'', "&#39;")
+}
+
+/// The inverse of [`escape`].
+pub fn unescape(html: &str) -> String {
+    html.replace("&#60;", "<")
+        .replace("&#62;", ">")
+        .replace("&#34;", "\"")
+        .replace("&#39;", "'")
+        .replace("&#38;", "&")
+}
+
+/// One browser's worth of requests.
+pub struct Visitor {
+    pub base: String,
+    pub client: reqwest::Client,
+}
+
+impl Visitor {
+    pub async fn get(&self, path: &str) -> Reply {
+        let r = self
+            .client
+            .get(format!("{}{}", self.base, path))
+            .send()
+            .await
+            .expect("GET reaches the server");
+        read(r).await
+    }
+
+    /// Posts a form as browsers do, without adding a CSRF token (tests add it, or leave it out).
+    pub async fn post(&self, path: &str, form: &[(&str, &str)]) -> Reply {
+        let r = self
+            .client
+            .post(format!("{}{}", self.base, path))
+            .form(form)
+            .send()
+            .await
+            .expect("POST reaches the server");
+        read(r).await
+    }
+
+    /// Opens `form_page`, takes its CSRF token and posts `form` to `action` with it.
+    pub async fn submit(&self, form_page: &str, action: &str, form: &[(&str, &str)]) -> Reply {
+        let token = self.get(form_page).await.csrf_token();
+        let mut fields = form.to_vec();
+        fields.push(("csrf_token", &token));
+        self.post(action, &fields).await
+    }
+}
+
+async fn read(r: reqwest::Response) -> Reply {
+    let status = r.status().as_u16();
+    let headers = r.headers().clone();
+    let body = r.text().await.expect("a body");
+    Reply {
+        status,
+        headers,
+        body,
+    }
+}

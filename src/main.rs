@@ -1,0 +1,97 @@
+//! The demo: both sites in one process on one engine. `cargo run --release` seeds `./data` on
+//! first start (with a progress bar), reuses it afterwards, and stops cleanly on Ctrl-C.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use clap::Parser;
+use engine::{Engine, EngineOptions};
+use sitekit::server::{serve, ServeOptions};
+use webstore::{WebStore, WebStoreOptions};
+
+/// Every flag has an environment variable of the same name in upper case (e.g. `DATA`).
+#[derive(Debug, Parser)]
+#[command(
+    version,
+    about = "WebStore and the blog on one embedded Cosmos-DB-style engine"
+)]
+struct Args {
+    /// The engine's data directory (LMDB files, the session key).
+    #[arg(long, env = "DATA", default_value = "data")]
+    data: PathBuf,
+    /// Where WebStore listens.
+    #[arg(long, env = "WEBSTORE_ADDR", default_value = "127.0.0.1:8080")]
+    webstore_addr: SocketAddr,
+    /// Customers generated on first start (with their orders).
+    #[arg(long, env = "CUSTOMERS", default_value_t = 2_000)]
+    customers: u64,
+    /// Mark session cookies Secure (serve behind TLS).
+    #[arg(long, env = "SECURE_COOKIES")]
+    secure_cookies: bool,
+    /// Worker threads per site (default: one per core).
+    #[arg(long, env = "WORKERS")]
+    workers: Option<usize>,
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| "info,access=off".into()),
+        )
+        .init();
+    let args = Args::parse();
+    let started = std::time::Instant::now();
+    let engine = Engine::open(&args.data, EngineOptions::default())?;
+    let session_key = sitekit::session::load_or_create_key(&args.data)?;
+
+    let store = WebStore::start(
+        &engine,
+        &WebStoreOptions {
+            customers: args.customers,
+        },
+    )
+    .await?;
+    let (webstore_server, webstore_addr) = serve(
+        args.webstore_addr,
+        ServeOptions {
+            site: webstore::SITE,
+            session_key: session_key.clone(),
+            secure_cookies: args.secure_cookies,
+            workers: args.workers,
+        },
+        store.configure(),
+    )?;
+    println!(
+        "Ready in {:.2} s (data in {})",
+        started.elapsed().as_secs_f64(),
+        args.data.display()
+    );
+    println!(
+        "  WebStore  http://{webstore_addr}  ({} customers)",
+        store.customers
+    );
+    println!(
+        "    customer: {} / {}",
+        webstore::seed::DEMO_EMAIL,
+        webstore::seed::DEMO_PASSWORD
+    );
+    println!(
+        "    admin:    {} / {}",
+        webstore::seed::ADMIN_EMAIL,
+        webstore::seed::ADMIN_PASSWORD
+    );
+    println!("Ctrl-C stops.");
+
+    let handle = webstore_server.handle();
+    let server = tokio::spawn(webstore_server);
+    tokio::signal::ctrl_c().await?;
+    println!("Stopping: finishing requests, checkpointing the change feed, closing the engine.");
+    handle.stop(true).await;
+    let _ = server.await;
+    store.stop().await;
+    drop(store);
+    drop(engine);
+    Ok(())
+}

@@ -1,0 +1,48 @@
+//! A new address goes into the customer document (one-to-few, embedded): one patch that appends
+//! to the array, guarded by the etag read with the page's data so two tabs cannot lose an
+//! address, and refused past the limit of embedded addresses.
+
+use engine::{ItemOptions, PatchOperation};
+use serde_json::json;
+
+use super::{Db, Result, StoreError};
+use crate::model::{Address, Customer};
+
+/// Embedding suits one-to-few: the document stays small and bounded.
+pub const MAX_ADDRESSES: usize = 10;
+
+pub async fn add_address(db: &Db, customer_id: &str, address: Address) -> Result<Customer> {
+    let current = db
+        .customer
+        .read_item::<Customer>(customer_id, customer_id, None)
+        .await?;
+    db.ru.item("read customer", &db.customer, &current);
+    let count = current.resource.as_ref().map_or(0, |c| c.addresses.len());
+    if count >= MAX_ADDRESSES {
+        return Err(StoreError::Invalid(format!(
+            "A customer keeps at most {MAX_ADDRESSES} addresses."
+        )));
+    }
+    let r = db
+        .customer
+        .patch_item::<Customer>(
+            customer_id,
+            customer_id,
+            &[PatchOperation::add("/addresses/-", json!(address))],
+            current.etag.map(ItemOptions::if_match),
+        )
+        .await
+        .map_err(|e| match e {
+            engine::Error::PreconditionFailed { .. } => {
+                StoreError::Invalid("Your profile changed meanwhile; please try again.".into())
+            }
+            e => e.into(),
+        })?;
+    db.ru.item("patch customer (add address)", &db.customer, &r);
+    r.resource.ok_or_else(|| {
+        engine::Error::NotFound {
+            what: format!("customer {customer_id}"),
+        }
+        .into()
+    })
+}

@@ -1,0 +1,23 @@
+//! The home page's featured products: one curated document in `productMeta` holding just what the
+//! home page shows of each product, so the page needs one point read rather than a query over
+//! products (it is rewritten when the list changes, like any denormalized copy).
+
+use super::{Db, Result};
+use crate::model::{Featured, FeaturedProduct};
+
+pub const FEATURED_ID: &str = "featured";
+
+pub async fn featured_products(db: &Db) -> Result<Vec<FeaturedProduct>> {
+    match db
+        .product_meta
+        .read_item::<Featured>(FEATURED_ID, "featured", None)
+        .await
+    {
+        Ok(r) => {
+            db.ru.item("read featured list", &db.product_meta, &r);
+            Ok(r.resource.map(|f| f.products).unwrap_or_default())
+        }
+        Err(engine::Error::NotFound { .. }) => Ok(Vec::new()),
+        Err(e) => Err(e.into()),
+    }
+}

@@ -1,0 +1,20 @@
+//! The product page: id and partition key (`categoryId`) are both in the URL, so it is a point
+//! read, the cheapest request there is (1 RU for a 1 KB item), carrying the denormalized category
+//! and tag names with it.
+
+use super::{Db, Result};
+use crate::model::Product;
+
+pub async fn product_by_id(db: &Db, category_id: &str, product_id: &str) -> Result<Product> {
+    let r = db
+        .product
+        .read_item::<Product>(product_id, category_id, None)
+        .await?;
+    db.ru.item("read product", &db.product, &r);
+    r.resource.ok_or_else(|| {
+        engine::Error::NotFound {
+            what: format!("product {product_id}"),
+        }
+        .into()
+    })
+}

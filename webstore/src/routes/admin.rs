@@ -1,0 +1,194 @@
+//! The back office (admins only): top customers (the seed's cross-partition query), renames that
+//! the change feed carries to every product, and the product list.
+
+use actix_web::http::StatusCode;
+use actix_web::{web, HttpResponse};
+use askama::Template;
+use serde::Deserialize;
+
+use super::{page_link, Listing};
+use crate::access::{self, Db, StoreError};
+use crate::model::{Customer, Product};
+use crate::startup::Propagation;
+use sitekit::csrf::CsrfForm;
+use sitekit::layout::{html, html_status, see_other};
+use sitekit::{Ctx, Page, WebError};
+
+#[derive(Template)]
+#[template(path = "webstore/admin/top_customers.html")]
+struct TopCustomers {
+    page: Page,
+    customers: Vec<Customer>,
+}
+
+pub async fn top_customers(ctx: Ctx, db: Db) -> Result<HttpResponse, WebError> {
+    ctx.require_admin()?;
+    let customers = access::top_customers::top_customers(&db, 25).await?;
+    html(&TopCustomers {
+        page: ctx.page("Top customers"),
+        customers,
+    })
+}
+
+/// A category or tag row of the rename pages.
+struct MetaRow {
+    id: String,
+    name: String,
+}
+
+#[derive(Template)]
+#[template(path = "webstore/admin/meta.html")]
+struct MetaPage {
+    page: Page,
+    kind: &'static str,
+    plural: &'static str,
+    rows: Vec<MetaRow>,
+    pending: u64,
+    last_error: String,
+    error: String,
+}
+
+async fn meta_page(
+    ctx: &Ctx,
+    db: &Db,
+    propagation: &Propagation,
+    kind: &'static str,
+    error: String,
+) -> Result<HttpResponse, WebError> {
+    ctx.require_admin()?;
+    let rows: Vec<MetaRow> = if kind == "category" {
+        access::list_categories::list_categories(db)
+            .await?
+            .into_iter()
+            .map(|c| MetaRow {
+                id: c.id,
+                name: c.name,
+            })
+            .collect()
+    } else {
+        access::list_tags::list_tags(db)
+            .await?
+            .into_iter()
+            .map(|t| MetaRow {
+                id: t.id,
+                name: t.name,
+            })
+            .collect()
+    };
+    let (pending, last_error) = propagation.status().await?;
+    let status = if error.is_empty() {
+        StatusCode::OK
+    } else {
+        StatusCode::BAD_REQUEST
+    };
+    html_status(
+        status,
+        &MetaPage {
+            page: ctx.page(if kind == "category" {
+                "Categories"
+            } else {
+                "Tags"
+            }),
+            kind,
+            plural: if kind == "category" {
+                "categories"
+            } else {
+                "tags"
+            },
+            rows,
+            pending,
+            last_error,
+            error,
+        },
+    )
+}
+
+pub async fn categories(
+    ctx: Ctx,
+    db: Db,
+    p: web::Data<Propagation>,
+) -> Result<HttpResponse, WebError> {
+    meta_page(&ctx, &db, &p, "category", String::new()).await
+}
+
+pub async fn tags(ctx: Ctx, db: Db, p: web::Data<Propagation>) -> Result<HttpResponse, WebError> {
+    meta_page(&ctx, &db, &p, "tag", String::new()).await
+}
+
+#[derive(Deserialize)]
+pub struct RenameForm {
+    name: String,
+}
+
+async fn rename(
+    ctx: Ctx,
+    db: Db,
+    p: web::Data<Propagation>,
+    kind: &'static str,
+    id: String,
+    form: RenameForm,
+) -> Result<HttpResponse, WebError> {
+    ctx.require_admin()?;
+    let mut errors = sitekit::form::FieldErrors::default();
+    let name = errors.text("name", &form.name, 80);
+    let back = if kind == "category" {
+        "/admin/categories"
+    } else {
+        "/admin/tags"
+    };
+    if let Some((_, message)) = errors.0.first() {
+        return meta_page(&ctx, &db, &p, kind, format!("The new name {message}.")).await;
+    }
+    match access::rename_meta::rename_meta(&db, kind, &id, &name).await {
+        Ok(old) => {
+            ctx.flash(format!(
+                "Renamed “{old}” to “{name}”; the change feed is updating the products."
+            ));
+            Ok(see_other(back))
+        }
+        Err(StoreError::Invalid(m)) => meta_page(&ctx, &db, &p, kind, m).await,
+        Err(e) => Err(e.into()),
+    }
+}
+
+pub async fn rename_category(
+    ctx: Ctx,
+    db: Db,
+    p: web::Data<Propagation>,
+    path: web::Path<String>,
+    form: CsrfForm<RenameForm>,
+) -> Result<HttpResponse, WebError> {
+    rename(ctx, db, p, "category", path.into_inner(), form.into_inner()).await
+}
+
+pub async fn rename_tag(
+    ctx: Ctx,
+    db: Db,
+    p: web::Data<Propagation>,
+    path: web::Path<String>,
+    form: CsrfForm<RenameForm>,
+) -> Result<HttpResponse, WebError> {
+    rename(ctx, db, p, "tag", path.into_inner(), form.into_inner()).await
+}
+
+#[derive(Template)]
+#[template(path = "webstore/admin/products.html")]
+struct ProductsPage {
+    page: Page,
+    products: Vec<Product>,
+    next: Option<String>,
+}
+
+pub async fn products(
+    ctx: Ctx,
+    db: Db,
+    query: web::Query<Listing>,
+) -> Result<HttpResponse, WebError> {
+    ctx.require_admin()?;
+    let listing = access::all_products::all_products(&db, query.page.clone()).await?;
+    html(&ProductsPage {
+        page: ctx.page("Products"),
+        next: page_link("/admin/products", "", &listing.continuation),
+        products: listing.items,
+    })
+}

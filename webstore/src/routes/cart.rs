@@ -1,0 +1,131 @@
+//! The cart (in the session) and checkout (the `createOrder` stored procedure).
+
+use actix_web::HttpResponse;
+use askama::Template;
+use serde::Deserialize;
+
+use crate::access::{self, Db};
+use crate::cart::{self, CartLine};
+use crate::model::{OrderLine, Product, SalesOrder};
+use crate::seed::people::iso;
+use sitekit::csrf::CsrfForm;
+use sitekit::layout::{html, see_other};
+use sitekit::{Ctx, Page, WebError};
+
+/// A cart line with its product as stored now.
+struct Line {
+    product: Product,
+    quantity: u32,
+}
+
+impl Line {
+    fn subtotal(&self) -> f64 {
+        self.product.price * self.quantity as f64
+    }
+}
+
+/// Reads the cart's products (a point read each); lines whose product is gone are dropped.
+async fn priced(db: &Db, lines: &[CartLine]) -> Result<Vec<Line>, WebError> {
+    let mut out = Vec::new();
+    for l in lines {
+        match access::product_by_id::product_by_id(db, &l.category_id, &l.product_id).await {
+            Ok(product) => out.push(Line {
+                product,
+                quantity: l.quantity,
+            }),
+            Err(access::StoreError::Engine(engine::Error::NotFound { .. })) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(out)
+}
+
+#[derive(Template)]
+#[template(path = "webstore/cart.html")]
+struct CartPage {
+    page: Page,
+    lines: Vec<Line>,
+    total: f64,
+}
+
+pub async fn cart(ctx: Ctx, db: Db) -> Result<HttpResponse, WebError> {
+    let lines = priced(&db, &cart::lines(&ctx.session)).await?;
+    let total = lines.iter().map(Line::subtotal).sum();
+    html(&CartPage {
+        page: ctx.page("Your cart"),
+        lines,
+        total,
+    })
+}
+
+#[derive(Deserialize)]
+pub struct AddForm {
+    category_id: String,
+    product_id: String,
+    #[serde(default = "one")]
+    quantity: u32,
+}
+
+fn one() -> u32 {
+    1
+}
+
+pub async fn add(ctx: Ctx, db: Db, form: CsrfForm<AddForm>) -> Result<HttpResponse, WebError> {
+    // Only real products go into a cart (and this is where a bad id becomes a 404).
+    let product =
+        access::product_by_id::product_by_id(&db, &form.category_id, &form.product_id).await?;
+    cart::add(
+        &ctx.session,
+        &product.category_id,
+        &product.id,
+        form.quantity,
+    )?;
+    ctx.flash(format!("Added {} to your cart.", product.name));
+    Ok(see_other("/cart"))
+}
+
+#[derive(Deserialize)]
+pub struct RemoveForm {
+    product_id: String,
+}
+
+pub async fn remove(ctx: Ctx, form: CsrfForm<RemoveForm>) -> Result<HttpResponse, WebError> {
+    cart::remove(&ctx.session, &form.product_id)?;
+    Ok(see_other("/cart"))
+}
+
+#[derive(Deserialize)]
+pub struct CheckoutForm {}
+
+pub async fn checkout(
+    ctx: Ctx,
+    db: Db,
+    _form: CsrfForm<CheckoutForm>,
+) -> Result<HttpResponse, WebError> {
+    let user = ctx.require_user()?.clone();
+    let lines = priced(&db, &cart::lines(&ctx.session)).await?;
+    if lines.is_empty() {
+        return Err(WebError::BadRequest("Your cart is empty.".into()));
+    }
+    let now = chrono::Utc::now().naive_utc();
+    let order = SalesOrder {
+        id: format!("order-{:016x}", rand::random::<u64>()),
+        kind: "salesOrder".into(),
+        customer_id: user.id.clone(),
+        order_date: iso(now),
+        ship_date: iso(now + chrono::Duration::days(3)),
+        details: lines
+            .iter()
+            .map(|l| OrderLine {
+                sku: l.product.sku.clone(),
+                name: l.product.name.clone(),
+                price: l.product.price,
+                quantity: l.quantity,
+            })
+            .collect(),
+    };
+    let placed = access::place_order::place_order(&db, &order).await?;
+    cart::clear(&ctx.session);
+    ctx.flash("Thank you! Your order is placed.");
+    Ok(see_other(&format!("/orders/{}", placed.id)))
+}

@@ -1,0 +1,71 @@
+//! The routes (stable: the load tests and the docs use them). Handlers stay thin: parse the
+//! request, call an access pattern, render.
+
+mod account;
+mod admin;
+mod cart;
+mod orders;
+mod shop;
+
+use actix_web::web;
+
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.route("/", web::get().to(shop::home))
+        .route("/categories/{category_id}", web::get().to(shop::category))
+        .route(
+            "/products/{category_id}/{product_id}",
+            web::get().to(shop::product),
+        )
+        .route("/tags/{tag_id}", web::get().to(shop::tag))
+        .route("/search", web::get().to(shop::search))
+        .route("/signup", web::get().to(account::signup_form))
+        .route("/signup", web::post().to(account::signup))
+        .route("/signin", web::get().to(account::signin_form))
+        .route("/signin", web::post().to(account::signin))
+        .route("/signout", web::post().to(account::signout))
+        .route("/account", web::get().to(account::account))
+        .route("/account/addresses", web::post().to(account::add_address))
+        .route("/cart", web::get().to(cart::cart))
+        .route("/cart/add", web::post().to(cart::add))
+        .route("/cart/remove", web::post().to(cart::remove))
+        .route("/checkout", web::post().to(cart::checkout))
+        .route("/orders", web::get().to(orders::orders))
+        .route("/orders/{order_id}", web::get().to(orders::order))
+        .route("/admin/customers/top", web::get().to(admin::top_customers))
+        .route("/admin/categories", web::get().to(admin::categories))
+        .route(
+            "/admin/categories/{id}/rename",
+            web::post().to(admin::rename_category),
+        )
+        .route("/admin/tags", web::get().to(admin::tags))
+        .route("/admin/tags/{id}/rename", web::post().to(admin::rename_tag))
+        .route("/admin/products", web::get().to(admin::products));
+}
+
+/// `?page=` continuation and other listing parameters.
+#[derive(Debug, serde::Deserialize)]
+pub struct Listing {
+    pub page: Option<String>,
+    pub sort: Option<String>,
+    pub q: Option<String>,
+}
+
+/// Query-string safe form of a continuation token (they are URL-safe base64 already; this
+/// guards against anything else).
+pub fn page_link(base: &str, extra: &str, continuation: &Option<String>) -> Option<String> {
+    continuation.as_ref().map(|c| {
+        let sep = if base.contains('?') { '&' } else { '?' };
+        format!("{base}{sep}{extra}page={}", url_escape(c))
+    })
+}
+
+pub fn url_escape(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}

@@ -1,0 +1,110 @@
+//! Starting WebStore on an engine: containers, the stored procedure, demo data, the rename
+//! cascade's change-feed processor, and the routes to serve.
+
+use std::sync::Arc;
+
+use actix_web::web;
+use engine::{ChangeFeedProcessor, ChangeFeedStart, Engine};
+
+use crate::access::{cascade_renames, place_order};
+use crate::containers::{Containers, DATABASE};
+use crate::{routes, seed};
+
+pub const SITE: sitekit::Site = sitekit::Site {
+    name: "WebStore",
+    tagline: "the shop of the Cosmos DB modeling articles, on an embedded engine",
+    cookie_name: "webstore_session",
+};
+
+#[derive(Debug, Clone)]
+pub struct WebStoreOptions {
+    /// Customers generated on first start.
+    pub customers: u64,
+}
+
+impl Default for WebStoreOptions {
+    fn default() -> Self {
+        WebStoreOptions { customers: 2_000 }
+    }
+}
+
+/// The rename cascade's processor, for the admin pages' "is propagation done?".
+pub struct Propagation {
+    processor: Arc<ChangeFeedProcessor>,
+}
+
+impl Propagation {
+    /// Changes not yet carried to the products, and the last handler error.
+    pub async fn status(&self) -> engine::Result<(u64, String)> {
+        let pending = self
+            .processor
+            .estimate_lag()
+            .await?
+            .iter()
+            .map(|l| l.pending)
+            .sum();
+        Ok((pending, self.processor.failures().1.unwrap_or_default()))
+    }
+}
+
+/// A started WebStore.
+pub struct WebStore {
+    pub containers: Containers,
+    pub processor: Arc<ChangeFeedProcessor>,
+    pub customers: u64,
+    throttle: Arc<sitekit::auth::Throttle>,
+}
+
+impl WebStore {
+    /// Opens (and on first start, seeds) WebStore in `engine`, and starts its change-feed worker.
+    pub async fn start(engine: &Engine, options: &WebStoreOptions) -> engine::Result<WebStore> {
+        let db = engine.create_database_if_not_exists(DATABASE).await?;
+        let containers = Containers::create_if_not_exists(&db).await?;
+        place_order::register(&containers)?;
+        let customers = seed::seed_if_needed(&containers, options.customers).await?;
+        let processor = Arc::new(rename_processor(&containers)?);
+        processor.start().await?;
+        Ok(WebStore {
+            containers,
+            processor,
+            customers,
+            throttle: Arc::new(sitekit::auth::Throttle::default()),
+        })
+    }
+
+    /// The routes and the state they use, for [`sitekit::server::serve`].
+    pub fn configure(&self) -> impl Fn(&mut web::ServiceConfig) + Send + Clone + 'static {
+        let containers = web::Data::new(self.containers.clone());
+        let throttle = web::Data::from(self.throttle.clone());
+        let propagation = web::Data::new(Propagation {
+            processor: self.processor.clone(),
+        });
+        move |cfg: &mut web::ServiceConfig| {
+            cfg.app_data(containers.clone())
+                .app_data(throttle.clone())
+                .app_data(propagation.clone())
+                .configure(routes::configure);
+        }
+    }
+
+    /// Stops the worker after its current batch is checkpointed.
+    pub async fn stop(&self) {
+        self.processor.stop().await;
+    }
+}
+
+fn rename_processor(c: &Containers) -> engine::Result<ChangeFeedProcessor> {
+    let containers = c.clone();
+    c.product_meta
+        .change_feed_processor(cascade_renames::PROCESSOR)
+        .lease_container(c.leases.clone())
+        // Applies only when the leases are created, at the first start: the seed wrote
+        // consistent copies, so only later renames need carrying. After that, checkpoints rule.
+        .start_from(ChangeFeedStart::Now)
+        .handler(move |changes: Vec<serde_json::Value>| {
+            let containers = containers.clone();
+            async move { cascade_renames::cascade_renames(&containers, changes).await }
+        })
+        .on_error(|f| tracing::warn!(error = ?f, "rename cascade failed; retrying"))
+        .build()
+}

@@ -1,0 +1,171 @@
+use serde_json::Value;
+
+use crate::helpers::{eventually, routings, spawn_app, TestApp};
+use webstore::seed::catalog::catalog;
+
+const ADMIN_PAGES: [&str; 4] = [
+    "/admin/customers/top",
+    "/admin/categories",
+    "/admin/tags",
+    "/admin/products",
+];
+
+#[tokio::test(flavor = "multi_thread")]
+async fn back_office_pages_need_the_admin() {
+    let app = spawn_app().await;
+    let anonymous = app.visitor();
+    let customer = app.demo().await;
+    let admin = app.admin().await;
+    for page in ADMIN_PAGES {
+        let r = anonymous.get(page).await;
+        assert_eq!((r.status, r.location()), (303, "/signin"), "{page}");
+        assert_eq!(customer.get(page).await.status, 403, "{page}");
+        assert_eq!(admin.get(page).await.status, 200, "{page}");
+    }
+    // Renames too.
+    let r = customer
+        .submit("/", "/admin/tags/x/rename", &[("name", "y")])
+        .await;
+    assert_eq!(r.status, 403);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn top_customers_is_the_articles_fan_out_sorted_by_order_count() {
+    let app = spawn_app().await;
+    let r = app.admin().await.get("/admin/customers/top").await;
+    assert_eq!(routings(&r), ["fan-out"]);
+    let table = &r.body[..r.body.find("<footer").unwrap()];
+    let counts: Vec<u64> = table
+        .split("<td class=\"num\">")
+        .skip(1)
+        .map(|s| s[..s.find('<').unwrap()].parse().unwrap())
+        .collect();
+    assert_eq!(counts.len(), 25);
+    assert!(counts.windows(2).all(|w| w[0] >= w[1]), "{counts:?}");
+}
+
+async fn product_names(app: &TestApp) -> Vec<Value> {
+    app.store
+        .containers
+        .product
+        .read_all_items::<Value>(10_000, None)
+        .await
+        .unwrap()
+        .items
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn renames_reach_every_product_through_the_change_feed() {
+    let app = spawn_app().await;
+    let admin = app.admin().await;
+    let cat = catalog();
+    let category = &cat.products[0].category_id;
+    let r = admin
+        .submit(
+            "/admin/categories",
+            &format!("/admin/categories/{category}/rename"),
+            &[("name", "Renamed Category")],
+        )
+        .await;
+    assert_eq!(r.status, 303, "{}", r.body);
+
+    // A tag carried by products of several categories: a fan-out to update.
+    let tag = cat
+        .tags
+        .iter()
+        .max_by_key(|t| {
+            cat.products
+                .iter()
+                .filter(|p| p.tags.iter().any(|x| x.id == t.id))
+                .count()
+        })
+        .unwrap();
+    let r = admin
+        .submit(
+            "/admin/tags",
+            &format!("/admin/tags/{}/rename", tag.id),
+            &[("name", "Renamed <Tag>")],
+        )
+        .await;
+    assert_eq!(r.status, 303);
+
+    eventually("every copy renamed", || async {
+        product_names(&app).await.iter().all(|p| {
+            (p["categoryId"] != category.as_str() || p["categoryName"] == "Renamed Category")
+                && p["tags"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .all(|t| t["id"] != tag.id.as_str() || t["name"] == "Renamed <Tag>")
+        })
+    })
+    .await;
+    eventually("the admin page says done", || async {
+        admin
+            .get("/admin/tags")
+            .await
+            .body
+            .contains("Propagation done")
+    })
+    .await;
+    let r = admin.get(&format!("/tags/{}", tag.id)).await;
+    assert!(
+        r.body.contains("Renamed &#60;Tag&#62;"),
+        "escaped on the page"
+    );
+    // An empty name is refused with a message.
+    let r = admin
+        .submit(
+            "/admin/tags",
+            &format!("/admin/tags/{}/rename", tag.id),
+            &[("name", "  ")],
+        )
+        .await;
+    assert_eq!(r.status, 400);
+    assert!(r.body.contains("The new name is required"));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_rename_made_while_the_worker_is_down_propagates_after_restart() {
+    let app = spawn_app().await;
+    let admin = app.admin().await;
+    let tag = &catalog().tags[1];
+    app.store.stop().await;
+    let r = admin
+        .submit(
+            "/admin/tags",
+            &format!("/admin/tags/{}/rename", tag.id),
+            &[("name", "While Down")],
+        )
+        .await;
+    assert_eq!(r.status, 303);
+    let r = admin.get("/admin/tags").await;
+    assert!(r.body.contains("Propagating: 1 change"), "{}", r.body);
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert!(product_names(&app).await.iter().any(|p| p["tags"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|t| t["id"] == tag.id.as_str() && t["name"] != "While Down")));
+
+    // A new worker (as after a restart) resumes from the leases' checkpoints.
+    let restarted = webstore::WebStore::start(
+        &app.engine,
+        &webstore::WebStoreOptions {
+            customers: crate::helpers::CUSTOMERS,
+        },
+    )
+    .await
+    .unwrap();
+    eventually("renamed after restart", || async {
+        product_names(&app).await.iter().all(|p| {
+            p["tags"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|t| t["id"] != tag.id.as_str() || t["name"] == "While Down")
+        })
+    })
+    .await;
+    restarted.stop().await;
+}

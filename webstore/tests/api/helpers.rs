@@ -1,0 +1,128 @@
+use actix_web::cookie::Key;
+use engine::{Engine, EngineOptions};
+use sitekit::server::{serve, ServeOptions};
+use sitekit::testing::{Reply, TestApp as Server, Visitor};
+use webstore::seed::{ADMIN_EMAIL, ADMIN_PASSWORD, DEMO_EMAIL, DEMO_PASSWORD};
+use webstore::{WebStore, WebStoreOptions};
+
+/// Customers seeded for a test app: enough to page and sort, quick to seed.
+pub const CUSTOMERS: u64 = 40;
+
+pub struct TestApp {
+    pub server: Server,
+    pub store: WebStore,
+    pub engine: Engine,
+    pub dir: tempfile::TempDir,
+}
+
+impl TestApp {
+    pub fn visitor(&self) -> Visitor {
+        self.server.visitor()
+    }
+
+    /// A visitor signed in with `email` / `password`.
+    pub async fn signed_in(&self, email: &str, password: &str) -> Visitor {
+        let v = self.visitor();
+        let r = v
+            .submit(
+                "/signin",
+                "/signin",
+                &[("email", email), ("password", password)],
+            )
+            .await;
+        assert_eq!(r.status, 303, "sign-in failed: {}", r.body);
+        v
+    }
+
+    pub async fn demo(&self) -> Visitor {
+        self.signed_in(DEMO_EMAIL, DEMO_PASSWORD).await
+    }
+
+    pub async fn admin(&self) -> Visitor {
+        self.signed_in(ADMIN_EMAIL, ADMIN_PASSWORD).await
+    }
+
+    /// Signs up a new customer and returns the visitor, signed in.
+    pub async fn new_customer(&self, email: &str) -> Visitor {
+        let v = self.visitor();
+        let r = v
+            .submit(
+                "/signup",
+                "/signup",
+                &[
+                    ("first_name", "Test"),
+                    ("last_name", "Customer"),
+                    ("email", email),
+                    ("password", "a long password"),
+                ],
+            )
+            .await;
+        assert_eq!(r.status, 303, "sign-up failed: {}", r.body);
+        v
+    }
+}
+
+pub async fn spawn_app() -> TestApp {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    spawn_app_in(dir).await
+}
+
+pub async fn spawn_app_in(dir: tempfile::TempDir) -> TestApp {
+    let engine = Engine::open(dir.path(), EngineOptions::default()).expect("the engine opens");
+    let store = WebStore::start(
+        &engine,
+        &WebStoreOptions {
+            customers: CUSTOMERS,
+        },
+    )
+    .await
+    .expect("WebStore starts");
+    let (server, addr) = serve(
+        "127.0.0.1:0".parse().expect("an address"),
+        ServeOptions {
+            site: webstore::SITE,
+            session_key: Key::generate(),
+            secure_cookies: false,
+            workers: Some(1),
+        },
+        store.configure(),
+    )
+    .expect("the server binds");
+    TestApp {
+        server: Server::spawn(server, addr),
+        store,
+        engine,
+        dir,
+    }
+}
+
+/// The footer's engine calls must add up to the header's charge.
+pub fn assert_charge_adds_up(r: &Reply) {
+    let calls = r.engine_calls();
+    let sum: f64 = calls.iter().map(|c| c.3).sum();
+    assert!(
+        (sum - r.request_charge()).abs() < 0.02 * calls.len().max(1) as f64,
+        "footer {sum} vs header {}: {calls:?}",
+        r.request_charge()
+    );
+}
+
+/// The routing column of every footer row.
+pub fn routings(r: &Reply) -> Vec<String> {
+    r.engine_calls().into_iter().map(|c| c.2).collect()
+}
+
+/// Retries `check` for up to 10 s (for the change feed's asynchronous work).
+pub async fn eventually<F, Fut>(what: &str, mut check: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    for _ in 0..200 {
+        if check().await {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("timed out waiting for {what}");
+}

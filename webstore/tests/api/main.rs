@@ -1,0 +1,9 @@
+//! WebStore through real HTTP on a real engine in a temporary directory: one module per area,
+//! one test (at least) per access pattern, its data, its routing and its RU header.
+
+mod accounts;
+mod admin;
+mod checkout;
+mod helpers;
+mod security;
+mod shop;

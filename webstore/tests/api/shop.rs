@@ -1,0 +1,188 @@
+use crate::helpers::{assert_charge_adds_up, routings, spawn_app};
+use webstore::seed::catalog::catalog;
+
+#[tokio::test(flavor = "multi_thread")]
+async fn home_shows_categories_and_featured_products_from_product_meta() {
+    let app = spawn_app().await;
+    let r = app.visitor().get("/").await;
+    assert_eq!(r.status, 200);
+    let cat = catalog();
+    for c in cat.categories.iter().take(5) {
+        assert!(
+            r.body.contains(&sitekit::testing::escape(&c.name)),
+            "missing {}",
+            c.name
+        );
+    }
+    assert!(r.body.contains("Featured"));
+    assert_eq!(
+        routings(&r),
+        ["single-partition", "point"],
+        "{:?}",
+        r.engine_calls()
+    );
+    assert!(r.engine_calls().iter().all(|c| c.1 == "productMeta"));
+    assert_charge_adds_up(&r);
+}
+
+fn prices(body: &str) -> Vec<f64> {
+    body.split("<p class=\"price\">$")
+        .skip(1)
+        .map(|s| s[..s.find('<').unwrap()].parse().unwrap())
+        .collect()
+}
+
+fn names(body: &str) -> Vec<String> {
+    body.split("class=\"card-title\">")
+        .skip(1)
+        .map(|s| sitekit::testing::unescape(&s[..s.find('<').unwrap()]))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn category_pages_are_single_partition_sorted_and_paged_by_continuation() {
+    let app = spawn_app().await;
+    let cat = catalog();
+    // The category with the most products, so it spans pages.
+    let category = cat
+        .categories
+        .iter()
+        .max_by_key(|c| {
+            cat.products
+                .iter()
+                .filter(|p| p.category_id == c.id)
+                .count()
+        })
+        .unwrap();
+    let expected = cat
+        .products
+        .iter()
+        .filter(|p| p.category_id == category.id)
+        .count();
+    let v = app.visitor();
+    for (sort, check) in [
+        (
+            "price",
+            (|a: &[f64]| a.windows(2).all(|w| w[0] <= w[1])) as fn(&[f64]) -> bool,
+        ),
+        ("price_desc", |a: &[f64]| a.windows(2).all(|w| w[0] >= w[1])),
+    ] {
+        let mut path = format!("/categories/{}?sort={sort}", category.id);
+        let mut all = Vec::new();
+        let mut pages = 0;
+        loop {
+            let r = v.get(&path).await;
+            assert_eq!(r.status, 200, "{}", r.body);
+            assert_eq!(routings(&r), ["single-partition"]);
+            assert_charge_adds_up(&r);
+            all.extend(prices(&r.body));
+            pages += 1;
+            match next_link(&r.body) {
+                Some(next) => path = next,
+                None => break,
+            }
+        }
+        assert_eq!(all.len(), expected, "{sort}: every product once");
+        assert!(check(&all), "{sort}: {all:?}");
+        assert_eq!(pages, expected.div_ceil(12).max(1));
+    }
+    let r = v
+        .get(&format!("/categories/{}?sort=name", category.id))
+        .await;
+    let n = names(&r.body);
+    assert!(n.windows(2).all(|w| w[0] <= w[1]), "{n:?}");
+    // A forged continuation is a 400 with a message, not a 500.
+    let r = v
+        .get(&format!("/categories/{}?page=bm90IGEgdG9rZW4", category.id))
+        .await;
+    assert_eq!(r.status, 400, "{}", r.body);
+    // An unknown category has no products and no document: 404.
+    assert_eq!(v.get("/categories/no-such-category").await.status, 404);
+}
+
+fn next_link(body: &str) -> Option<String> {
+    let at = body.find("class=\"button\" href=\"")? + "class=\"button\" href=\"".len();
+    let end = body[at..].find('"')?;
+    let href = sitekit::testing::unescape(&body[at..at + end]);
+    href.contains("page=").then_some(href)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn product_page_is_one_point_read_with_denormalized_names() {
+    let app = spawn_app().await;
+    let p = &catalog().products[7];
+    let v = app.visitor();
+    let r = v
+        .get(&format!("/products/{}/{}", p.category_id, p.id))
+        .await;
+    assert_eq!(r.status, 200);
+    assert!(r.body.contains(&p.sku));
+    for t in &p.tags {
+        assert!(
+            r.body.contains(&sitekit::testing::escape(&t.name)),
+            "tag {}",
+            t.name
+        );
+    }
+    assert_eq!(routings(&r), ["point"]);
+    assert!(
+        r.request_charge() >= 1.0 && r.request_charge() < 2.0,
+        "{}",
+        r.request_charge()
+    );
+    // The right id in the wrong partition is not found: point reads need both.
+    let other = catalog()
+        .categories
+        .iter()
+        .find(|c| c.id != p.category_id)
+        .unwrap()
+        .id
+        .clone();
+    let r = v.get(&format!("/products/{other}/{}", p.id)).await;
+    assert_eq!(r.status, 404);
+    assert!(r.body.contains("404"));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn tag_pages_and_search_fan_out_and_say_so() {
+    let app = spawn_app().await;
+    let cat = catalog();
+    let tag = &cat.products[3].tags[0];
+    let carriers = cat
+        .products
+        .iter()
+        .filter(|p| p.tags.iter().any(|t| t.id == tag.id))
+        .count();
+    let v = app.visitor();
+    let r = v.get(&format!("/tags/{}", tag.id)).await;
+    assert_eq!(r.status, 200);
+    assert_eq!(routings(&r), ["fan-out"]);
+    assert!(r.body.contains("fans out"));
+    assert_eq!(names(&r.body).len(), carriers.min(24));
+
+    let word = cat.products[0]
+        .name
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_lowercase();
+    let r = v.get(&format!("/search?q={word}")).await;
+    assert_eq!(r.status, 200);
+    assert_eq!(routings(&r), ["fan-out"]);
+    let found = names(&r.body);
+    assert!(!found.is_empty());
+    assert!(
+        found.iter().all(|n| n.to_lowercase().contains(&word)),
+        "{found:?}"
+    );
+
+    // Output is escaped.
+    let r = v.get("/search?q=%3Cscript%3Ealert(1)%3C%2Fscript%3E").await;
+    assert_eq!(r.status, 200);
+    assert!(!r.body.contains("<script>"));
+    assert!(r.body.contains("&#60;script&#62;"));
+    // Overlong search text is refused with a message.
+    let r = v.get(&format!("/search?q={}", "x".repeat(101))).await;
+    assert_eq!(r.status, 400);
+    assert!(r.body.contains("100 characters"));
+}

@@ -1,0 +1,149 @@
+//! Checkout under kill -9: a child process (this test binary, re-executed) serves WebStore and
+//! places orders through the real HTTP checkout, printing each one the server acknowledged; the
+//! parent kills it with SIGKILL mid-load, several times, then checks that the demo customer's
+//! `salesOrderCount` equals the orders stored, and that no acknowledged order was lost.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+
+use actix_web::cookie::Key;
+use engine::{Engine, EngineOptions};
+use serde_json::Value;
+use sitekit::server::{serve, ServeOptions};
+use sitekit::testing::TestApp;
+use webstore::{WebStore, WebStoreOptions};
+
+const CHILD_ENV: &str = "WEBSTORE_CRASH_CHILD_DIR";
+
+#[test]
+fn checkout_child() {
+    let Ok(dir) = std::env::var(CHILD_ENV) else {
+        return;
+    };
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async move {
+        let engine = Engine::open(&dir, EngineOptions::default()).unwrap();
+        let store = WebStore::start(&engine, &WebStoreOptions { customers: 5 })
+            .await
+            .unwrap();
+        let options = ServeOptions {
+            site: webstore::SITE,
+            session_key: Key::generate(),
+            secure_cookies: false,
+            workers: Some(2),
+        };
+        let (server, addr) =
+            serve("127.0.0.1:0".parse().unwrap(), options, store.configure()).unwrap();
+        let app = TestApp::spawn(server, addr);
+        let p = &webstore::seed::catalog::catalog().products[1];
+        let mut shoppers = Vec::new();
+        for _ in 0..4 {
+            let v = app.visitor();
+            let r = v
+                .submit(
+                    "/signin",
+                    "/signin",
+                    &[
+                        ("email", webstore::seed::DEMO_EMAIL),
+                        ("password", webstore::seed::DEMO_PASSWORD),
+                    ],
+                )
+                .await;
+            assert_eq!(r.status, 303);
+            let (category, id) = (p.category_id.clone(), p.id.clone());
+            shoppers.push(tokio::spawn(async move {
+                loop {
+                    let r = v
+                        .submit(
+                            "/cart",
+                            "/cart/add",
+                            &[("category_id", &category), ("product_id", &id)],
+                        )
+                        .await;
+                    assert_eq!(r.status, 303);
+                    let r = v.submit("/cart", "/checkout", &[]).await;
+                    assert_eq!(r.status, 303, "{}", r.body);
+                    println!("ack {}", r.location().trim_start_matches("/orders/"));
+                }
+            }));
+        }
+        for s in shoppers {
+            s.await.unwrap();
+        }
+    });
+}
+
+#[test]
+fn orders_and_counts_agree_after_kill_9_mid_checkout() {
+    if std::env::var(CHILD_ENV).is_ok() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut acknowledged = Vec::new();
+    for wanted in [3usize, 40, 15] {
+        let mut child = Command::new(std::env::current_exe().unwrap())
+            .args([
+                "checkout_child",
+                "--exact",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env(CHILD_ENV, dir.path())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let out = BufReader::new(child.stdout.take().unwrap());
+        let mut seen = 0;
+        for line in out.lines() {
+            let line = line.unwrap();
+            if let Some(id) = line.strip_prefix("ack ") {
+                acknowledged.push(id.to_owned());
+                seen += 1;
+                if seen >= wanted {
+                    break;
+                }
+            }
+        }
+        // SIGKILL with checkouts in flight.
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert!(seen >= wanted, "the child stopped early");
+    }
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let engine = Engine::open(dir.path(), EngineOptions::default()).unwrap();
+        let c = engine.database("webstore").container("customer");
+        let docs = c
+            .read_all_items_in_partition::<Value>("cust-demo")
+            .await
+            .unwrap()
+            .items;
+        let count = docs.iter().find(|d| d["type"] == "customer").unwrap()["salesOrderCount"]
+            .as_u64()
+            .unwrap();
+        let orders: Vec<&str> = docs
+            .iter()
+            .filter(|d| d["type"] == "salesOrder")
+            .map(|d| d["id"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            count as usize,
+            orders.len(),
+            "salesOrderCount equals the orders stored"
+        );
+        for id in &acknowledged {
+            assert!(
+                orders.contains(&id.as_str()),
+                "acknowledged order {id} was lost"
+            );
+        }
+    });
+}
