@@ -126,7 +126,8 @@ impl RequestCharge {
 
     pub fn total(&self) -> f64 {
         let sum: f64 = self.calls.lock().iter().map(|c| c.request_charge).sum();
-        (sum * 100.0).round() / 100.0
+        // `+ 0.0`: an empty f64 sum is -0.0, which would print as "-0.00".
+        (sum * 100.0).round() / 100.0 + 0.0
     }
 
     pub fn calls(&self) -> Vec<EngineCall> {

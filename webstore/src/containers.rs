@@ -3,6 +3,7 @@
 //! only what some query filters or sorts on: every excluded path is index work a write no longer
 //! pays for.
 
+use engine::index::policy::IndexingPolicy;
 use engine::{ContainerClient, ContainerProperties, DatabaseClient};
 use serde_json::json;
 
@@ -51,12 +52,33 @@ impl Containers {
                 "excludedPaths": [{"path": "/*"}]
             }));
         Ok(Containers {
-            customer: db.create_container_if_not_exists(customer).await?,
-            product: db.create_container_if_not_exists(product).await?,
-            product_meta: db.create_container_if_not_exists(product_meta).await?,
-            leases: db
-                .create_container_if_not_exists(ContainerProperties::new("leases", "/processor"))
-                .await?,
+            customer: ensure(db, customer).await?,
+            product: ensure(db, product).await?,
+            product_meta: ensure(db, product_meta).await?,
+            leases: ensure(db, ContainerProperties::new("leases", "/processor")).await?,
         })
     }
+}
+
+/// Creates the container, or brings an existing one's indexing policy to the one declared here
+/// (the engine rebuilds the index online), so editing a policy above takes effect on restart.
+async fn ensure(
+    db: &DatabaseClient,
+    props: ContainerProperties,
+) -> engine::Result<ContainerClient> {
+    let wanted = props.indexing_policy.clone();
+    let container = db.create_container_if_not_exists(props).await?;
+    if let Some(wanted) = wanted {
+        let parse =
+            |v: &serde_json::Value| serde_json::from_value::<IndexingPolicy>(v.clone()).ok();
+        let current = container.read_container()?;
+        if parse(&current.indexing_policy) != parse(&wanted) {
+            tracing::info!(
+                container = container.id(),
+                "indexing policy changed: rebuilding the index"
+            );
+            db.replace_indexing_policy(container.id(), wanted).await?;
+        }
+    }
+    Ok(container)
 }

@@ -7,3 +7,4 @@ mod checkout;
 mod helpers;
 mod security;
 mod shop;
+mod startup;
