@@ -1,0 +1,81 @@
+//! A real browser (Debian's headless Chromium over WebDriver) signs up, fills the cart, checks
+//! out and finds the order, through the pages and forms a person uses. Screenshots of each step
+//! go to `target/browser-screenshots/`.
+
+use actix_web::cookie::Key;
+use engine::{Engine, EngineOptions};
+use sitekit::server::{serve, ServeOptions};
+use sitekit::testing::browser::Browser;
+use sitekit::testing::TestApp;
+use webstore::{WebStore, WebStoreOptions};
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_shopper_signs_up_fills_the_cart_checks_out_and_sees_the_order() {
+    let Some(browser) = Browser::start().await.expect("the browser starts") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let engine = Engine::open(dir.path(), EngineOptions::default()).unwrap();
+    let store = WebStore::start(&engine, &WebStoreOptions { customers: 10 })
+        .await
+        .unwrap();
+    let options = ServeOptions {
+        site: webstore::SITE,
+        session_key: Key::generate(),
+        secure_cookies: false,
+        workers: Some(2),
+    };
+    let (server, addr) = serve("127.0.0.1:0".parse().unwrap(), options, store.configure()).unwrap();
+    let app = TestApp::spawn(server, addr);
+
+    let result = async {
+        browser.goto(&app.url("/signup")).await?;
+        browser
+            .submit_form(
+                "#signup",
+                &[
+                    ("first_name", "Browser"),
+                    ("last_name", "Shopper"),
+                    ("email", "browser@example.com"),
+                    ("password", "a real password"),
+                ],
+            )
+            .await?;
+        browser.screenshot("webstore-1-signed-up").await?;
+        let text = browser.body_text().await?;
+        assert!(text.contains("Welcome! Your account is ready."), "{text}");
+
+        let p = &webstore::seed::catalog::catalog().products[42];
+        browser
+            .goto(&app.url(&format!("/products/{}/{}", p.category_id, p.id)))
+            .await?;
+        browser
+            .submit_form(".add-to-cart", &[("quantity", "2")])
+            .await?;
+        let text = browser.body_text().await?;
+        assert!(text.contains(&p.name), "{text}");
+        assert!(text.contains(&format!("{:.2}", p.price * 2.0)), "{text}");
+        browser.screenshot("webstore-2-cart").await?;
+
+        browser.submit_form("#checkout", &[]).await?;
+        let text = browser.body_text().await?;
+        assert!(text.contains("Thank you! Your order is placed."), "{text}");
+        assert!(text.contains(&p.sku), "{text}");
+        browser.screenshot("webstore-3-order").await?;
+
+        browser.goto(&app.url("/orders")).await?;
+        let text = browser.body_text().await?;
+        assert!(text.contains("order-"), "{text}");
+        assert!(
+            text.contains("RU for this page"),
+            "the footer shows the cost"
+        );
+        Ok::<_, Box<dyn std::error::Error + Send + Sync>>(())
+    }
+    .await;
+    if let Err(e) = &result {
+        let _ = browser.screenshot("webstore-failure").await;
+        panic!("browser test failed: {e}");
+    }
+    browser.close().await.unwrap();
+}
