@@ -1,6 +1,7 @@
-//! The blog of `004_*` (its V3 model) on the engine: seeds `./data` on first run, then walks the
-//! article's requests and prints what each cost beside the figure the article published, and how
-//! the `posts` container's physical partitions are loaded.
+//! The blog of `004_*` (its V3 model) on the engine alone: seeds `./engine-demo-data` (apart from
+//! the sites' `./data`) on first run, then walks the article's requests and prints what each cost
+//! beside the figure the article published, and how the `posts` container's physical partitions
+//! are loaded.
 //!
 //! `cargo run --release -p engine --example demo [DATA_DIR]`
 //!
@@ -31,7 +32,9 @@ fn post(u: u64, p: u64) -> Value {
 
 #[tokio::main]
 async fn main() -> engine::Result<()> {
-    let dir = std::env::args().nth(1).unwrap_or_else(|| "data".into());
+    let dir = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "engine-demo-data".into());
     let engine = Engine::open(
         &dir,
         EngineOptions {

@@ -12,7 +12,8 @@ pub struct TestApp {
     pub server: Server,
     pub store: WebStore,
     pub engine: Engine,
-    pub dir: tempfile::TempDir,
+    /// Kept for the test's life: the engine's files.
+    _dir: tempfile::TempDir,
 }
 
 impl TestApp {
@@ -92,7 +93,7 @@ pub async fn spawn_app_in(dir: tempfile::TempDir) -> TestApp {
         server: Server::spawn(server, addr),
         store,
         engine,
-        dir,
+        _dir: dir,
     }
 }
 
