@@ -129,3 +129,72 @@ impl From<askama::Error> for WebError {
         WebError::Internal(format!("template: {e}"))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use actix_web::body::MessageBody;
+    use actix_web::ResponseError;
+
+    use super::WebError;
+
+    fn body(e: &WebError) -> (u16, Option<String>, String) {
+        let res = e.error_response();
+        let retry = res
+            .headers()
+            .get("retry-after")
+            .map(|v| v.to_str().unwrap().to_owned());
+        let status = res.status().as_u16();
+        let bytes = res.into_body().try_into_bytes().unwrap_or_default();
+        (status, retry, String::from_utf8_lossy(&bytes).into_owned())
+    }
+
+    #[test]
+    fn a_throttled_engine_call_is_a_429_page_with_retry_after() {
+        let e = WebError::Engine(engine::Error::TooManyRequests {
+            partition: 0,
+            budget_ru_per_s: 400.0,
+            retry_after: Duration::from_millis(1200),
+        });
+        let (status, retry, page) = body(&e);
+        assert_eq!(status, 429);
+        assert_eq!(retry.as_deref(), Some("2"));
+        assert!(page.contains("The store is busy"), "{page}");
+    }
+
+    #[test]
+    fn server_faults_are_500_pages_without_internals() {
+        let e = WebError::Engine(engine::Error::Corrupt("key 0xdeadbeef in /var/lib".into()));
+        let (status, _, page) = body(&e);
+        assert_eq!(status, 500);
+        assert!(
+            !page.contains("deadbeef") && !page.contains("/var/lib"),
+            "{page}"
+        );
+        assert!(page.contains("Something went wrong on our side"));
+        let (status, _, page) = body(&WebError::Internal("template: secret".into()));
+        assert_eq!(status, 500);
+        assert!(!page.contains("secret"));
+    }
+
+    #[test]
+    fn engine_statuses_map_one_to_one() {
+        let cases = [
+            (engine::Error::bad("id", "must not contain '/'"), 400),
+            (engine::Error::NotFound { what: "x".into() }, 404),
+            (engine::Error::Conflict { id: "x".into() }, 409),
+            (engine::Error::StorageFull("disk".into()), 507),
+            (engine::Error::Unavailable("closing".into()), 503),
+        ];
+        for (e, code) in cases {
+            assert_eq!(body(&WebError::Engine(e)).0, code);
+        }
+        let (status, _, page) = body(&WebError::Engine(engine::Error::NotFound {
+            what: "customer c1".into(),
+        }));
+        assert_eq!(status, 404);
+        assert!(page.contains("That page does not exist."));
+        assert_eq!(body(&WebError::SignInRequired).0, 303);
+    }
+}

@@ -1,0 +1,89 @@
+//! The launcher as a person runs it: `cargo run --release` starts, seeds on first start, serves,
+//! stops cleanly on Ctrl-C (SIGINT), and a second start reuses the data.
+
+use std::io::{BufRead, BufReader, Read};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+fn start(dir: &std::path::Path) -> (Child, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cosmos-lmdb"))
+        .args([
+            "--data",
+            dir.to_str().unwrap(),
+            "--customers",
+            "8",
+            "--webstore-addr",
+            "127.0.0.1:0",
+            "--workers",
+            "1",
+        ])
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    let url = loop {
+        line.clear();
+        assert!(
+            out.read_line(&mut line).unwrap() > 0,
+            "the launcher exited before serving"
+        );
+        if let Some(rest) = line.trim().strip_prefix("WebStore") {
+            break rest.split_whitespace().next().unwrap().to_owned();
+        }
+    };
+    // Keep reading stdout in the background so the child never blocks on a full pipe.
+    std::thread::spawn(move || {
+        let mut rest = String::new();
+        let _ = out.read_to_string(&mut rest);
+    });
+    child.stdout = None;
+    (child, url)
+}
+
+fn interrupt_and_wait(mut child: Child) {
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    for _ in 0..100 {
+        if let Some(status) = child.try_wait().unwrap() {
+            assert!(status.success(), "the launcher exited with {status}");
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    child.kill().unwrap();
+    panic!("the launcher did not stop within 10 s of Ctrl-C");
+}
+
+fn get(url: &str) -> (u16, String) {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let r = reqwest::get(url).await.unwrap();
+        (r.status().as_u16(), r.text().await.unwrap())
+    })
+}
+
+#[test]
+fn starts_seeds_serves_stops_on_ctrl_c_and_restarts_on_the_same_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let (child, url) = start(dir.path());
+    let (status, body) = get(&url);
+    assert_eq!(status, 200);
+    assert!(body.contains("Bikes, Road Bikes"));
+    interrupt_and_wait(child);
+
+    // The engine closed cleanly (its lock is released), and the data is reused.
+    let (child, url) = start(dir.path());
+    let (status, body) = get(&format!("{url}/signin"));
+    assert_eq!(status, 200);
+    assert!(body.contains("Sign in"));
+    interrupt_and_wait(child);
+}
