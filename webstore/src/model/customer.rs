@@ -55,7 +55,26 @@ pub struct SalesOrder {
     pub details: Vec<OrderLine>,
 }
 
+/// The date part of a stored ISO 8601 date-time, for display.
+fn day(iso: &str) -> &str {
+    iso.get(..10).unwrap_or(iso)
+}
+
+impl Customer {
+    pub fn since(&self) -> &str {
+        day(&self.creation_date)
+    }
+}
+
 impl SalesOrder {
+    pub fn placed_on(&self) -> &str {
+        day(&self.order_date)
+    }
+
+    pub fn ships_on(&self) -> &str {
+        day(&self.ship_date)
+    }
+
     pub fn total(&self) -> f64 {
         self.details
             .iter()
