@@ -301,3 +301,27 @@ fn composite_indexes_serve_multi_key_order_by() {
         assert_eq!(r.items.len(), 500);
     });
 }
+
+/// Regression: an ORDER BY merge inside a routed partition reads its candidates from the order
+/// index, so another indexed filter must still be evaluated (it once made the plan "exact" and
+/// returned every item of the partition).
+#[test]
+fn ordered_merges_in_a_routed_partition_apply_every_filter() {
+    common::rt().block_on(async {
+        let t = common::open(EngineOptions::default());
+        let c = common::container(&t, ContainerProperties::new("posts", "/postId")).await;
+        for i in 0..30 {
+            let kind = ["post", "comment", "like"][i % 3];
+            let doc = json!({"id": format!("x{i}"), "postId": "p1", "type": kind, "creationDate": format!("2026-01-{:02}", i + 1)});
+            c.create_item(&doc, None, None).await.unwrap();
+        }
+        for (select, options) in [
+            ("SELECT * FROM p WHERE p.postId = 'p1' AND p.type = 'comment' ORDER BY p.creationDate", QueryOptions::default()),
+            ("SELECT * FROM p WHERE p.type = 'comment' ORDER BY p.creationDate DESC", QueryOptions { partition_key: Some("p1".into()), ..Default::default() }),
+        ] {
+            let r = c.query_all::<Value>(select, NO_PARAMS, options).await.unwrap();
+            assert_eq!(r.items.len(), 10, "{select}: {:?}", r.query_metrics);
+            assert!(r.items.iter().all(|d| d["type"] == "comment"), "{select}");
+        }
+    });
+}

@@ -207,8 +207,14 @@ pub fn run_page(
         m => m.clone(),
     };
     let routed = targets.iter().any(|t| t.epks.is_some());
-    run.exact =
-        !matches!(mode, Mode::Whole) && plan.exact_with(run.access_for(routed, &pk_path), &pk_path);
+    // Exact: storage selects exactly the rows, so nothing needs evaluating. An ordered merge
+    // reads its candidates from the order index, not from the access predicate, so there only
+    // routing can make it exact.
+    let access = match mode {
+        Mode::Ordered { .. } => None,
+        _ => run.access_for(routed, &pk_path),
+    };
+    run.exact = !matches!(mode, Mode::Whole) && plan.exact_with(access, &pk_path);
     let mut token = token.unwrap_or(Token {
         rid: def.rid,
         q: qhash,
