@@ -4,6 +4,7 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
+use blog::{Blog, BlogOptions};
 use clap::Parser;
 use engine::{Engine, EngineOptions};
 use sitekit::server::{serve, ServeOptions};
@@ -25,6 +26,12 @@ struct Args {
     /// Customers generated on first start (with their orders).
     #[arg(long, env = "CUSTOMERS", default_value_t = 2_000)]
     customers: u64,
+    /// Where the blog listens.
+    #[arg(long, env = "BLOG_ADDR", default_value = "127.0.0.1:8081")]
+    blog_addr: SocketAddr,
+    /// Blog users generated on first start (with their posts, comments and likes).
+    #[arg(long, env = "USERS", default_value_t = 1_000)]
+    users: u64,
     /// Mark session cookies Secure (serve behind TLS).
     #[arg(long, env = "SECURE_COOKIES")]
     secure_cookies: bool,
@@ -46,6 +53,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let engine = Engine::open(&args.data, EngineOptions::default())?;
     let session_key = sitekit::session::load_or_create_key(&args.data)?;
 
+    let options = |site| ServeOptions {
+        site,
+        session_key: session_key.clone(),
+        secure_cookies: args.secure_cookies,
+        workers: args.workers,
+    };
     let store = WebStore::start(
         &engine,
         &WebStoreOptions {
@@ -55,14 +68,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     .await?;
     let (webstore_server, webstore_addr) = serve(
         args.webstore_addr,
-        ServeOptions {
-            site: webstore::SITE,
-            session_key: session_key.clone(),
-            secure_cookies: args.secure_cookies,
-            workers: args.workers,
-        },
+        options(webstore::SITE),
         store.configure(),
     )?;
+    let blog = Blog::start(&engine, &BlogOptions { users: args.users }).await?;
+    let (blog_server, blog_addr) = serve(args.blog_addr, options(blog::SITE), blog.configure())?;
     println!(
         "Ready in {:.2} s (data in {})",
         started.elapsed().as_secs_f64(),
@@ -82,16 +92,27 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         webstore::seed::ADMIN_EMAIL,
         webstore::seed::ADMIN_PASSWORD
     );
+    println!("  Blog      http://{blog_addr}  ({} users)", blog.users);
+    println!(
+        "    user:     {} / {}",
+        blog::seed::DEMO_USERNAME,
+        blog::seed::DEMO_PASSWORD
+    );
     println!("Ctrl-C stops.");
 
-    let handle = webstore_server.handle();
-    let server = tokio::spawn(webstore_server);
+    let handles = [webstore_server.handle(), blog_server.handle()];
+    let servers = [tokio::spawn(webstore_server), tokio::spawn(blog_server)];
     tokio::signal::ctrl_c().await?;
     println!("Stopping: finishing requests, checkpointing the change feed, closing the engine.");
-    handle.stop(true).await;
-    let _ = server.await;
+    for h in &handles {
+        h.stop(true).await;
+    }
+    for s in servers {
+        let _ = s.await;
+    }
     store.stop().await;
-    drop(store);
+    blog.stop().await;
+    drop((store, blog));
     drop(engine);
     Ok(())
 }

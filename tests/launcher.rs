@@ -5,14 +5,19 @@ use std::io::{BufRead, BufReader, Read};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-fn start(dir: &std::path::Path) -> (Child, String) {
+/// Starts the launcher; returns it with the WebStore and blog URLs it printed.
+fn start(dir: &std::path::Path) -> (Child, (String, String)) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_cosmos-lmdb"))
         .args([
             "--data",
             dir.to_str().unwrap(),
             "--customers",
             "8",
+            "--users",
+            "4",
             "--webstore-addr",
+            "127.0.0.1:0",
+            "--blog-addr",
             "127.0.0.1:0",
             "--workers",
             "1",
@@ -24,14 +29,21 @@ fn start(dir: &std::path::Path) -> (Child, String) {
         .unwrap();
     let mut out = BufReader::new(child.stdout.take().unwrap());
     let mut line = String::new();
-    let url = loop {
+    let mut webstore = None;
+    let urls = loop {
         line.clear();
         assert!(
             out.read_line(&mut line).unwrap() > 0,
             "the launcher exited before serving"
         );
         if let Some(rest) = line.trim().strip_prefix("WebStore") {
-            break rest.split_whitespace().next().unwrap().to_owned();
+            webstore = Some(rest.split_whitespace().next().unwrap().to_owned());
+        }
+        if let Some(rest) = line.trim().strip_prefix("Blog") {
+            break (
+                webstore.expect("WebStore is announced first"),
+                rest.split_whitespace().next().unwrap().to_owned(),
+            );
         }
     };
     // Keep reading stdout in the background so the child never blocks on a full pipe.
@@ -40,7 +52,7 @@ fn start(dir: &std::path::Path) -> (Child, String) {
         let _ = out.read_to_string(&mut rest);
     });
     child.stdout = None;
-    (child, url)
+    (child, urls)
 }
 
 fn interrupt_and_wait(mut child: Child) {
@@ -74,15 +86,18 @@ fn get(url: &str) -> (u16, String) {
 #[test]
 fn starts_seeds_serves_stops_on_ctrl_c_and_restarts_on_the_same_data() {
     let dir = tempfile::tempdir().unwrap();
-    let (child, url) = start(dir.path());
-    let (status, body) = get(&url);
+    let (child, (webstore, blog)) = start(dir.path());
+    let (status, body) = get(&webstore);
     assert_eq!(status, 200);
     assert!(body.contains("Bikes, Road Bikes"));
+    let (status, body) = get(&blog);
+    assert_eq!(status, 200);
+    assert!(body.contains("Recent posts"));
     interrupt_and_wait(child);
 
     // The engine closed cleanly (its lock is released), and the data is reused.
-    let (child, url) = start(dir.path());
-    let (status, body) = get(&format!("{url}/signin"));
+    let (child, (webstore, _)) = start(dir.path());
+    let (status, body) = get(&format!("{webstore}/signin"));
     assert_eq!(status, 200);
     assert!(body.contains("Sign in"));
     interrupt_and_wait(child);

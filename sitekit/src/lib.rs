@@ -6,6 +6,7 @@
 
 pub mod assets;
 pub mod auth;
+pub mod container;
 pub mod csrf;
 pub mod db;
 pub mod error;
@@ -16,6 +17,7 @@ pub mod server;
 pub mod session;
 #[cfg(feature = "testing")]
 pub mod testing;
+pub mod time;
 
 pub use db::Db;
 pub use error::WebError;

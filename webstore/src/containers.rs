@@ -3,9 +3,9 @@
 //! only what some query filters or sorts on: every excluded path is index work a write no longer
 //! pays for.
 
-use engine::index::policy::IndexingPolicy;
 use engine::{ContainerClient, ContainerProperties, DatabaseClient};
 use serde_json::json;
+use sitekit::container::ensure;
 
 pub const DATABASE: &str = "webstore";
 
@@ -58,27 +58,4 @@ impl Containers {
             leases: ensure(db, ContainerProperties::new("leases", "/processor")).await?,
         })
     }
-}
-
-/// Creates the container, or brings an existing one's indexing policy to the one declared here
-/// (the engine rebuilds the index online), so editing a policy above takes effect on restart.
-async fn ensure(
-    db: &DatabaseClient,
-    props: ContainerProperties,
-) -> engine::Result<ContainerClient> {
-    let wanted = props.indexing_policy.clone();
-    let container = db.create_container_if_not_exists(props).await?;
-    if let Some(wanted) = wanted {
-        let parse =
-            |v: &serde_json::Value| serde_json::from_value::<IndexingPolicy>(v.clone()).ok();
-        let current = container.read_container()?;
-        if parse(&current.indexing_policy) != parse(&wanted) {
-            tracing::info!(
-                container = container.id(),
-                "indexing policy changed: rebuilding the index"
-            );
-            db.replace_indexing_policy(container.id(), wanted).await?;
-        }
-    }
-    Ok(container)
 }

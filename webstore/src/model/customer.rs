@@ -1,4 +1,5 @@
 use serde::{Deserialize, Serialize};
+use sitekit::time::day;
 
 /// A customer, in container `customer` (partition key `/customerId`), with its addresses embedded
 /// (one-to-few, read and written together) and `salesOrderCount` kept by the `createOrder`
@@ -53,11 +54,6 @@ pub struct SalesOrder {
     pub order_date: String,
     pub ship_date: String,
     pub details: Vec<OrderLine>,
-}
-
-/// The date part of a stored ISO 8601 date-time, for display.
-fn day(iso: &str) -> &str {
-    iso.get(..10).unwrap_or(iso)
 }
 
 impl Customer {

@@ -79,7 +79,7 @@ pub async fn signup(
         last_name,
         email_address: email,
         phone_number: phone,
-        creation_date: crate::seed::people::iso(chrono::Utc::now().naive_utc()),
+        creation_date: sitekit::time::now(),
         addresses: Vec::new(),
         password: auth::hash_password(password).await?,
         sales_order_count: 0,

@@ -7,9 +7,9 @@ use serde::Deserialize;
 use crate::access::{self, Db};
 use crate::cart::{self, CartLine};
 use crate::model::{OrderLine, Product, SalesOrder};
-use crate::seed::people::iso;
 use sitekit::csrf::CsrfForm;
 use sitekit::layout::{html, see_other};
+use sitekit::time::iso;
 use sitekit::{Ctx, Page, WebError};
 
 /// A cart line with its product as stored now.

@@ -5,6 +5,8 @@ use rand::seq::IndexedRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+use sitekit::time::iso;
+
 use crate::model::{Address, Customer, OrderLine, Product, SalesOrder};
 
 const TITLES: &[&str] = &["", "", "Mr.", "Ms.", "Mrs.", "Dr."];
@@ -84,16 +86,6 @@ fn date(rng: &mut ChaCha8Rng, from_year: i32, to_year: i32) -> chrono::NaiveDate
     let days = (chrono::NaiveDate::from_ymd_opt(to_year, 1, 1).expect("date") - start).num_days();
     start.and_hms_opt(0, 0, 0).expect("time")
         + chrono::Duration::seconds(rng.random_range(0..days * 86_400))
-}
-
-/// Cosmos DB's date-time format: ISO 8601 UTC with seven fractional digits (100 ns ticks).
-pub fn iso(t: chrono::NaiveDateTime) -> String {
-    use chrono::Timelike;
-    format!(
-        "{}.{:07}Z",
-        t.format("%Y-%m-%dT%H:%M:%S"),
-        t.nanosecond() / 100
-    )
 }
 
 /// Customer number `n` with its orders, the order count already in `salesOrderCount`.

@@ -1,0 +1,39 @@
+//! [C2] Create/edit a post: one write to `posts` (8.76 RU in the article). The author's username
+//! and zeroed counts go in with it (V2's denormalization); the change feed then copies the post
+//! in short form to its author's partition of `users` (Q3) and to `feed` (Q6).
+
+use engine::PatchOperation;
+use serde_json::json;
+
+use super::{Db, Result};
+use crate::model::Post;
+
+pub async fn create_post(db: &Db, post: Post) -> Result<Post> {
+    let r = db.posts.create_item(&post, None, None).await?;
+    db.ru.item("[C2] create post", &db.posts, &r);
+    Ok(r.resource.unwrap_or(post))
+}
+
+/// Edits title and content with a patch, so counts bumped meanwhile by comments and likes are
+/// never overwritten.
+pub async fn edit_post(db: &Db, post_id: &str, title: &str, content: &str) -> Result<Post> {
+    let r = db
+        .posts
+        .patch_item::<Post>(
+            post_id,
+            post_id,
+            &[
+                PatchOperation::set("/title", json!(title)),
+                PatchOperation::set("/content", json!(content)),
+            ],
+            None,
+        )
+        .await?;
+    db.ru.item("[C2] edit post", &db.posts, &r);
+    r.resource.ok_or_else(|| {
+        engine::Error::NotFound {
+            what: format!("post {post_id}"),
+        }
+        .into()
+    })
+}

@@ -1,0 +1,33 @@
+//! [Q4] List a post's comments: one single-partition query on the post's partition, usernames
+//! included (denormalized), paged (7.72 RU in the article for V2/V3).
+
+use engine::QueryOptions;
+use serde_json::json;
+
+use super::{continuation_error, Db, Page, Result};
+use crate::model::Comment;
+
+pub const PAGE_SIZE: usize = 25;
+
+pub async fn comments(
+    db: &Db,
+    post_id: &str,
+    continuation: Option<String>,
+) -> Result<Page<Comment>> {
+    let r = db
+        .posts
+        .query_items::<Comment>(
+            "SELECT * FROM p WHERE p.postId = @postId AND p.type = 'comment' ORDER BY p.creationDate",
+            &[("@postId", json!(post_id))],
+            QueryOptions {
+                partition_key: Some(post_id.into()),
+                max_item_count: Some(PAGE_SIZE),
+                continuation,
+                ..Default::default()
+            },
+        )
+        .await
+        .map_err(continuation_error)?;
+    db.ru.query("[Q4] query comments", &db.posts, &r);
+    Ok(r.into())
+}

@@ -1,0 +1,27 @@
+//! [Q5] List a post's likes: one single-partition query, usernames included (8.92 RU in the
+//! article for V2/V3).
+
+use engine::QueryOptions;
+use serde_json::json;
+
+use super::{continuation_error, Db, Page, Result};
+use crate::model::Like;
+
+pub async fn likes(db: &Db, post_id: &str, continuation: Option<String>) -> Result<Page<Like>> {
+    let r = db
+        .posts
+        .query_items::<Like>(
+            "SELECT * FROM p WHERE p.postId = @postId AND p.type = 'like' ORDER BY p.creationDate",
+            &[("@postId", json!(post_id))],
+            QueryOptions {
+                partition_key: Some(post_id.into()),
+                max_item_count: Some(100),
+                continuation,
+                ..Default::default()
+            },
+        )
+        .await
+        .map_err(continuation_error)?;
+    db.ru.query("[Q5] query likes", &db.posts, &r);
+    Ok(r.into())
+}

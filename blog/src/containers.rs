@@ -1,0 +1,48 @@
+//! The V3 model of `004_*`: `users` (users and short copies of their posts), `posts` (posts with
+//! their comments and likes), `feed` (the 100 newest posts in one logical partition), plus the
+//! change feed's leases. Each indexes only the paths its queries filter or sort on.
+
+use engine::{ContainerClient, ContainerProperties, DatabaseClient};
+use serde_json::json;
+use sitekit::container::ensure;
+
+pub const DATABASE: &str = "blog";
+
+#[derive(Clone)]
+pub struct Containers {
+    /// pk `/userId`: users, username claims, and each user's posts in short form (Q3).
+    pub users: ContainerClient,
+    /// pk `/postId`: a post with its comments and likes in one logical partition.
+    pub posts: ContainerClient,
+    /// pk `/type`: the 100 most recent posts in short form, all in partition `post` (Q6).
+    pub feed: ContainerClient,
+    /// pk `/processor`: the change feed's checkpoints.
+    pub leases: ContainerClient,
+}
+
+impl Containers {
+    pub async fn create_if_not_exists(db: &DatabaseClient) -> engine::Result<Containers> {
+        // Q3 sorts a user's post copies by date inside the user's partition.
+        let users = ContainerProperties::new("users", "/userId").with_indexing_policy(json!({
+            "includedPaths": [{"path": "/type/?"}, {"path": "/creationDate/?"}],
+            "excludedPaths": [{"path": "/*"}]
+        }));
+        // Q4/Q5 sort a post's comments and likes by date inside its partition; the username
+        // propagation finds a user's items across partitions by userId.
+        let posts = ContainerProperties::new("posts", "/postId").with_indexing_policy(json!({
+            "includedPaths": [{"path": "/type/?"}, {"path": "/creationDate/?"}, {"path": "/userId/?"}],
+            "excludedPaths": [{"path": "/*"}]
+        }));
+        // Q6 and the truncating trigger sort the feed by date.
+        let feed = ContainerProperties::new("feed", "/type").with_indexing_policy(json!({
+            "includedPaths": [{"path": "/creationDate/?"}],
+            "excludedPaths": [{"path": "/*"}]
+        }));
+        Ok(Containers {
+            users: ensure(db, users).await?,
+            posts: ensure(db, posts).await?,
+            feed: ensure(db, feed).await?,
+            leases: ensure(db, ContainerProperties::new("leases", "/processor")).await?,
+        })
+    }
+}

@@ -1,0 +1,128 @@
+//! The documents of the V3 model of `004_*`, as stored (camelCase JSON names).
+
+use serde::{Deserialize, Serialize};
+
+/// A user, in `users` (partition key `/userId`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct User {
+    pub id: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub user_id: String,
+    pub username: String,
+    /// argon2id PHC string: never rendered, never logged.
+    pub password: String,
+    pub creation_date: String,
+    /// Bumped by every username change; the propagation worker copies it to
+    /// `propagatedVersion` once every copy carries the new name.
+    #[serde(default)]
+    pub username_version: u64,
+    #[serde(default)]
+    pub propagated_version: u64,
+}
+
+/// Makes usernames unique without a fan-out: one document per username, in its own logical
+/// partition of `users` (`userId = "username:<name>"`), created before the name is used.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UsernameClaim {
+    pub id: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub user_id: String,
+    pub owner_id: String,
+}
+
+/// A post, in `posts` (partition key `/postId`), with the author's username and the comment and
+/// like counts denormalized into it (V2 of the article).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Post {
+    pub id: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub post_id: String,
+    pub user_id: String,
+    pub user_username: String,
+    pub title: String,
+    pub content: String,
+    pub comment_count: u64,
+    pub like_count: u64,
+    pub creation_date: String,
+}
+
+/// A post in short form: what `users` (Q3) and `feed` (Q6) hold, content truncated.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PostShort {
+    pub id: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub post_id: String,
+    pub user_id: String,
+    pub user_username: String,
+    pub title: String,
+    pub content: String,
+    pub comment_count: u64,
+    pub like_count: u64,
+    pub creation_date: String,
+}
+
+/// A comment, in the post's partition of `posts`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Comment {
+    pub id: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub post_id: String,
+    pub user_id: String,
+    pub user_username: String,
+    pub content: String,
+    pub creation_date: String,
+}
+
+/// A like, in the post's partition of `posts`; its id is the liker's (`like-<userId>`), so a
+/// user likes a post at most once (a second create is a 409).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Like {
+    pub id: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub post_id: String,
+    pub user_id: String,
+    pub user_username: String,
+    pub creation_date: String,
+}
+
+impl Like {
+    pub fn id_for(user_id: &str) -> String {
+        format!("like-{user_id}")
+    }
+}
+
+/// Characters of content kept in a short copy.
+pub const SHORT_CONTENT: usize = 280;
+
+impl Post {
+    pub fn short(&self) -> PostShort {
+        let mut content: String = self.content.chars().take(SHORT_CONTENT).collect();
+        if content.len() < self.content.len() {
+            content.push('…');
+        }
+        PostShort {
+            id: self.id.clone(),
+            kind: "post".into(),
+            post_id: self.post_id.clone(),
+            user_id: self.user_id.clone(),
+            user_username: self.user_username.clone(),
+            title: self.title.clone(),
+            content,
+            comment_count: self.comment_count,
+            like_count: self.like_count,
+            creation_date: self.creation_date.clone(),
+        }
+    }
+}

@@ -1,0 +1,273 @@
+//! Sign-up (C1), sign-in, sign-out and the account page (C1: edit the username).
+
+use actix_web::http::StatusCode;
+use actix_web::{web, HttpRequest, HttpResponse};
+use askama::Template;
+use serde::Deserialize;
+
+use crate::access::{self, BlogError, Db};
+use crate::model::User;
+use crate::startup::Workers;
+use sitekit::auth::{self, SignedIn, Throttle};
+use sitekit::csrf::CsrfForm;
+use sitekit::form::FieldErrors;
+use sitekit::layout::{html, html_status, see_other};
+use sitekit::{Ctx, Page, WebError};
+
+/// Usernames: 3 to 30 letters, digits, `_`, `-` or `.` (they appear in URLs and copies).
+fn check_username(errors: &mut FieldErrors, value: &str) -> String {
+    let v = errors.text("username", value, 30);
+    if !v.is_empty()
+        && (v.chars().count() < 3 || !v.chars().all(|c| c.is_alphanumeric() || "_-.".contains(c)))
+    {
+        errors.add(
+            "username",
+            "must be 3 to 30 letters, digits, '_', '-' or '.'",
+        );
+    }
+    v
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub struct SignUpForm {
+    username: String,
+    password: String,
+}
+
+#[derive(Template)]
+#[template(path = "blog/signup.html")]
+struct SignUpPage {
+    page: Page,
+    username: String,
+    errors: FieldErrors,
+}
+
+pub async fn signup_form(ctx: Ctx) -> Result<HttpResponse, WebError> {
+    html(&SignUpPage {
+        page: ctx.page("Join"),
+        username: String::new(),
+        errors: FieldErrors::default(),
+    })
+}
+
+pub async fn signup(
+    ctx: Ctx,
+    db: Db,
+    form: CsrfForm<SignUpForm>,
+) -> Result<HttpResponse, WebError> {
+    let form = form.into_inner();
+    let mut errors = FieldErrors::default();
+    let username = check_username(&mut errors, &form.username);
+    errors.new_password("password", &form.password);
+    if !errors.is_empty() {
+        return html_status(
+            StatusCode::BAD_REQUEST,
+            &SignUpPage {
+                page: ctx.page("Join"),
+                username,
+                errors,
+            },
+        );
+    }
+    let id = format!("user-{:016x}", rand::random::<u64>());
+    let user = User {
+        id: id.clone(),
+        kind: "user".into(),
+        user_id: id,
+        username: username.clone(),
+        password: auth::hash_password(form.password).await?,
+        creation_date: sitekit::time::now(),
+        username_version: 0,
+        propagated_version: 0,
+    };
+    match access::c1_user::create_user(&db, user).await {
+        Ok(u) => {
+            auth::sign_in(
+                &ctx.session,
+                SignedIn {
+                    id: u.user_id,
+                    name: u.username,
+                    admin: false,
+                },
+            )?;
+            ctx.flash("Welcome! Write your first post.");
+            Ok(see_other("/posts/new"))
+        }
+        Err(BlogError::UsernameTaken) => {
+            errors.add("username", "is taken");
+            html_status(
+                StatusCode::CONFLICT,
+                &SignUpPage {
+                    page: ctx.page("Join"),
+                    username,
+                    errors,
+                },
+            )
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+#[derive(Debug, Deserialize)]
+pub struct SignInForm {
+    username: String,
+    password: String,
+}
+
+#[derive(Template)]
+#[template(path = "blog/signin.html")]
+struct SignInPage {
+    page: Page,
+    username: String,
+    error: String,
+}
+
+pub async fn signin_form(ctx: Ctx) -> Result<HttpResponse, WebError> {
+    html(&SignInPage {
+        page: ctx.page("Sign in"),
+        username: String::new(),
+        error: String::new(),
+    })
+}
+
+pub async fn signin(
+    ctx: Ctx,
+    db: Db,
+    req: HttpRequest,
+    throttle: web::Data<Throttle>,
+    form: CsrfForm<SignInForm>,
+) -> Result<HttpResponse, WebError> {
+    let form = form.into_inner();
+    let name = form.username.trim().to_owned();
+    let key = name.to_lowercase();
+    let ip = req
+        .connection_info()
+        .realip_remote_addr()
+        .unwrap_or("unknown")
+        .to_owned();
+    let keys = [key.as_str(), ip.as_str()];
+    throttle.check(&keys)?;
+    let user = if name.is_empty() || name.len() > 30 || name.contains(['/', '\\', '?', '#']) {
+        None
+    } else {
+        access::sign_in::user_by_username(&db, &name).await?
+    };
+    if !auth::verify_password(user.as_ref().map(|u| u.password.clone()), form.password).await {
+        throttle.failed(&keys);
+        return html_status(
+            StatusCode::UNAUTHORIZED,
+            &SignInPage {
+                page: ctx.page("Sign in"),
+                username: name,
+                error: "Wrong username or password.".into(),
+            },
+        );
+    }
+    throttle.succeeded(&keys);
+    let Some(user) = user else {
+        return Err(WebError::Internal("verified without a user".into()));
+    };
+    auth::sign_in(
+        &ctx.session,
+        SignedIn {
+            id: user.user_id,
+            name: user.username,
+            admin: false,
+        },
+    )?;
+    Ok(see_other("/"))
+}
+
+#[derive(Deserialize)]
+pub struct Empty {}
+
+pub async fn signout(ctx: Ctx, _form: CsrfForm<Empty>) -> HttpResponse {
+    auth::sign_out(&ctx.session);
+    see_other("/")
+}
+
+#[derive(Template)]
+#[template(path = "blog/account.html")]
+struct AccountPage {
+    page: Page,
+    user: User,
+    propagated: bool,
+    username: String,
+    errors: FieldErrors,
+}
+
+async fn account_page(
+    ctx: &Ctx,
+    db: &Db,
+    workers: &Workers,
+    username: Option<String>,
+    errors: FieldErrors,
+) -> Result<HttpResponse, WebError> {
+    let me = ctx.require_user()?;
+    let user = access::q1_user::user(db, &me.id).await?;
+    let propagated =
+        user.propagated_version >= user.username_version && workers.pending().await? == 0;
+    let status = if errors.is_empty() {
+        StatusCode::OK
+    } else if errors.get("username") == "is taken" {
+        StatusCode::CONFLICT
+    } else {
+        StatusCode::BAD_REQUEST
+    };
+    html_status(
+        status,
+        &AccountPage {
+            page: ctx.page("Your account"),
+            username: username.unwrap_or_else(|| user.username.clone()),
+            propagated,
+            user,
+            errors,
+        },
+    )
+}
+
+pub async fn account(
+    ctx: Ctx,
+    db: Db,
+    workers: web::Data<Workers>,
+) -> Result<HttpResponse, WebError> {
+    account_page(&ctx, &db, &workers, None, FieldErrors::default()).await
+}
+
+#[derive(Deserialize)]
+pub struct RenameForm {
+    username: String,
+}
+
+pub async fn rename(
+    ctx: Ctx,
+    db: Db,
+    workers: web::Data<Workers>,
+    form: CsrfForm<RenameForm>,
+) -> Result<HttpResponse, WebError> {
+    let me = ctx.require_user()?.clone();
+    let mut errors = FieldErrors::default();
+    let username = check_username(&mut errors, &form.username);
+    if errors.is_empty() && username != me.name {
+        match access::c1_user::change_username(&db, &me.id, &me.name, &username).await {
+            Ok(u) => {
+                auth::update_signed_in(
+                    &ctx.session,
+                    SignedIn {
+                        id: u.user_id,
+                        name: u.username,
+                        admin: false,
+                    },
+                )?;
+                ctx.flash("Username changed. Your posts, comments and likes are being updated.");
+                return Ok(see_other("/account"));
+            }
+            Err(BlogError::UsernameTaken) => errors.add("username", "is taken"),
+            Err(e) => return Err(e.into()),
+        }
+    }
+    if errors.is_empty() {
+        return Ok(see_other("/account"));
+    }
+    account_page(&ctx, &db, &workers, Some(username), errors).await
+}

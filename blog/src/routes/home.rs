@@ -1,0 +1,51 @@
+//! The home feed (Q6) and a user's page (Q1 + Q3).
+
+use actix_web::{web, HttpResponse};
+use askama::Template;
+
+use super::{next_link, Paging};
+use crate::access::{self, Db};
+use crate::model::{PostShort, User};
+use sitekit::layout::html;
+use sitekit::{Ctx, Page, WebError};
+
+#[derive(Template)]
+#[template(path = "blog/home.html")]
+struct FeedPage {
+    page: Page,
+    posts: Vec<PostShort>,
+}
+
+pub async fn feed(ctx: Ctx, db: Db) -> Result<HttpResponse, WebError> {
+    let posts = access::q6_feed::feed(&db).await?;
+    html(&FeedPage {
+        page: ctx.page("Recent posts"),
+        posts,
+    })
+}
+
+#[derive(Template)]
+#[template(path = "blog/user.html")]
+struct UserPage {
+    page: Page,
+    user: User,
+    posts: Vec<PostShort>,
+    next: Option<String>,
+}
+
+pub async fn user(
+    ctx: Ctx,
+    db: Db,
+    path: web::Path<String>,
+    paging: web::Query<Paging>,
+) -> Result<HttpResponse, WebError> {
+    let user_id = path.into_inner();
+    let user = access::q1_user::user(&db, &user_id).await?;
+    let posts = access::q3_user_posts::user_posts(&db, &user_id, paging.page.clone()).await?;
+    html(&UserPage {
+        page: ctx.page(user.username.clone()),
+        next: next_link(&format!("/users/{user_id}"), &posts.continuation),
+        user,
+        posts: posts.items,
+    })
+}

@@ -1,0 +1,295 @@
+//! Posts: write (C2), read with comments (Q2 + Q4), comment (C3), like and unlike (C4), likes (Q5).
+
+use actix_web::http::StatusCode;
+use actix_web::{web, HttpResponse};
+use askama::Template;
+use serde::Deserialize;
+
+use super::{next_link, Paging};
+use crate::access::{self, Db};
+use crate::markdown::to_safe_html;
+use crate::model::{Comment, Like, Post};
+use sitekit::csrf::CsrfForm;
+use sitekit::form::FieldErrors;
+use sitekit::layout::{html, html_status, see_other};
+use sitekit::{Ctx, Page, WebError};
+
+/// Largest post body (the engine's item limit is 2 MB; a blog post is far smaller).
+const MAX_CONTENT: usize = 50_000;
+
+#[derive(Debug, Default, Deserialize)]
+pub struct PostForm {
+    title: String,
+    content: String,
+}
+
+#[derive(Template)]
+#[template(path = "blog/post_form.html")]
+struct PostFormPage {
+    page: Page,
+    action: String,
+    form: PostForm,
+    errors: FieldErrors,
+}
+
+fn check(form: &PostForm) -> (String, String, FieldErrors) {
+    let mut errors = FieldErrors::default();
+    let title = errors.text("title", &form.title, 200);
+    let content = errors.text("content", &form.content, MAX_CONTENT);
+    (title, content, errors)
+}
+
+pub async fn new_form(ctx: Ctx) -> Result<HttpResponse, WebError> {
+    ctx.require_user()?;
+    html(&PostFormPage {
+        page: ctx.page("New post"),
+        action: "/posts/new".into(),
+        form: PostForm::default(),
+        errors: FieldErrors::default(),
+    })
+}
+
+pub async fn create(ctx: Ctx, db: Db, form: CsrfForm<PostForm>) -> Result<HttpResponse, WebError> {
+    let me = ctx.require_user()?.clone();
+    let form = form.into_inner();
+    let (title, content, errors) = check(&form);
+    if !errors.is_empty() {
+        return html_status(
+            StatusCode::BAD_REQUEST,
+            &PostFormPage {
+                page: ctx.page("New post"),
+                action: "/posts/new".into(),
+                form,
+                errors,
+            },
+        );
+    }
+    let id = format!("post-{:016x}", rand::random::<u64>());
+    let post = Post {
+        id: id.clone(),
+        kind: "post".into(),
+        post_id: id.clone(),
+        user_id: me.id,
+        user_username: me.name,
+        title,
+        content,
+        comment_count: 0,
+        like_count: 0,
+        creation_date: sitekit::time::now(),
+    };
+    access::c2_post::create_post(&db, post).await?;
+    ctx.flash("Published.");
+    Ok(see_other(&format!("/posts/{id}")))
+}
+
+/// The post, if the signed-in user wrote it; 403 for anyone else.
+async fn own_post(ctx: &Ctx, db: &Db, post_id: &str) -> Result<Post, WebError> {
+    let me = ctx.require_user()?;
+    let post = access::q2_post::post(db, post_id).await?;
+    if post.user_id != me.id {
+        return Err(WebError::Forbidden);
+    }
+    Ok(post)
+}
+
+pub async fn edit_form(
+    ctx: Ctx,
+    db: Db,
+    path: web::Path<String>,
+) -> Result<HttpResponse, WebError> {
+    let post = own_post(&ctx, &db, &path).await?;
+    html(&PostFormPage {
+        page: ctx.page("Edit post"),
+        action: format!("/posts/{}/edit", post.post_id),
+        form: PostForm {
+            title: post.title,
+            content: post.content,
+        },
+        errors: FieldErrors::default(),
+    })
+}
+
+pub async fn edit(
+    ctx: Ctx,
+    db: Db,
+    path: web::Path<String>,
+    form: CsrfForm<PostForm>,
+) -> Result<HttpResponse, WebError> {
+    let post_id = path.into_inner();
+    own_post(&ctx, &db, &post_id).await?;
+    let form = form.into_inner();
+    let (title, content, errors) = check(&form);
+    if !errors.is_empty() {
+        return html_status(
+            StatusCode::BAD_REQUEST,
+            &PostFormPage {
+                page: ctx.page("Edit post"),
+                action: format!("/posts/{post_id}/edit"),
+                form,
+                errors,
+            },
+        );
+    }
+    access::c2_post::edit_post(&db, &post_id, &title, &content).await?;
+    ctx.flash("Saved.");
+    Ok(see_other(&format!("/posts/{post_id}")))
+}
+
+#[derive(Template)]
+#[template(path = "blog/post.html")]
+struct PostPage {
+    page: Page,
+    post: Post,
+    body: String,
+    comments: Vec<Comment>,
+    next: Option<String>,
+    mine: bool,
+    liked: bool,
+    errors: FieldErrors,
+}
+
+async fn post_page(
+    ctx: &Ctx,
+    db: &Db,
+    post_id: &str,
+    continuation: Option<String>,
+    errors: FieldErrors,
+) -> Result<HttpResponse, WebError> {
+    let post = access::q2_post::post(db, post_id).await?;
+    let comments = access::q4_comments::comments(db, post_id, continuation).await?;
+    let liked = match &ctx.user {
+        Some(me) => access::c4_like::likes_post(db, post_id, &me.id).await?,
+        None => false,
+    };
+    let status = if errors.is_empty() {
+        StatusCode::OK
+    } else {
+        StatusCode::BAD_REQUEST
+    };
+    html_status(
+        status,
+        &PostPage {
+            page: ctx.page(post.title.clone()),
+            body: to_safe_html(&post.content),
+            next: next_link(&format!("/posts/{post_id}"), &comments.continuation),
+            mine: ctx.user.as_ref().is_some_and(|u| u.id == post.user_id),
+            comments: comments.items,
+            post,
+            liked,
+            errors,
+        },
+    )
+}
+
+pub async fn show(
+    ctx: Ctx,
+    db: Db,
+    path: web::Path<String>,
+    paging: web::Query<Paging>,
+) -> Result<HttpResponse, WebError> {
+    post_page(
+        &ctx,
+        &db,
+        &path,
+        paging.page.clone(),
+        FieldErrors::default(),
+    )
+    .await
+}
+
+#[derive(Deserialize)]
+pub struct CommentForm {
+    content: String,
+}
+
+pub async fn comment(
+    ctx: Ctx,
+    db: Db,
+    path: web::Path<String>,
+    form: CsrfForm<CommentForm>,
+) -> Result<HttpResponse, WebError> {
+    let me = ctx.require_user()?.clone();
+    let post_id = path.into_inner();
+    let mut errors = FieldErrors::default();
+    let content = errors.text("content", &form.content, 5_000);
+    if !errors.is_empty() {
+        return post_page(&ctx, &db, &post_id, None, errors).await;
+    }
+    let comment = Comment {
+        id: format!("comment-{:016x}", rand::random::<u64>()),
+        kind: "comment".into(),
+        post_id: post_id.clone(),
+        user_id: me.id,
+        user_username: me.name,
+        content,
+        creation_date: sitekit::time::now(),
+    };
+    access::c3_comment::create_comment(&db, &comment).await?;
+    Ok(see_other(&format!("/posts/{post_id}#comments")))
+}
+
+#[derive(Deserialize)]
+pub struct Empty {}
+
+pub async fn like(
+    ctx: Ctx,
+    db: Db,
+    path: web::Path<String>,
+    _form: CsrfForm<Empty>,
+) -> Result<HttpResponse, WebError> {
+    let me = ctx.require_user()?.clone();
+    let post_id = path.into_inner();
+    let like = Like {
+        id: Like::id_for(&me.id),
+        kind: "like".into(),
+        post_id: post_id.clone(),
+        user_id: me.id,
+        user_username: me.name,
+        creation_date: sitekit::time::now(),
+    };
+    if !access::c4_like::like(&db, &like).await? {
+        ctx.flash("You already like this post.");
+    }
+    Ok(see_other(&format!("/posts/{post_id}")))
+}
+
+pub async fn unlike(
+    ctx: Ctx,
+    db: Db,
+    path: web::Path<String>,
+    _form: CsrfForm<Empty>,
+) -> Result<HttpResponse, WebError> {
+    let me = ctx.require_user()?.clone();
+    let post_id = path.into_inner();
+    // Make a missing post a 404 rather than "you did not like it".
+    access::q2_post::post(&db, &post_id).await?;
+    if !access::c4_like::unlike(&db, &post_id, &me.id).await? {
+        ctx.flash("You did not like this post.");
+    }
+    Ok(see_other(&format!("/posts/{post_id}")))
+}
+
+#[derive(Template)]
+#[template(path = "blog/likes.html")]
+struct LikesPage {
+    page: Page,
+    post_id: String,
+    likes: Vec<Like>,
+    next: Option<String>,
+}
+
+pub async fn likes(
+    ctx: Ctx,
+    db: Db,
+    path: web::Path<String>,
+    paging: web::Query<Paging>,
+) -> Result<HttpResponse, WebError> {
+    let post_id = path.into_inner();
+    let likes = access::q5_likes::likes(&db, &post_id, paging.page.clone()).await?;
+    html(&LikesPage {
+        page: ctx.page("Likes"),
+        next: next_link(&format!("/posts/{post_id}/likes"), &likes.continuation),
+        post_id,
+        likes: likes.items,
+    })
+}

@@ -1,0 +1,63 @@
+//! Posts in short form, copied by the `posts` change feed to their author's partition of `users`
+//! (for Q3) and to `feed` (for Q6, truncated to the 100 newest by the `truncateFeed`
+//! post-trigger). Comments and likes in the feed are skipped; updates (a new count, a new
+//! username) are copied again, so the copies follow the post. Idempotent: upserts only.
+
+use serde_json::Value;
+
+use crate::containers::Containers;
+use crate::model::Post;
+use crate::scripts::feed_write;
+
+pub const PROCESSOR: &str = "copyPosts";
+
+pub async fn copy_posts(c: &Containers, changes: Vec<Value>) -> engine::Result<()> {
+    // The newest copy of each post in this batch is enough.
+    let mut posts: Vec<Post> = Vec::new();
+    for doc in changes {
+        if doc["type"] != "post" {
+            continue;
+        }
+        let post: Post = serde_json::from_value(doc)?;
+        posts.retain(|p| p.id != post.id);
+        posts.push(post);
+    }
+    let oldest_in_feed = oldest_in_full_feed(c).await?;
+    for post in posts {
+        let short = post.short();
+        c.users.upsert_item(&short, None, None).await?;
+        // A post older than everything in a full feed would be written and truncated at once.
+        if oldest_in_feed
+            .as_ref()
+            .is_none_or(|oldest| short.creation_date >= *oldest)
+        {
+            c.feed.upsert_item(&short, None, feed_write()).await?;
+        } else if c
+            .feed
+            .read_item::<Value>(&short.id, "post", None)
+            .await
+            .is_ok()
+        {
+            c.feed.upsert_item(&short, None, None).await?;
+        }
+    }
+    Ok(())
+}
+
+/// The date of the oldest post in the feed when it holds its 100, else `None`.
+async fn oldest_in_full_feed(c: &Containers) -> engine::Result<Option<String>> {
+    let r = c
+        .feed
+        .query_all::<Value>(
+            "SELECT VALUE f.creationDate FROM f ORDER BY f.creationDate",
+            engine::NO_PARAMS,
+            engine::QueryOptions {
+                partition_key: Some("post".into()),
+                ..Default::default()
+            },
+        )
+        .await?;
+    Ok((r.items.len() >= crate::scripts::FEED_SIZE)
+        .then(|| r.items.first().and_then(Value::as_str).map(str::to_owned))
+        .flatten())
+}

@@ -1,0 +1,67 @@
+//! A username change, carried by the `users` change feed to every post, comment and like of the
+//! user (`004_*`: "we use the change feed of the users container to react whenever users update
+//! their usernames"). A stored procedure cannot span partitions, so the worker finds the
+//! partitions holding the user's items (a fan-out query, off the request path) and runs
+//! `updateUsernames` in each, one logical partition at a time. The posts it rewrites flow on
+//! through the posts change feed to the copies in `users` and `feed`. When every partition is
+//! done, the user's `propagatedVersion` catches up with `usernameVersion`: the account page
+//! shows that.
+
+use engine::{ItemOptions, PatchOperation, QueryOptions};
+use serde_json::{json, Value};
+
+use crate::containers::Containers;
+
+pub const PROCESSOR: &str = "propagateUsernames";
+
+pub async fn propagate_usernames(c: &Containers, changes: Vec<Value>) -> engine::Result<()> {
+    for user in changes {
+        if user["type"] != "user" {
+            continue;
+        }
+        let version = user["usernameVersion"].as_u64().unwrap_or(0);
+        if user["propagatedVersion"].as_u64().unwrap_or(0) >= version {
+            continue;
+        }
+        let (Some(user_id), Some(username)) = (user["userId"].as_str(), user["username"].as_str())
+        else {
+            continue;
+        };
+        let partitions = c
+            .posts
+            .query_all::<Value>(
+                "SELECT DISTINCT VALUE p.postId FROM p WHERE p.userId = @userId",
+                &[("@userId", json!(user_id))],
+                QueryOptions::default(),
+            )
+            .await?;
+        for post_id in partitions.items.iter().filter_map(Value::as_str) {
+            c.posts
+                .scripts()
+                .execute_stored_procedure::<Value>(
+                    "updateUsernames",
+                    post_id,
+                    &[json!(user_id), json!(username)],
+                )
+                .await?;
+        }
+        // Only if the user is unchanged since: a newer rename has its own change to handle.
+        let etag = user["_etag"]
+            .as_str()
+            .map(|e| ItemOptions::if_match(e.to_owned()));
+        match c
+            .users
+            .patch_item::<Value>(
+                user_id,
+                user_id,
+                &[PatchOperation::set("/propagatedVersion", json!(version))],
+                etag,
+            )
+            .await
+        {
+            Ok(_) | Err(engine::Error::PreconditionFailed { .. }) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}

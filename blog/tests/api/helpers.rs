@@ -1,0 +1,114 @@
+use actix_web::cookie::Key;
+use blog::{Blog, BlogOptions};
+use engine::{Engine, EngineOptions};
+use sitekit::server::{serve, ServeOptions};
+use sitekit::testing::{Reply, TestApp as Server, Visitor};
+
+/// Users seeded for a test app: a full feed (more than 100 posts), quick to seed.
+pub const USERS: u64 = 8;
+
+pub struct TestApp {
+    pub server: Server,
+    pub blog: Blog,
+    _dir: tempfile::TempDir,
+}
+
+impl TestApp {
+    pub fn visitor(&self) -> Visitor {
+        self.server.visitor()
+    }
+
+    pub async fn signed_in(&self, username: &str, password: &str) -> Visitor {
+        let v = self.visitor();
+        let r = v
+            .submit(
+                "/signin",
+                "/signin",
+                &[("username", username), ("password", password)],
+            )
+            .await;
+        assert_eq!(r.status, 303, "sign-in failed: {}", r.body);
+        v
+    }
+
+    pub async fn demo(&self) -> Visitor {
+        self.signed_in(blog::seed::DEMO_USERNAME, blog::seed::DEMO_PASSWORD)
+            .await
+    }
+
+    /// Signs up `username` and returns the visitor, signed in, with their user id.
+    pub async fn new_user(&self, username: &str) -> (Visitor, String) {
+        let v = self.visitor();
+        let r = v
+            .submit(
+                "/signup",
+                "/signup",
+                &[("username", username), ("password", "a long password")],
+            )
+            .await;
+        assert_eq!(r.status, 303, "sign-up failed: {}", r.body);
+        let page = v.get("/account").await;
+        let at = page
+            .body
+            .find("href=\"/users/")
+            .expect("a link to the user's page")
+            + "href=\"/users/".len();
+        let id = page.body[at..at + page.body[at..].find('"').unwrap()].to_owned();
+        (v, id)
+    }
+
+    /// Publishes a post as `v` and returns its id.
+    pub async fn publish(&self, v: &Visitor, title: &str, content: &str) -> String {
+        let r = v
+            .submit(
+                "/posts/new",
+                "/posts/new",
+                &[("title", title), ("content", content)],
+            )
+            .await;
+        assert_eq!(r.status, 303, "{}", r.body);
+        r.location().trim_start_matches("/posts/").to_owned()
+    }
+}
+
+pub async fn spawn_app() -> TestApp {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let engine = Engine::open(dir.path(), EngineOptions::default()).expect("the engine opens");
+    let blog = Blog::start(&engine, &BlogOptions { users: USERS })
+        .await
+        .expect("the blog starts");
+    let (server, addr) = serve(
+        "127.0.0.1:0".parse().expect("an address"),
+        ServeOptions {
+            site: blog::SITE,
+            session_key: Key::generate(),
+            secure_cookies: false,
+            workers: Some(1),
+        },
+        blog.configure(),
+    )
+    .expect("the server binds");
+    TestApp {
+        server: Server::spawn(server, addr),
+        blog,
+        _dir: dir,
+    }
+}
+
+pub fn routings(r: &Reply) -> Vec<String> {
+    r.engine_calls().into_iter().map(|c| c.2).collect()
+}
+
+pub async fn eventually<F, Fut>(what: &str, mut check: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    for _ in 0..300 {
+        if check().await {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("timed out waiting for {what}");
+}

@@ -1,0 +1,5 @@
+//! The blog through real HTTP on a real engine: one test (at least) per request of `004_*`.
+
+mod helpers;
+mod posts;
+mod users;

@@ -1,0 +1,219 @@
+use serde_json::Value;
+
+use crate::helpers::{eventually, routings, spawn_app, TestApp};
+
+async fn counts(app: &TestApp, post_id: &str) -> (u64, u64, usize, usize) {
+    let docs = app
+        .blog
+        .containers
+        .posts
+        .read_all_items_in_partition::<Value>(post_id)
+        .await
+        .unwrap()
+        .items;
+    let post = docs.iter().find(|d| d["type"] == "post").unwrap();
+    (
+        post["commentCount"].as_u64().unwrap(),
+        post["likeCount"].as_u64().unwrap(),
+        docs.iter().filter(|d| d["type"] == "comment").count(),
+        docs.iter().filter(|d| d["type"] == "like").count(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn q6_an_anonymous_home_page_costs_exactly_its_feed_read_of_the_100_newest() {
+    let app = spawn_app().await;
+    let r = app.visitor().get("/").await;
+    assert_eq!(r.status, 200);
+    let calls = r.engine_calls();
+    assert_eq!(calls.len(), 1, "{calls:?}");
+    assert_eq!(calls[0].2, "single-partition");
+    assert!((r.request_charge() - calls[0].3).abs() < 0.01);
+    assert_eq!(r.body.matches("<li>").count(), 100);
+    // Exactly the 100 newest posts of `posts`.
+    let all = app
+        .blog
+        .containers
+        .posts
+        .query_all::<Value>(
+            "SELECT VALUE p.creationDate FROM p WHERE p.type = 'post'",
+            engine::NO_PARAMS,
+            Default::default(),
+        )
+        .await
+        .unwrap()
+        .items;
+    let mut dates: Vec<&str> = all.iter().filter_map(Value::as_str).collect();
+    dates.sort_unstable_by(|a, b| b.cmp(a));
+    let feed = app
+        .blog
+        .containers
+        .feed
+        .read_all_items_in_partition::<Value>("post")
+        .await
+        .unwrap()
+        .items;
+    assert_eq!(feed.len(), 100);
+    let mut feed_dates: Vec<&str> = feed
+        .iter()
+        .filter_map(|d| d["creationDate"].as_str())
+        .collect();
+    feed_dates.sort_unstable_by(|a, b| b.cmp(a));
+    assert_eq!(feed_dates, dates[..100]);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn c2_q2_a_new_post_reaches_the_feed_and_its_authors_page_and_renders_markdown_safely() {
+    let app = spawn_app().await;
+    let (v, id) = app.new_user("poster").await;
+    let post_id = app
+        .publish(
+            &v,
+            "Hello <world>",
+            "# Heading\n\n**bold** <script>alert(1)</script>",
+        )
+        .await;
+    let r = v.get(&format!("/posts/{post_id}")).await;
+    assert_eq!(r.status, 200);
+    assert!(r.body.contains("<h1>Heading</h1>") && r.body.contains("<strong>bold</strong>"));
+    assert!(!r.body.contains("<script>alert"), "sanitized");
+    assert!(r.body.contains("Hello &#60;world&#62;"), "escaped title");
+    assert_eq!(
+        routings(&r)[..2],
+        ["point", "single-partition"],
+        "Q2 point read, Q4 single-partition"
+    );
+    // The change feed copies it to the feed (the newest post, and the feed stays at 100)
+    // and to the author's partition of users.
+    eventually("the post in the feed", || async {
+        app.visitor()
+            .get("/")
+            .await
+            .body
+            .contains("Hello &#60;world&#62;")
+    })
+    .await;
+    eventually("the post on the author's page", || async {
+        app.visitor()
+            .get(&format!("/users/{id}"))
+            .await
+            .body
+            .contains("Hello &#60;world&#62;")
+    })
+    .await;
+    let feed = app
+        .blog
+        .containers
+        .feed
+        .read_all_items_in_partition::<Value>("post")
+        .await
+        .unwrap()
+        .items;
+    assert_eq!(feed.len(), 100, "truncateFeed keeps 100");
+
+    // Only the author edits: 403 for anyone else, also on the form.
+    let (other, _) = app.new_user("someone").await;
+    assert_eq!(
+        other.get(&format!("/posts/{post_id}/edit")).await.status,
+        403
+    );
+    let r = other
+        .submit(
+            "/",
+            &format!("/posts/{post_id}/edit"),
+            &[("title", "hacked"), ("content", "x")],
+        )
+        .await;
+    assert_eq!(r.status, 403);
+    let r = v
+        .submit(
+            &format!("/posts/{post_id}/edit"),
+            &format!("/posts/{post_id}/edit"),
+            &[("title", "Edited"), ("content", "New body")],
+        )
+        .await;
+    assert_eq!(r.status, 303);
+    assert!(v
+        .get(&format!("/posts/{post_id}"))
+        .await
+        .body
+        .contains("Edited"));
+    // Validation.
+    let r = v
+        .submit(
+            "/posts/new",
+            "/posts/new",
+            &[("title", " "), ("content", "x")],
+        )
+        .await;
+    assert_eq!(r.status, 400);
+    assert!(r.body.contains("The title is required"));
+    assert_eq!(app.visitor().get("/posts/new").await.location(), "/signin");
+    assert_eq!(app.visitor().get("/posts/post-nope").await.status, 404);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn c3_c4_q4_q5_comments_and_likes_keep_their_counts_exact() {
+    let app = spawn_app().await;
+    let (author, _) = app.new_user("author").await;
+    let post_id = app.publish(&author, "Count me", "body").await;
+    let page = format!("/posts/{post_id}");
+    let (a, _) = app.new_user("alice").await;
+    let (b, _) = app.new_user("bobby").await;
+    for (v, text) in [(&a, "first"), (&b, "second"), (&a, "third")] {
+        let r = v
+            .submit(&page, &format!("{page}/comments"), &[("content", text)])
+            .await;
+        assert_eq!(r.status, 303);
+        assert_eq!(
+            routings(&v.get(&page).await)[..2],
+            ["point", "single-partition"]
+        );
+    }
+    let r = a.submit(&page, &format!("{page}/like"), &[]).await;
+    assert_eq!(r.status, 303);
+    // A second like by the same user changes nothing.
+    a.submit(&page, &format!("{page}/like"), &[]).await;
+    b.submit(&page, &format!("{page}/like"), &[]).await;
+    assert_eq!(counts(&app, &post_id).await, (3, 2, 3, 2));
+    let r = a.get(&page).await;
+    assert!(r.body.contains("3 comments") && r.body.contains("2 likes"));
+    assert!(r.body.contains("Unlike"), "alice sees her like");
+    // Q5: who liked it, one single-partition query.
+    let r = a.get(&format!("{page}/likes")).await;
+    assert!(r.body.contains("alice") && r.body.contains("bobby"));
+    assert_eq!(routings(&r), ["single-partition"]);
+    // Unlike decrements once.
+    a.submit(&page, &format!("{page}/unlike"), &[]).await;
+    a.submit(&page, &format!("{page}/unlike"), &[]).await;
+    assert_eq!(counts(&app, &post_id).await, (3, 1, 3, 1));
+    // Bad input and a missing post.
+    let r = a
+        .submit(&page, &format!("{page}/comments"), &[("content", "")])
+        .await;
+    assert_eq!(r.status, 400);
+    assert!(r.body.contains("The comment is required"));
+    let r = a
+        .submit(&page, "/posts/post-nope/comments", &[("content", "hi")])
+        .await;
+    assert_eq!(r.status, 404);
+    let r = a.submit(&page, "/posts/post-nope/like", &[]).await;
+    assert_eq!(r.status, 404);
+    assert_eq!(counts(&app, &post_id).await, (3, 1, 3, 1));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn forms_need_the_csrf_token() {
+    let app = spawn_app().await;
+    let v = app.demo().await;
+    let r = v.post("/posts/post-000001-00/like", &[]).await;
+    assert_eq!(r.status, 403);
+    let r = v
+        .post(
+            "/posts/new",
+            &[("title", "t"), ("content", "c"), ("csrf_token", "forged")],
+        )
+        .await;
+    assert_eq!(r.status, 403);
+    assert_eq!(v.get("/signout").await.status, 404, "sign-out is a POST");
+}

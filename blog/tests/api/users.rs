@@ -1,0 +1,193 @@
+use serde_json::Value;
+
+use crate::helpers::{eventually, routings, spawn_app};
+
+#[tokio::test(flavor = "multi_thread")]
+async fn c1_sign_up_makes_usernames_unique_without_a_fan_out() {
+    let app = spawn_app().await;
+    let (v, id) = app.new_user("Writer_One").await;
+    assert!(v.get("/account").await.body.contains("Writer_One"));
+    // The same name in another case is taken: a 409 naming the field.
+    let r = app
+        .visitor()
+        .submit(
+            "/signup",
+            "/signup",
+            &[("username", "writer_one"), ("password", "another password")],
+        )
+        .await;
+    assert_eq!(r.status, 409);
+    assert!(r.body.contains("The username is taken."));
+    // The password is an argon2id hash, never shown.
+    let users = &app.blog.containers.users;
+    let doc = users
+        .read_item::<Value>(&id, id.as_str(), None)
+        .await
+        .unwrap()
+        .resource
+        .unwrap();
+    assert!(doc["password"].as_str().unwrap().starts_with("$argon2id$"));
+    // Sign-in by name: two point reads, whatever the number of users.
+    let r = app
+        .visitor()
+        .submit(
+            "/signin",
+            "/signin",
+            &[("username", "WRITER_ONE"), ("password", "a long password")],
+        )
+        .await;
+    assert_eq!(r.status, 303);
+    assert!(
+        r.request_charge() >= 2.0 && r.request_charge() < 3.5,
+        "{}",
+        r.request_charge()
+    );
+    let r = app
+        .visitor()
+        .submit(
+            "/signin",
+            "/signin",
+            &[("username", "writer_one"), ("password", "wrong password")],
+        )
+        .await;
+    assert_eq!(r.status, 401);
+    let r = app
+        .visitor()
+        .submit(
+            "/signin",
+            "/signin",
+            &[("username", "nobody"), ("password", "wrong password")],
+        )
+        .await;
+    assert_eq!(r.status, 401);
+    assert!(r.body.contains("Wrong username or password."));
+    // Bad names and passwords are refused with messages.
+    let r = app
+        .visitor()
+        .submit(
+            "/signup",
+            "/signup",
+            &[("username", "a/b"), ("password", "short")],
+        )
+        .await;
+    assert_eq!(r.status, 400);
+    assert!(r.body.contains("The username must be 3 to 30"));
+    assert!(r
+        .body
+        .contains("The password must be at least 8 characters"));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn q1_and_q3_a_users_page_is_a_point_read_and_one_single_partition_query() {
+    let app = spawn_app().await;
+    let r = app.visitor().get("/users/user-000001").await;
+    assert_eq!(r.status, 200);
+    assert!(r.body.contains("<h1>demo</h1>"));
+    assert_eq!(routings(&r), ["point", "single-partition"]);
+    let calls = r.engine_calls();
+    assert!(calls[1].0.starts_with("[Q3]"));
+    // Newest first, the user's own posts only.
+    let dates: Vec<&str> = r
+        .body
+        .match_indices("· 20")
+        .map(|(i, _)| &r.body[i + 4..i + 14])
+        .collect();
+    assert!(dates.windows(2).all(|w| w[0] >= w[1]), "{dates:?}");
+    assert_eq!(app.visitor().get("/users/user-nobody").await.status, 404);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn c1_a_username_change_reaches_every_post_comment_like_and_copy() {
+    let app = spawn_app().await;
+    let v = app.demo().await;
+    // The demo user comments on and likes someone else's post, too.
+    let other_post = "post-000002-00";
+    let r = v
+        .submit(
+            &format!("/posts/{other_post}"),
+            &format!("/posts/{other_post}/comments"),
+            &[("content", "Nice one")],
+        )
+        .await;
+    assert_eq!(r.status, 303);
+    let _ = v
+        .submit(
+            &format!("/posts/{other_post}"),
+            &format!("/posts/{other_post}/like"),
+            &[],
+        )
+        .await;
+
+    let r = v
+        .submit("/account", "/account", &[("username", "renamed_demo")])
+        .await;
+    assert_eq!(r.status, 303, "{}", r.body);
+    let c = app.blog.containers.clone();
+    eventually("every item of the user renamed", || {
+        let c = c.clone();
+        async move {
+            let mine = c
+                .posts
+                .query_all::<Value>(
+                    "SELECT * FROM p WHERE p.userId = 'user-000001'",
+                    engine::NO_PARAMS,
+                    Default::default(),
+                )
+                .await
+                .unwrap()
+                .items;
+            let copies = c
+                .users
+                .query_all::<Value>(
+                    "SELECT * FROM u WHERE u.type = 'post'",
+                    engine::NO_PARAMS,
+                    engine::QueryOptions {
+                        partition_key: Some("user-000001".into()),
+                        ..Default::default()
+                    },
+                )
+                .await
+                .unwrap()
+                .items;
+            let feed = c
+                .feed
+                .query_all::<Value>(
+                    "SELECT * FROM f WHERE f.userId = 'user-000001'",
+                    engine::NO_PARAMS,
+                    Default::default(),
+                )
+                .await
+                .unwrap()
+                .items;
+            !mine.is_empty()
+                && mine.iter().any(|d| d["type"] == "comment")
+                && mine
+                    .iter()
+                    .chain(&copies)
+                    .chain(&feed)
+                    .all(|d| d["userUsername"] == "renamed_demo")
+        }
+    })
+    .await;
+    eventually("the account page says done", || async {
+        v.get("/account")
+            .await
+            .body
+            .contains("up to date on every post")
+    })
+    .await;
+    // The old name is free again; the new one is taken.
+    let (_, _) = app.new_user("demo").await;
+    let r = app
+        .visitor()
+        .submit(
+            "/signup",
+            "/signup",
+            &[
+                ("username", "Renamed_Demo"),
+                ("password", "a long password"),
+            ],
+        )
+        .await;
+    assert_eq!(r.status, 409);
+}
