@@ -325,3 +325,47 @@ fn ordered_merges_in_a_routed_partition_apply_every_filter() {
         }
     });
 }
+
+/// A routed ORDER BY merges from the index when every item of the logical partition has the
+/// sorted property (known from per-logical-partition counts, whatever the size of the rest of the
+/// physical partition), and falls back to sorting the partition when one lacks it.
+#[test]
+fn routed_order_by_uses_logical_partition_counts() {
+    common::rt().block_on(async {
+        let t = common::open(EngineOptions::default());
+        let c = common::container(&t, ContainerProperties::new("posts", "/postId")).await;
+        let mut docs = Vec::new();
+        for i in 0..10 {
+            docs.push(json!({"id": format!("a{i}"), "postId": "small", "d": format!("2026-01-{:02}", i + 1)}));
+        }
+        for i in 0..400 {
+            docs.push(json!({"id": format!("b{i}"), "postId": "big", "d": format!("2025-{:03}", i)}));
+        }
+        docs.push(json!({"id": "c0", "postId": "mixed", "d": "2026-02-01"}));
+        docs.push(json!({"id": "c1", "postId": "mixed"}));
+        for d in docs {
+            c.create_item(&d, None, None).await.unwrap();
+        }
+        let q = |pk: &'static str| {
+            let c = c.clone();
+            async move {
+                let opts = QueryOptions { partition_key: Some(pk.into()), ..Default::default() };
+                c.query_all::<Value>("SELECT * FROM p ORDER BY p.d DESC", NO_PARAMS, opts).await.unwrap()
+            }
+        };
+        let r = q("small").await;
+        let m = r.query_metrics.unwrap();
+        assert!(m.plan.starts_with("ordered"), "{}", m.plan);
+        assert_eq!(r.items.len(), 10);
+        assert_eq!(m.retrieved_document_count, 10, "only the partition's items: {m:?}");
+        assert_eq!(r.items[0]["id"], "a9");
+        // One item without the property: the index cannot order it, so the partition is sorted.
+        let r = q("mixed").await;
+        let m = r.query_metrics.unwrap();
+        assert!(m.plan.starts_with("whole"), "{}", m.plan);
+        assert_eq!(r.items.len(), 2, "items lacking the property are returned too");
+        // Deleting it makes the partition fully indexed again.
+        c.delete_item("c1", "mixed", None).await.unwrap();
+        assert!(q("mixed").await.query_metrics.unwrap().plan.starts_with("ordered"));
+    });
+}

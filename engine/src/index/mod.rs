@@ -131,6 +131,39 @@ pub fn count_key(rid: u32, partition: u32, path_hash: &[u8]) -> Vec<u8> {
     k
 }
 
+/// Per logical partition and path, the number of entries of the path, kept under
+/// `rid · FFFFFFFF · path-hash · epk` (no physical partition has that id, so no entry scan sees
+/// it). A routed ORDER BY merge checks with one lookup per logical partition that every item of
+/// the partition is in the index, instead of counting the physical partition's entries.
+pub fn lp_count_key(rid: u32, path_hash: &[u8], epk: &Epk) -> Vec<u8> {
+    let mut k = Vec::with_capacity(32);
+    k.extend_from_slice(&rid.to_be_bytes());
+    k.extend_from_slice(&u32::MAX.to_be_bytes());
+    k.extend_from_slice(&path_hash[..8]);
+    k.extend_from_slice(&epk.0);
+    k
+}
+
+/// Adds `deltas` (path hash → change) to the counts of the logical partition `epk`.
+pub fn adjust_lp_counts(
+    store: &crate::storage::Store,
+    wtxn: &mut heed::RwTxn,
+    rid: u32,
+    epk: &Epk,
+    deltas: &std::collections::BTreeMap<[u8; 8], i64>,
+) -> heed::Result<()> {
+    for (path, delta) in deltas.iter().filter(|(_, d)| **d != 0) {
+        let key = lp_count_key(rid, path, epk);
+        let next = (read_count(store, wtxn, &key)? as i64 + delta).max(0) as u64;
+        if next == 0 {
+            store.index.delete(wtxn, &key)?;
+        } else {
+            store.index.put(wtxn, &key, &next.to_be_bytes())?;
+        }
+    }
+    Ok(())
+}
+
 /// Whether an index key is a count (see `count_key`), not an entry.
 pub fn is_count_key(key: &[u8]) -> bool {
     key.len() == 17 && key[16] == 0x00

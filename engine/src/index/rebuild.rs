@@ -99,6 +99,7 @@ pub fn step(store: &Store, def: &mut ContainerDef) -> Result<bool> {
                 store.index.put(&mut wtxn, &key, &k[20..])?;
             }
             super::adjust_counts(store, &mut wtxn, rid, pp, &counts)?;
+            super::adjust_lp_counts(store, &mut wtxn, rid, &epk, &counts)?;
         }
         state.items_indexed += batch.len() as u64;
         state.cursor = batch.last().map(|(k, _)| keys::hex(k)).or(state.cursor);

@@ -196,6 +196,7 @@ fn update_index(
         touched += 1;
     }
     index::adjust_counts(ctx.store, ctx.wtxn, rid, pp, &counts)?;
+    index::adjust_lp_counts(ctx.store, ctx.wtxn, rid, &t.epk, &counts)?;
     Ok(touched)
 }
 

@@ -64,16 +64,16 @@ impl<'a> Run<'a> {
                     )?,
                     self.def.partitions.by_id(t.pp).map_or(0, |p| p.items),
                 ),
-                // Confined to some logical partitions: count their entries and items.
+                // Confined to some logical partitions: their counts, one lookup each.
                 Some(epks) => {
                     let mut n = 0u64;
-                    for entry in self.store.index.prefix_iter(self.rtxn, &prefix)? {
-                        let (k, _) = entry?;
-                        if !index::is_count_key(k) && epks.contains(&index::epk_of_entry(k)) {
-                            n += 1;
-                        }
+                    for epk in epks {
+                        n += index::read_count(
+                            self.store,
+                            self.rtxn,
+                            &index::lp_count_key(self.def.rid, &prefix[8..], epk),
+                        )?;
                     }
-                    self.meter.index_terms_read += n / 64; // a keys-only count: cheap per entry
                     let items = epks
                         .iter()
                         .map(|e| {
