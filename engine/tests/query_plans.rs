@@ -369,3 +369,41 @@ fn routed_order_by_uses_logical_partition_counts() {
         assert!(q("mixed").await.query_metrics.unwrap().plan.starts_with("ordered"));
     });
 }
+
+/// A routed ORDER BY whose equality filter leaves only a few items sorts those items instead of
+/// walking the order index of the whole physical partition; with many, it merges from the index.
+#[test]
+fn routed_order_by_with_a_narrow_filter_sorts_the_few_matches() {
+    common::rt().block_on(async {
+        let t = common::open(EngineOptions::default());
+        let c = common::container(&t, ContainerProperties::new("posts", "/postId")).await;
+        for p in 0..20 {
+            for i in 0..30 {
+                let kind = if i % 5 == 0 { "comment" } else { "like" };
+                let doc = json!({"id": format!("p{p}-{i}"), "postId": format!("p{p}"), "type": kind, "d": format!("2026-{:02}-{:02}", 1 + i % 12, 1 + (i * 7) % 28)});
+                c.create_item(&doc, None, None).await.unwrap();
+            }
+        }
+        let sql = "SELECT * FROM p WHERE p.postId = @p AND p.type = @t ORDER BY p.d DESC";
+        let run = |kind: &'static str, page: usize| {
+            let c = c.clone();
+            async move {
+                let opts = QueryOptions { max_item_count: Some(page), ..Default::default() };
+                c.query_items::<Value>(sql, &[("@p", json!("p3")), ("@t", json!(kind))], opts).await.unwrap()
+            }
+        };
+        // 6 comments, pages of 25: sorted in memory from the index's matches.
+        let r = run("comment", 25).await;
+        let m = r.query_metrics.clone().unwrap();
+        assert!(m.plan.starts_with("whole"), "{}", m.plan);
+        assert_eq!(m.retrieved_document_count, 6);
+        let dates: Vec<&str> = r.items.iter().map(|d| d["d"].as_str().unwrap()).collect();
+        assert!(dates.windows(2).all(|w| w[0] >= w[1]), "{dates:?}");
+        // 24 likes, pages of 2: too many to sort for a page; the index merge reads 2.
+        let r = run("like", 2).await;
+        let m = r.query_metrics.unwrap();
+        assert!(m.plan.starts_with("ordered"), "{}", m.plan);
+        assert_eq!(r.items.len(), 2);
+        assert!(r.items.iter().all(|d| d["type"] == "like"));
+    });
+}

@@ -8,6 +8,7 @@ use super::super::plan::Predicate;
 use super::{Run, Target};
 use crate::error::Result;
 use crate::index::{self, scan};
+use crate::partition::Epk;
 use crate::storage::keys;
 
 impl<'a> Run<'a> {
@@ -49,6 +50,42 @@ impl<'a> Run<'a> {
             .find(|p| p.path() != path && policy.indexes(p.path()))
     }
 
+    /// Whether the routed targets' candidates from the equality access predicate number at most
+    /// `limit` (counted on index keys only, stopping past the limit). When they are that few,
+    /// sorting them beats an ORDER BY merge, which walks the order index of the whole physical
+    /// partition (its keys are value-first) to find one logical partition's items.
+    pub(super) fn few_routed_candidates(
+        &mut self,
+        targets: &[Target],
+        limit: usize,
+    ) -> Result<bool> {
+        let pk_path = self.def.partition_key.segments()?;
+        let Some(p) = self.access_for(true, &pk_path) else {
+            return Ok(false);
+        };
+        let mut n = 0usize;
+        for t in targets {
+            let Some(epks) = &t.epks else {
+                return Ok(false);
+            };
+            for r in routed_ranges(self.def.rid, t.pp, p, epks) {
+                let range = (
+                    std::ops::Bound::Included(r.from.as_slice()),
+                    std::ops::Bound::Excluded(r.to.as_slice()),
+                );
+                for entry in self.store.index.range(self.rtxn, &range)? {
+                    entry?;
+                    self.meter.index_terms_read += 1;
+                    n += 1;
+                    if n > limit {
+                        return Ok(false);
+                    }
+                }
+            }
+        }
+        Ok(true)
+    }
+
     /// Calls `f` with every candidate item of one target after `after`, in key order: its
     /// logical partitions, the index predicate's matches, or every item of its range. Scans
     /// stream straight from the B-tree; `f` returns false to stop (and so does this).
@@ -82,20 +119,9 @@ impl<'a> Run<'a> {
                 _ => &[],
             };
             let ranges: Vec<scan::KeyRange> = match (p, &t.epks) {
-                (Predicate::Eq(..) | Predicate::In(..), Some(epks)) => values
-                    .iter()
-                    .filter_map(|v| scan::equal(&prefix, v))
-                    .flat_map(|r| {
-                        epks.iter().map(move |e| {
-                            let mut from = r.from.clone();
-                            from.extend_from_slice(&e.0);
-                            scan::KeyRange {
-                                to: scan::successor(&from),
-                                from,
-                            }
-                        })
-                    })
-                    .collect(),
+                (Predicate::Eq(..) | Predicate::In(..), Some(epks)) => {
+                    routed_ranges(rid, t.pp, p, epks)
+                }
                 (Predicate::Eq(..) | Predicate::In(..), None) => values
                     .iter()
                     .filter_map(|v| scan::equal(&prefix, v))
@@ -157,4 +183,29 @@ impl<'a> Run<'a> {
         }
         Ok(true)
     }
+}
+
+/// The index key ranges of an equality (or IN) predicate inside given logical partitions:
+/// `value · epk` prefixes, one per value and partition.
+fn routed_ranges(rid: u32, pp: u32, p: &Predicate, epks: &[Epk]) -> Vec<scan::KeyRange> {
+    let prefix = scan::path_prefix(rid, pp, p.path());
+    let values: &[Value] = match p {
+        Predicate::Eq(_, v) => std::slice::from_ref(v),
+        Predicate::In(_, vs) => vs,
+        _ => &[],
+    };
+    values
+        .iter()
+        .filter_map(|v| scan::equal(&prefix, v))
+        .flat_map(|r| {
+            epks.iter().map(move |e| {
+                let mut from = r.from.clone();
+                from.extend_from_slice(&e.0);
+                scan::KeyRange {
+                    to: scan::successor(&from),
+                    from,
+                }
+            })
+        })
+        .collect()
 }

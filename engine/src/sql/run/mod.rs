@@ -196,6 +196,8 @@ pub fn run_page(
     let order_index = match &plan.mode {
         Mode::Ordered { keys } if index_ready && !resumed_whole => match order_index(&policy, keys)
         {
+            // A routed query whose filter already narrows it to a few items sorts them instead.
+            Some(_) if run.few_routed_candidates(&targets, 4 * budget.max_items)? => None,
             Some(ix) if run.all_indexed(&targets, &ix.hash)? => Some(ix),
             _ => None,
         },
