@@ -52,6 +52,12 @@ enum Command {
         /// Requests in flight at once.
         #[arg(long, default_value_t = 64)]
         concurrency: usize,
+        /// Write every line that failed here (as it was), to fix and import again.
+        #[arg(long)]
+        rejects: Option<PathBuf>,
+        /// Stop at the first failure (everything sent before it is still awaited and reported).
+        #[arg(long)]
+        stop_on_error: bool,
         file: PathBuf,
     },
     /// Point read of one item.
@@ -151,17 +157,23 @@ async fn run(cli: Cli) -> Result<(), engine::Error> {
             partitions,
             mode,
             concurrency,
+            rejects,
+            stop_on_error,
             file,
         } => {
             import::run(
                 &engine,
-                &target.db,
-                &target.container,
-                partition_key.as_deref(),
-                partitions,
-                &mode,
-                concurrency,
-                &file,
+                import::ImportOptions {
+                    db: &target.db,
+                    container: &target.container,
+                    partition_key: partition_key.as_deref(),
+                    partitions,
+                    upsert: mode == "upsert",
+                    concurrency,
+                    file: &file,
+                    rejects,
+                    stop_on_error,
+                },
             )
             .await
         }
