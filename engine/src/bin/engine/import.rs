@@ -71,8 +71,10 @@ async fn container(engine: &Engine, o: &ImportOptions<'_>) -> Result<ContainerCl
         .await
 }
 
-/// The file's units: JSON lines, or the elements of one JSON array.
-fn units(file: &Path) -> Result<(Box<dyn Iterator<Item = Result<Unit, Error>>>, u64), Error> {
+type Units = Box<dyn Iterator<Item = Result<Unit, Error>>>;
+
+/// The file's units (JSON lines, or the elements of one JSON array) and its size.
+fn units(file: &Path) -> Result<(Units, u64), Error> {
     let io = |e: std::io::Error| Error::bad("FILE", format!("{}: {e}", file.display()));
     let size = std::fs::metadata(file).map_err(io)?.len();
     let mut reader = BufReader::new(std::fs::File::open(file).map_err(io)?);
