@@ -62,10 +62,16 @@ impl Engine {
             std::fs::create_dir_all(dir.as_ref())
                 .map_err(|e| Error::Storage(heed::Error::Io(e)))?;
         }
-        let path = dir
-            .as_ref()
-            .canonicalize()
-            .map_err(|e| Error::Storage(heed::Error::Io(e)))?;
+        let path = dir.as_ref().canonicalize().map_err(|e| match e.kind() {
+            // Only a reader gets here without the directory: it holds no engine data.
+            std::io::ErrorKind::NotFound => Error::NotFound {
+                what: format!(
+                    "engine data in {} (no such directory)",
+                    dir.as_ref().display()
+                ),
+            },
+            _ => Error::Storage(heed::Error::Io(e)),
+        })?;
         if !open_paths()
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -129,6 +135,32 @@ impl Engine {
                 _lock: lock,
             }),
         })
+    }
+
+    /// Writes a consistent, compacted copy of the store to `out/data.mdb` (LMDB's own copy, in
+    /// one read transaction: safe while this or another process writes). Returns its size.
+    /// Restore by stopping the app and putting the copy in place of the data directory's
+    /// `data.mdb`.
+    pub fn backup(&self, out: &Path) -> Result<u64> {
+        let io = |e: std::io::Error| Error::Storage(heed::Error::Io(e));
+        std::fs::create_dir_all(out).map_err(io)?;
+        let target = out.join("data.mdb");
+        if target.exists() {
+            return Err(Error::bad(
+                "OUT",
+                format!(
+                    "{} exists: back up into an empty directory",
+                    target.display()
+                ),
+            ));
+        }
+        let file = self
+            .inner
+            .store
+            .env
+            .copy_to_path(&target, heed::CompactionOption::Enabled)?;
+        file.sync_all().map_err(io)?;
+        Ok(file.metadata().map_err(io)?.len())
     }
 
     pub fn path(&self) -> &Path {

@@ -77,6 +77,7 @@ impl Store {
                 .max_readers(opts.max_readers)
                 .open(dir)?
         };
+        check_not_truncated(dir, &env)?;
         // A data file larger than the requested map (a reopened, grown store) keeps its size.
         let info = env.info();
         let used = (info.last_page_number + 1) * page;
@@ -128,6 +129,7 @@ impl Store {
                 .flags(heed::EnvFlags::READ_ONLY);
             options.open(dir)?
         };
+        check_not_truncated(dir, &env)?;
         let rtxn = env.read_txn()?;
         let dbs = env
             .open_databases_and_commit(rtxn, |dbo, rtxn| -> heed::Result<_> {
@@ -224,4 +226,22 @@ pub fn classify(e: heed::Error) -> Error {
 /// The key range from `lo` (inclusive) to the end of the database.
 pub fn from(lo: &[u8]) -> (std::ops::Bound<&[u8]>, std::ops::Bound<&[u8]>) {
     (std::ops::Bound::Included(lo), std::ops::Bound::Unbounded)
+}
+
+/// Refuses a data file shorter than its own meta page says it is (a copy cut short by a full
+/// disk, a bad backup): mapping it would crash the process with SIGBUS at the first read past
+/// the end, so it is reported, naming the file, before any page is read.
+fn check_not_truncated(dir: &Path, env: &heed::Env<heed::WithoutTls>) -> Result<()> {
+    let file = dir.join("data.mdb");
+    let len = std::fs::metadata(&file)
+        .map_err(|e| Error::Storage(heed::Error::Io(e)))?
+        .len() as usize;
+    let needed = (env.info().last_page_number + 1) * page_size();
+    if len < needed {
+        return Err(Error::Corrupt(format!(
+            "{} is truncated: it holds {len} bytes but its last committed page ends at byte {needed}; restore it from a backup (`engine backup`)",
+            file.display()
+        )));
+    }
+    Ok(())
 }

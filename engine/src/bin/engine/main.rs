@@ -106,6 +106,9 @@ enum Command {
     },
     /// Databases and containers.
     List,
+    /// A consistent, compacted copy of the data in OUT/data.mdb, safe while an app writes the
+    /// directory. Restore: stop the app, put OUT/data.mdb in place of DATA/data.mdb.
+    Backup { out: PathBuf },
 }
 
 /// `--pk` values: JSON when they parse as JSON (`5`, `true`, `null`, `"5"`), else a string.
@@ -235,6 +238,14 @@ async fn run(cli: Cli) -> Result<(), engine::Error> {
             eprintln!(
                 "{}",
                 json!({"items": count, "requestCharge": (total * 100.0f64).round() / 100.0})
+            );
+            Ok(())
+        }
+        Command::Backup { out: dir } => {
+            let bytes = engine.backup(&dir)?;
+            eprintln!(
+                "{}",
+                json!({"backup": dir.join("data.mdb"), "bytes": bytes})
             );
             Ok(())
         }
