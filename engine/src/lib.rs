@@ -18,6 +18,7 @@
 
 pub mod catalog;
 pub mod changefeed;
+pub mod check;
 pub mod client;
 pub mod error;
 pub mod index;

@@ -563,3 +563,71 @@ fn backup_restore_and_damaged_data() {
     std::fs::copy(backup.join("data.mdb"), &mdb).unwrap();
     assert_eq!(export(&data), original, "restored from the backup");
 }
+
+/// `engine check` passes on healthy data and reports damage: an item whose bytes were flipped so
+/// it no longer parses, and one whose indexed value changed under its index entries.
+#[test]
+fn check_reports_bit_flipped_items() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let file = tmp.path().join("items.jsonl");
+    let mut lines: Vec<String> = (0..500)
+        .map(|i| json!({"id": format!("i{i}"), "pk": format!("p{}", i % 7), "n": i}).to_string())
+        .collect();
+    lines.push(json!({"id": "broken", "pk": "p1", "body": "FLIPMEFLIPME"}).to_string());
+    lines.push(json!({"id": "changed", "pk": "p2", "body": "SWAPMESWAPME"}).to_string());
+    std::fs::write(&file, lines.join("\n")).unwrap();
+    let o = engine(
+        &data,
+        &[
+            "import",
+            "--db",
+            "d",
+            "--container",
+            "c",
+            "--partition-key",
+            "/pk",
+            file.to_str().unwrap(),
+        ],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = engine(&data, &["check"]);
+    assert!(
+        o.status.success(),
+        "healthy data passes: {}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    let report: Value =
+        serde_json::from_slice(o.stdout.split(|b| *b == b'\n').next().unwrap()).unwrap();
+    assert_eq!(report["items"], 502);
+
+    // Flip bytes in the data file, where the two items' values are stored.
+    let mdb = data.join("data.mdb");
+    let mut bytes = std::fs::read(&mdb).unwrap();
+    let find = |bytes: &[u8], needle: &[u8]| {
+        bytes
+            .windows(needle.len())
+            .position(|w| w == needle)
+            .unwrap()
+    };
+    // (Quoted: the stored JSON, not the index keys, which hold the values unquoted.)
+    let at = find(&bytes, b"\"FLIPMEFLIPME\"");
+    bytes[at] ^= 0x20; // the opening quote becomes a byte no JSON allows there
+    let at = find(&bytes, b"\"SWAPMESWAPME\"");
+    bytes[at + 1] ^= 0x01; // 'S' becomes 'R': still JSON, no longer what the index holds
+    std::fs::write(&mdb, &bytes).unwrap();
+    let o = engine(&data, &["check"]);
+    assert!(!o.status.success());
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("does not parse"), "{stdout}");
+    assert!(
+        stdout.contains("lacks its index entry")
+            && stdout.contains("is not one of its item's terms"),
+        "{stdout}"
+    );
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("check found"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}

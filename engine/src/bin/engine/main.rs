@@ -109,6 +109,9 @@ enum Command {
     /// A consistent, compacted copy of the data in OUT/data.mdb, safe while an app writes the
     /// directory. Restore: stop the app, put OUT/data.mdb in place of DATA/data.mdb.
     Backup { out: PathBuf },
+    /// Verify every container: items parse, index entries and counters match the items,
+    /// partitions tile the hash space. Prints a report per container; exits non-zero on any problem.
+    Check,
 }
 
 /// `--pk` values: JSON when they parse as JSON (`5`, `true`, `null`, `"5"`), else a string.
@@ -240,6 +243,16 @@ async fn run(cli: Cli) -> Result<(), engine::Error> {
                 json!({"items": count, "requestCharge": (total * 100.0f64).round() / 100.0})
             );
             Ok(())
+        }
+        Command::Check => {
+            let reports = engine.check()?;
+            for r in &reports {
+                out(&serde_json::to_string(r).unwrap_or_default());
+            }
+            match engine::check::failed(&reports) {
+                Some(e) => Err(e),
+                None => Ok(()),
+            }
         }
         Command::Backup { out: dir } => {
             let bytes = engine.backup(&dir)?;

@@ -1,0 +1,98 @@
+// Per-pattern metrics: one RU Trend, one latency Trend, an error Counter and a 429 Counter per
+// access pattern, plus the run's total RU. Patterns are declared once per script (in the init
+// context, where k6 requires metrics to be created) and the same registry drives the thresholds
+// and the reports.
+
+import { Counter, Trend } from 'k6/metrics';
+
+/** Every RU of the run, tagged with its pattern. */
+export const ruTotal = new Counter('ru_total');
+
+const registry = new Map();
+
+/** `Q1+Q3` -> `q1_q3` (k6 metric names allow letters, digits and `_`). */
+export function slug(name) {
+  return name.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '');
+}
+
+/**
+ * Declares the patterns of a script. Each entry:
+ *   name       shown in reports and put in the `pattern` tag of every request
+ *   ru         expected RU of one request (the documented figure), or null for "not checked"
+ *   ruBy       optional {tag, budgets: {value: ru}}: budgets per value of a sample tag (a cart's
+ *              RU depends on its number of lines); overrides `ru`
+ *   source     where the figure comes from (shown in the reports)
+ *   latencyMs  p(95) latency budget in ms (null: none)
+ */
+export function definePatterns(list) {
+  for (const p of list) {
+    const s = slug(p.name);
+    if (registry.has(p.name)) throw new Error(`pattern ${p.name} declared twice`);
+    for (const other of registry.values()) {
+      if (other.slug === s) throw new Error(`patterns ${p.name} and ${other.name} share metric names`);
+    }
+    registry.set(p.name, {
+      ...p,
+      slug: s,
+      ruMetric: `ru_${s}`,
+      latencyMetric: `latency_${s}`,
+      errorsMetric: `errors_${s}`,
+      throttledMetric: `throttled_${s}`,
+      ruTrend: new Trend(`ru_${s}`),
+      latencyTrend: new Trend(`latency_${s}`, true),
+      errors: new Counter(`errors_${s}`),
+      throttled: new Counter(`throttled_${s}`),
+    });
+  }
+}
+
+export function pattern(name) {
+  const p = registry.get(name);
+  if (!p) throw new Error(`unknown pattern ${name}: declare it with definePatterns`);
+  return p;
+}
+
+export function patterns() {
+  return [...registry.values()];
+}
+
+// The RU budget is the documented figure + 25 %. The statistic compared is the median by
+// default: an RU charge is deterministic for a given item, so the spread of a pattern comes
+// from the data (a user with 3 posts or 20, a post with 0 or 25 comments), and the median is
+// the typical page. RU_STAT=p(95) (or max) makes the check strict about the heavy pages too.
+export const RU_MARGIN = Number(__ENV.RU_MARGIN || 1.25);
+export const RU_STAT = __ENV.RU_STAT || 'med';
+export const LATENCY_SCALE = Number(__ENV.LATENCY_SCALE || 1);
+
+function round2(x) {
+  return Math.round(x * 100) / 100;
+}
+
+/** The RU limit for a documented figure. */
+export function ruLimit(ru) {
+  return round2(ru * RU_MARGIN);
+}
+
+/**
+ * The k6 thresholds of every declared pattern, merged into `base`:
+ *  - ru_<p>:       <RU_STAT> < documented RU x 1.25 (per tag value for `ruBy` patterns)
+ *  - latency_<p>:  p(95) < latencyMs x LATENCY_SCALE
+ * Each threshold has at least one sample in every profile only if the mix reaches it; k6
+ * passes a threshold whose metric has no sample.
+ */
+export function patternThresholds(base = {}) {
+  const t = { ...base };
+  for (const p of registry.values()) {
+    if (p.ruBy) {
+      for (const [value, ru] of Object.entries(p.ruBy.budgets)) {
+        t[`${p.ruMetric}{${p.ruBy.tag}:${value}}`] = [`${RU_STAT}<=${ruLimit(ru)}`];
+      }
+    } else if (p.ru !== null && p.ru !== undefined) {
+      t[p.ruMetric] = [`${RU_STAT}<=${ruLimit(p.ru)}`];
+    }
+    if (p.latencyMs) {
+      t[p.latencyMetric] = [`p(95)<${Math.round(p.latencyMs * LATENCY_SCALE)}`];
+    }
+  }
+  return t;
+}
