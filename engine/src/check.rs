@@ -1,5 +1,6 @@
 //! `engine check`: verifies what can be verified of a store without trusting it — every item
-//! parses, every live item has exactly its index entries and every entry points to an item,
+//! parses, every item has its one latest-version change-feed entry (at its partition and LSN),
+//! every live item has exactly its index entries and every entry points to an item,
 //! the index counts match the entries, physical partitions tile the hash space, and the item
 //! counters (per physical and per logical partition) match the items. Read-only: it runs beside
 //! a writing process, in one read transaction (one consistent snapshot).
@@ -106,6 +107,8 @@ fn check_container(
     let mut expected: HashSet<Vec<u8>> = HashSet::new();
     let mut per_pp: BTreeMap<u32, u64> = BTreeMap::new();
     let mut per_lp: BTreeMap<[u8; 16], u64> = BTreeMap::new();
+    // The latest-version change feed holds one entry per item, at (its partition, its LSN).
+    let mut feed_expected: HashSet<(u32, u64, Vec<u8>)> = HashSet::new();
     for entry in store.docs.prefix_iter(rtxn, &prefix)? {
         let (k, v) = entry?;
         r.items += 1;
@@ -122,6 +125,7 @@ fn check_container(
             );
             continue;
         };
+        feed_expected.insert((pp, h.lsn, k[4..].to_vec()));
         let doc: serde_json::Value = match serde_json::from_slice(json) {
             Ok(d) => d,
             Err(e) => {
@@ -175,6 +179,31 @@ fn check_container(
                 ),
             );
         }
+    }
+
+    // Change feed: every entry is an item's latest version, every item has its entry.
+    for entry in store.feed.prefix_iter(rtxn, &prefix)? {
+        let (k, v) = entry?;
+        let pp = u32::from_be_bytes(k[4..8].try_into().expect("4"));
+        let lsn = keys::lsn_of_feed_key(k);
+        if !feed_expected.remove(&(pp, lsn, v.to_vec())) {
+            note(
+                &mut r.problems,
+                &mut counts,
+                "change feed",
+                format!("feed entry at partition {pp}, LSN {lsn} is not an item's latest version"),
+            );
+        }
+    }
+    for (pp, lsn, _) in &feed_expected {
+        note(
+            &mut r.problems,
+            &mut counts,
+            "change feed",
+            format!(
+                "the item written at partition {pp}, LSN {lsn} is missing from the change feed"
+            ),
+        );
     }
 
     // Index entries: each points to an item and is one the item should have; counts match.
