@@ -42,9 +42,10 @@ pub mod rate {
     pub const INDEX_TERM: f64 = 0.45;
     /// Each index entry a query scans.
     pub const INDEX_SCAN: f64 = 0.01;
-    /// Each physical partition a query visits beyond the first (fan-out overhead).
+    /// Each physical partition a change-feed or read-feed page visits beyond the first. (A
+    /// query pays its whole base in every partition it visits: RU.md, "Fan-out queries".)
     pub const PARTITION_VISIT: f64 = 1.0;
-    /// Base cost of a query page.
+    /// Base cost of a query page, in each physical partition it visits.
     pub const QUERY: f64 = 5.0;
 }
 

@@ -190,6 +190,31 @@ fn hot_partition_gets_429_with_retry_after_and_others_do_not() {
             hot_stats.load.as_ref().unwrap().budget_ru_per_s,
             Some(100.0)
         );
+        // A fan-out visits the hot partition too, as a request of its own: it is throttled
+        // (the hot partition is driven into debt again first); the same query confined to the
+        // cold partition is not.
+        for i in 0..200 {
+            let doc = json!({"id": format!("again{i}"), "pk": "hot"});
+            if c.create_item(&doc, None, None).await.is_err() {
+                break;
+            }
+        }
+        let e = c
+            .query_items::<serde_json::Value>(
+                "SELECT * FROM c",
+                engine::NO_PARAMS,
+                Default::default(),
+            )
+            .await
+            .unwrap_err();
+        assert_eq!(e.status_code(), 429, "{e}");
+        let opts = engine::QueryOptions {
+            partition_key: Some(cold.as_str().into()),
+            ..Default::default()
+        };
+        c.query_items::<serde_json::Value>("SELECT * FROM c", engine::NO_PARAMS, opts)
+            .await
+            .unwrap();
     });
 }
 

@@ -50,7 +50,8 @@ fn routing_index_use_and_metrics() {
         let r = c.query_all::<Value>("SELECT * FROM c WHERE c.price + 0 = 7", NO_PARAMS, QueryOptions::default()).await.unwrap();
         assert_eq!(r.query_metrics.as_ref().unwrap().retrieved_document_count, 2000);
         assert!(!r.query_metrics.as_ref().unwrap().plan.contains("exact"));
-        assert!(r.request_charge > indexed_ru * 5.0, "{} vs {indexed_ru}", r.request_charge);
+        // Both pay a query base in each of the 8 partitions; the scan pays for 2000 items on top.
+        assert!(r.request_charge > indexed_ru * 4.0, "{} vs {indexed_ru}", r.request_charge);
         // A partition key given by the caller confines the query.
         let opts = QueryOptions { partition_key: Some("cat3".into()), ..Default::default() };
         let r = c.query_all::<Value>("SELECT VALUE COUNT(1) FROM c", NO_PARAMS, opts).await.unwrap();

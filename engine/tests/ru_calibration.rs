@@ -144,3 +144,90 @@ fn query_charges_match_the_published_figures_of_the_blog_model() {
         assert!(fails.is_empty(), "{fails:?}");
     });
 }
+
+/// Physical partitions of the article's V2 `posts` container under the per-partition fan-out
+/// model (RU.md: "Fan-out queries"): V2 Q6 pays about one V3 Q6 per partition (532.33 / 16.97 =
+/// 31.4), V2 Q3 one query base per partition (201.54 − 1.46 items) / 5 = 40.0; 35 puts both
+/// within ±12%.
+const V2_PARTITIONS: u32 = 35;
+
+/// The V2 fan-outs of `004_*` (Q3 and Q6 on `posts`, not routed) on a container with that many
+/// physical partitions, each holding more than 100 posts as the article's did.
+#[test]
+fn fan_out_charges_match_the_published_v2_figures() {
+    common::rt().block_on(async {
+        let t = common::open(EngineOptions::default());
+        let posts = common::container(
+            &t,
+            ContainerProperties::new("posts", "/postId").with_initial_partitions(V2_PARTITIONS),
+        )
+        .await;
+        let full = "Partitioning is about choosing which requests stay cheap as the data grows. "
+            .repeat(12);
+        let mut tasks = tokio::task::JoinSet::new();
+        for u in 1..=140u32 {
+            for p in 0..27 {
+                let (posts, doc) = (posts.clone(), post(u, p, &full));
+                tasks.spawn(async move { posts.create_item(&doc, None, None).await.unwrap() });
+            }
+        }
+        while let Some(r) = tasks.join_next().await {
+            r.unwrap();
+        }
+        let stats = posts.stats(1).unwrap();
+        assert_eq!(stats.partitions.len(), V2_PARTITIONS as usize);
+        let mut table = vec![
+            "| request | published RU | engine RU | diff | partitions |".to_string(),
+            "|---|---|---|---|---|".into(),
+        ];
+        let cases = [
+            (
+                "V2 Q3 a user's posts (fan-out)",
+                "SELECT * FROM p WHERE p.userId = @id AND p.type = 'post'",
+                json!(uuid(1)),
+                201.54,
+                27,
+            ),
+            (
+                "V2 Q6 the 100 newest posts (fan-out)",
+                "SELECT TOP 100 * FROM p WHERE p.type = @id ORDER BY p.creationDate DESC",
+                json!("post"),
+                532.33,
+                100,
+            ),
+        ];
+        let mut fails = Vec::new();
+        for (name, sql, id, published, n) in cases {
+            let r = posts
+                .query_all::<Value>(sql, &[("@id", id)], QueryOptions::default())
+                .await
+                .unwrap();
+            assert_eq!(r.items.len(), n, "{name}");
+            let m = r.query_metrics.unwrap();
+            assert!(!m.routed);
+            // Every partition's share is in the breakdown, and the shares add up to the charge.
+            assert_eq!(m.partitions.len(), V2_PARTITIONS as usize, "{name}");
+            let shares: f64 = m.partitions.iter().map(|p| p.request_charge).sum();
+            assert!(
+                (shares - r.request_charge).abs() < 0.02 * r.request_charge,
+                "{name}: {shares} vs {}",
+                r.request_charge
+            );
+            let ratio = r.request_charge / published;
+            table.push(format!(
+                "| {name} | {published} | {:.2} | {:+.0}% | {} |",
+                r.request_charge,
+                (ratio - 1.0) * 100.0,
+                m.partitions.len()
+            ));
+            if !(0.75..=1.25).contains(&ratio) {
+                fails.push(format!(
+                    "{name}: {} RU vs published {published} RU",
+                    r.request_charge
+                ));
+            }
+        }
+        println!("{}", table.join("\n"));
+        assert!(fails.is_empty(), "{fails:?}");
+    });
+}

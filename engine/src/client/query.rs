@@ -84,12 +84,19 @@ impl ContainerClient {
         let (page, retries) = self
             .retrying(|| {
                 let r = (|| {
+                    // Every partition the query will visit admits it as a request of its own:
+                    // one hot partition throttles a fan-out.
                     let def = shared.def.load_full();
-                    let first = match &options.partition_key {
-                        Some(pk) => def.partitions.owner(&pk.epk()).id,
-                        None => def.partitions.partitions[0].id,
-                    };
-                    shared.throughput.admit(first)?;
+                    match &options.partition_key {
+                        Some(pk) => shared
+                            .throughput
+                            .admit(def.partitions.owner(&pk.epk()).id)?,
+                        None => {
+                            for p in &def.partitions.partitions {
+                                shared.throughput.admit(p.id)?;
+                            }
+                        }
+                    }
                     self.engine.inner.store.read(|rtxn| {
                         let def = self.definition_in(rtxn)?;
                         let page = run::run_page(
@@ -110,9 +117,21 @@ impl ContainerClient {
             })
             .await?;
         let charge = page.meter.charge();
-        let visited = page.partitions.len().max(1) as f64;
-        for pp in &page.partitions {
-            shared.throughput.charge(*pp, charge / visited);
+        // Each partition's budget pays for its own share (a fan-out can be throttled by one hot
+        // partition), scaled so the shares add up to the page's charge.
+        let shares: f64 = page
+            .metrics
+            .partitions
+            .iter()
+            .map(|c| c.request_charge)
+            .sum();
+        for c in &page.metrics.partitions {
+            let share = if shares > 0.0 {
+                c.request_charge / shares
+            } else {
+                0.0
+            };
+            shared.throughput.charge(c.partition, charge * share);
         }
         let items = page
             .rows
@@ -180,6 +199,22 @@ impl ContainerClient {
                 metrics.execution_time_ms += m.execution_time_ms;
                 metrics.plan = m.plan;
                 metrics.routed = m.routed;
+                for c in m.partitions {
+                    match metrics
+                        .partitions
+                        .iter_mut()
+                        .find(|x| x.partition == c.partition)
+                    {
+                        Some(x) => {
+                            x.items_read += c.items_read;
+                            x.bytes_read += c.bytes_read;
+                            x.index_entries_read += c.index_entries_read;
+                            x.request_charge =
+                                ((x.request_charge + c.request_charge) * 100.0).round() / 100.0;
+                        }
+                        None => metrics.partitions.push(c),
+                    }
+                }
             }
             match page.continuation {
                 Some(c) => opts.continuation = Some(c),

@@ -75,7 +75,7 @@ impl<'a> Run<'a> {
                 );
                 for entry in self.store.index.range(self.rtxn, &range)? {
                     entry?;
-                    self.meter.index_terms_read += 1;
+                    self.index_read(1);
                     n += 1;
                     if n > limit {
                         return Ok(false);
@@ -140,7 +140,7 @@ impl<'a> Run<'a> {
                 );
                 for entry in store.index.range(rtxn, &range)? {
                     let (k, id_key) = entry?;
-                    self.meter.index_terms_read += 1;
+                    self.index_read(1);
                     self.metrics.index_lookups += 1;
                     let epk = index::epk_of_entry(k);
                     if t.epks.as_ref().is_some_and(|e| !e.contains(&epk)) {

@@ -56,6 +56,31 @@ pub struct QueryMetrics {
     /// How the query ran (`stream`, `ordered /path`, `whole`; index or scan; routing).
     pub plan: String,
     pub execution_time_ms: f64,
+    /// What each physical partition's share of the page cost: Cosmos DB runs a query on every
+    /// partition it visits as a request of its own, so each pays its base and its reads.
+    #[serde(default)]
+    pub partitions: Vec<PartitionCost>,
+}
+
+/// One physical partition's share of a query page.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct PartitionCost {
+    pub partition: u32,
+    pub items_read: u64,
+    pub bytes_read: u64,
+    pub index_entries_read: u64,
+    pub request_charge: f64,
+}
+
+impl PartitionCost {
+    fn charge(&mut self) {
+        let kb = self.bytes_read as f64 / 1024.0;
+        let ru = crate::ru::rate::QUERY
+            + self.items_read as f64 * crate::ru::rate::SCAN_ITEM
+            + kb * crate::ru::rate::SCAN_PER_KB
+            + self.index_entries_read as f64 * crate::ru::rate::INDEX_SCAN;
+        self.request_charge = (ru * 100.0).round() / 100.0;
+    }
 }
 
 /// A result row: a value the executor produced, or an item's stored JSON handed over as it is
@@ -183,6 +208,8 @@ pub fn run_page(
         metrics: QueryMetrics::default(),
         rows: Vec::new(),
         visited: Vec::new(),
+        costs: Vec::new(),
+        current: 0,
         index_ready,
         matched_docs: 0,
         exact: false,
@@ -255,10 +282,15 @@ pub fn run_page(
         Mode::Ordered { .. } => "ordered",
         Mode::Whole => "whole",
     };
-    run.meter.partitions_visited = run.visited.len() as u64;
+    // Every partition visited ran the query as a request of its own: each pays the base.
+    run.meter.queries = run.visited.len().max(1) as u64;
+    for c in &mut run.costs {
+        c.charge();
+    }
     let mut metrics = run.metrics;
     metrics.output_document_count = run.rows.len() as u64;
     metrics.partitions_visited = run.visited.len();
+    metrics.partitions = std::mem::take(&mut run.costs);
     metrics.routed = routed;
     metrics.index_hit_ratio = if metrics.retrieved_document_count == 0 {
         1.0
@@ -342,6 +374,10 @@ struct Run<'a> {
     /// The rows are exactly the candidate items (see `Plan::exact_with`).
     exact: bool,
     visited: Vec<u32>,
+    /// Per visited partition (same order as `visited`): its share of the work.
+    costs: Vec<PartitionCost>,
+    /// Index into `visited` of the partition being read.
+    current: usize,
     index_ready: bool,
     matched_docs: u64,
     /// Streamed: the last item key processed.
@@ -354,13 +390,29 @@ struct Run<'a> {
 
 impl<'a> Run<'a> {
     fn over_budget(&self) -> bool {
-        self.meter.charge() > self.budget.max_request_units
+        // Each partition visited so far pays its own query base (counted at the page's end).
+        let bases = self.visited.len().saturating_sub(1) as f64 * crate::ru::rate::QUERY;
+        self.meter.charge() + bases > self.budget.max_request_units
             || self.started.elapsed() > self.budget.max_duration
     }
 
+    /// Work from now on is `pp`'s (a visit of a new partition is a request of its own).
     fn visit(&mut self, pp: u32) {
         if !self.visited.contains(&pp) {
             self.visited.push(pp);
+            self.costs.push(PartitionCost {
+                partition: pp,
+                ..Default::default()
+            });
+        }
+        self.current = self.visited.iter().position(|p| *p == pp).unwrap_or(0);
+    }
+
+    /// Index entries read for the current partition.
+    fn index_read(&mut self, n: u64) {
+        self.meter.index_terms_read += n;
+        if let Some(c) = self.costs.get_mut(self.current) {
+            c.index_entries_read += n;
         }
     }
 
@@ -379,6 +431,10 @@ impl<'a> Run<'a> {
             return Ok(None);
         }
         self.meter.scan_item(v.len());
+        if let Some(c) = self.costs.get_mut(self.current) {
+            c.items_read += 1;
+            c.bytes_read += v.len() as u64;
+        }
         self.metrics.retrieved_document_count += 1;
         self.metrics.retrieved_document_size += v.len() as u64;
         Ok(Some(json))

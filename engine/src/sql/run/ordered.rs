@@ -4,6 +4,7 @@
 use super::{hex, unhex, Run, Target, Token};
 use crate::error::Result;
 use crate::index::{self, scan};
+use crate::sql::exec;
 use crate::storage::keys;
 
 /// Index entries of one partition, in order.
@@ -162,6 +163,8 @@ impl<'a> Run<'a> {
             iters.push(it.peekable());
         }
         let value_of = |k: &[u8]| k[16..k.len() - 24].to_vec();
+        // Items of each partition that produced rows: what its own query returned so far.
+        let mut produced = vec![0usize; targets.len()];
         let complete = loop {
             // The next entry in Cosmos order among the partitions' heads.
             let mut best: Option<(usize, Vec<u8>)> = None;
@@ -209,23 +212,95 @@ impl<'a> Run<'a> {
                 break false;
             }
             let (k, id_key) = iters[i].next().expect("peeked")?;
-            self.meter.index_terms_read += 1;
+            self.index_read(1);
             self.metrics.index_lookups += 1;
             positions[i] = Some(k[8..].to_vec());
             let mut doc_key = rid.to_be_bytes().to_vec();
             doc_key.extend_from_slice(&index::epk_of_entry(k).0);
             doc_key.extend_from_slice(id_key);
             if let Some(stored) = self.store.docs.get(self.rtxn, &doc_key)? {
-                if self.consume(stored, token)? {
+                self.current = i;
+                let matched = self.matched_docs;
+                let done = self.consume(stored, token)?;
+                if self.matched_docs > matched {
+                    produced[i] += 1;
+                }
+                if done {
                     break true;
                 }
             }
         };
+        if targets.len() > 1 {
+            self.price_partition_pages(targets, &mut iters, &produced)?;
+        }
         token.ranges = targets
             .iter()
             .zip(positions)
             .map(|(t, p)| (t.start, t.end, p.map(|p| hex(&p))))
             .collect();
         Ok(complete)
+    }
+
+    /// Prices the merge as Cosmos DB's per-partition execution: each partition, queried on its
+    /// own, would have returned its own first page (up to the page size, or OFFSET + TOP/LIMIT),
+    /// while the merge stopped early in most of them. This reads on in each partition, without
+    /// emitting, until it has that many matching items or none left, and charges what it finds:
+    /// matching items as loaded, the others as index entries the index would have filtered.
+    fn price_partition_pages(
+        &mut self,
+        targets: &[Target],
+        iters: &mut [std::iter::Peekable<EntryIter<'a>>],
+        produced: &[usize],
+    ) -> Result<()> {
+        let l = self.plan.limits;
+        let cap = match (l.top, l.limit) {
+            (Some(t), Some(x)) => t.min(x),
+            (t, x) => t.or(x).unwrap_or(u64::MAX),
+        };
+        let want = (self.budget.max_items as u64).min(l.offset.saturating_add(cap)) as usize;
+        let rid = self.def.rid;
+        for (i, it) in iters.iter_mut().enumerate() {
+            let mut found = produced[i];
+            self.current = i;
+            while found < want && self.started.elapsed() < self.budget.max_duration {
+                let Some(entry) = it.next() else { break };
+                let (k, id_key) = entry?;
+                if index::is_count_key(k) {
+                    continue;
+                }
+                let epk = index::epk_of_entry(k);
+                if targets[i].epks.as_ref().is_some_and(|e| !e.contains(&epk)) {
+                    continue;
+                }
+                let mut doc_key = rid.to_be_bytes().to_vec();
+                doc_key.extend_from_slice(&epk.0);
+                doc_key.extend_from_slice(id_key);
+                let Some(stored) = self.store.docs.get(self.rtxn, &doc_key)? else {
+                    continue;
+                };
+                let matches = self.exact || {
+                    let json = match crate::storage::keys::DocHeader::decode(stored) {
+                        Some((_, json)) => json,
+                        None => continue,
+                    };
+                    let doc = crate::item::parse_stored(json)?;
+                    !exec::item_rows(self.q, self.params, doc)?.is_empty()
+                };
+                if matches {
+                    let (items, bytes) = (
+                        self.metrics.retrieved_document_count,
+                        self.metrics.retrieved_document_size,
+                    );
+                    self.item_json(stored)?;
+                    // Priced, not returned: keep the page's own retrieval metrics.
+                    self.metrics.retrieved_document_count = items;
+                    self.metrics.retrieved_document_size = bytes;
+                    found += 1;
+                } else {
+                    self.index_read(1);
+                }
+            }
+        }
+        Ok(())
     }
 }
