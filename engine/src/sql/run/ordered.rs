@@ -281,7 +281,7 @@ impl<'a> Run<'a> {
                         .partitions
                         .by_id(targets[i].pp)
                         .map_or((0, 0), |p| (p.bytes, p.items));
-                    let avg = if n > 0 { (bytes / n) as usize } else { 0 };
+                    let avg = bytes.checked_div(n).unwrap_or(0) as usize;
                     let (items, size) = (
                         self.metrics.retrieved_document_count,
                         self.metrics.retrieved_document_size,
