@@ -246,7 +246,7 @@ impl<'a> Run<'a> {
     /// while the merge stopped early in most of them. This reads on in each partition, without
     /// emitting, until it has that many matching items or none left, and charges what it finds:
     /// matching items as loaded, the others as index entries the index would have filtered.
-    /// Under an exact plan (no filter left to evaluate) it counts index keys only.
+    /// Without a filter left to evaluate it counts index keys only.
     fn price_partition_pages(
         &mut self,
         targets: &[Target],
@@ -273,7 +273,10 @@ impl<'a> Run<'a> {
                 if targets[i].epks.as_ref().is_some_and(|e| !e.contains(&epk)) {
                     continue;
                 }
-                if self.exact {
+                // Without a filter (or with one storage answers exactly) every entry matches.
+                let every_entry_matches =
+                    self.exact || (self.q.filter.is_none() && self.q.joins.is_empty());
+                if every_entry_matches {
                     // Every entry is a row: price it at the partition's average item size
                     // without loading it (the merge stays as fast as it was).
                     let (bytes, n) = self
