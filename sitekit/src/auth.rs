@@ -96,6 +96,15 @@ pub async fn verify_password(phc: Option<String>, password: String) -> bool {
     .unwrap_or(false)
 }
 
+/// The client's address for throttling: the connection's peer, never a header the client
+/// chooses (`X-Forwarded-For` would let anyone dodge the lock, or lock out someone else). Behind
+/// a reverse proxy, key on what the proxy guarantees instead.
+pub fn client_address(req: &actix_web::HttpRequest) -> String {
+    req.peer_addr()
+        .map(|a| a.ip().to_string())
+        .unwrap_or_else(|| "unknown".into())
+}
+
 /// Failed sign-ins per key (the identifier tried and the client address): after `max_failures`
 /// within `window`, further attempts get a 429 until the window passes. In memory: a restart
 /// forgets, which only ever helps a legitimate user.

@@ -140,11 +140,7 @@ pub async fn signin(
     let form = form.into_inner();
     let name = form.username.trim().to_owned();
     let key = name.to_lowercase();
-    let ip = req
-        .connection_info()
-        .realip_remote_addr()
-        .unwrap_or("unknown")
-        .to_owned();
+    let ip = auth::client_address(&req);
     let keys = [key.as_str(), ip.as_str()];
     throttle.check(&keys)?;
     let user = if name.is_empty() || name.len() > 30 || name.contains(['/', '\\', '?', '#']) {

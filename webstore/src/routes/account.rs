@@ -138,11 +138,7 @@ pub async fn signin(
 ) -> Result<HttpResponse, WebError> {
     let form = form.into_inner();
     let email = form.email.trim().to_lowercase();
-    let ip = req
-        .connection_info()
-        .realip_remote_addr()
-        .unwrap_or("unknown")
-        .to_owned();
+    let ip = auth::client_address(&req);
     let keys = [email.as_str(), ip.as_str()];
     throttle.check(&keys)?;
     let customer = if email.is_empty() || email.len() > 254 || email.contains(['/', '\\', '?', '#'])

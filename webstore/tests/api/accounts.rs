@@ -220,3 +220,41 @@ async fn addresses_are_embedded_by_one_patch_up_to_the_limit() {
     assert_eq!(r.status, 400);
     assert!(r.body.contains("at most 10 addresses"));
 }
+
+/// The per-client lock is on the connection's address: a client choosing `X-Forwarded-For`
+/// cannot spread its failures over made-up addresses (nor lock out someone else's).
+#[tokio::test(flavor = "multi_thread")]
+async fn the_sign_in_throttle_ignores_forwarded_for_headers() {
+    let app = spawn_app().await;
+    let other = app.visitor();
+    let token = other.get("/signin").await.csrf_token();
+    for i in 0..6 {
+        let r = other
+            .client
+            .post(format!("{}/signin", other.base))
+            .header("X-Forwarded-For", format!("10.0.0.{i}"))
+            .form(&[
+                ("email", format!("someone{i}@example.com").as_str()),
+                ("password", "wrong password"),
+                ("csrf_token", token.as_str()),
+            ])
+            .send()
+            .await
+            .unwrap();
+        assert!(r.status() == 401 || r.status() == 429, "{}", r.status());
+    }
+    let r = other
+        .submit(
+            "/signin",
+            "/signin",
+            &[
+                ("email", "another@example.com"),
+                ("password", "wrong password"),
+            ],
+        )
+        .await;
+    assert_eq!(
+        r.status, 429,
+        "the client's own address is locked, whatever header it sends"
+    );
+}
