@@ -45,10 +45,14 @@ function perMinute(perSecond) {
  * whether or not earlier ones have finished (k6 adds VUs up to `maxVUs` when the server slows).
  *
  *   arrival({ exec: 'browse', rate: { smoke: 3, load: 30, soak: 20 }, vus: 10, maxVUs: 60 })
+ *
+ * `vus` (pre-allocated VUs) may also be given per profile; k6 initializes more, up to `maxVUs`,
+ * when the server slows down (iterations it cannot start in time are `dropped_iterations`).
  */
 export function arrival({ exec, rate, vus = 5, maxVUs = 50, tags = {} }) {
   const p = PROFILES[PROFILE];
   const r = perMinute(typeof rate === 'object' ? perProfile(rate) : rate);
+  vus = typeof vus === 'object' ? perProfile(vus) : vus;
   const common = {
     exec,
     timeUnit: '1m',

@@ -33,11 +33,12 @@ export function csrfToken(res) {
  *   expect     the status a success has (200 for pages, 303 for form posts)
  *   contains   strings the page must contain (checked only on a success)
  *   location   RegExp the `Location` of a redirect must match
- *   tags       extra tags for the RU/latency samples (e.g. {lines: '2'})
+ *   tags       extra tags for the RU/latency samples (e.g. {lines: '2'}), or a function of the
+ *              response returning them (a cart page's line count is only known from the page)
  */
 export function record(name, res, { expect = 200, contains = [], location = null, tags = {} } = {}) {
   const p = lookup(name);
-  const sampleTags = { pattern: name, ...tags };
+  const sampleTags = { pattern: name, ...(typeof tags === 'function' ? tags(res) : tags) };
   const ru = requestCharge(res);
   if (Number.isFinite(ru)) {
     p.ruTrend.add(ru, sampleTags);

@@ -6,7 +6,7 @@
 // k6 does not create directories).
 
 import { PROFILE } from './config.js';
-import { patterns, ruLimit, RU_STAT, RU_MARGIN } from './metrics.js';
+import { LATENCY_SCALE, patterns, ruLimit, RU_MARGIN, RU_MAX_FACTOR, RU_STAT } from './metrics.js';
 
 function resultsDir() {
   if (__ENV.RESULTS_DIR) return __ENV.RESULTS_DIR.replace(/\/+$/, '');
@@ -51,6 +51,10 @@ function rows(data) {
   const seconds = data.state.testRunDurationMs / 1000;
   return patterns().map((p) => {
     const count = stat(data, p.latencyMetric, 'count') || 0;
+    // k6 reports zeros for a Trend without samples: show them as "no data".
+    const st = (metric, key) => (count === 0 ? null : stat(data, metric, key));
+    const ruCount = stat(data, p.ruMetric, 'count') || 0;
+    const ru = (key) => (ruCount === 0 ? null : stat(data, p.ruMetric, key));
     const budget = p.ruBy
       ? Object.entries(p.ruBy.budgets).map(([k, v]) => `${p.ruBy.tag}=${k}: ${ruLimit(v)}`).join(', ')
       : p.ru === null || p.ru === undefined
@@ -64,14 +68,14 @@ function rows(data) {
       budget,
       count,
       rate: seconds > 0 ? count / seconds : 0,
-      ruMed: stat(data, p.ruMetric, 'med'),
-      ruP95: stat(data, p.ruMetric, 'p(95)'),
-      ruMax: stat(data, p.ruMetric, 'max'),
-      ruAvg: stat(data, p.ruMetric, 'avg'),
-      latMed: stat(data, p.latencyMetric, 'med'),
-      latP95: stat(data, p.latencyMetric, 'p(95)'),
-      latP99: stat(data, p.latencyMetric, 'p(99)'),
-      latencyBudget: p.latencyMs || null,
+      ruMed: ru('med'),
+      ruP95: ru('p(95)'),
+      ruMax: ru('max'),
+      ruAvg: ru('avg'),
+      latMed: st(p.latencyMetric, 'med'),
+      latP95: st(p.latencyMetric, 'p(95)'),
+      latP99: st(p.latencyMetric, 'p(99)'),
+      latencyBudget: p.latencyMs ? Math.round(p.latencyMs * LATENCY_SCALE) : null,
       errors: stat(data, p.errorsMetric, 'count') || 0,
       throttled: stat(data, p.throttledMetric, 'count') || 0,
       thresholds: th,
@@ -151,7 +155,8 @@ function markdown(script, data) {
     `failed ${pct(t.failedRate)}, checks ${pct(t.checksRate)}, ` +
     `latency p50 ${ms(t.durMed)} / p95 ${ms(t.durP95)} / p99 ${ms(t.durP99)}, ` +
     `${num(t.ru, 1)} RU (${num(t.ruRate, 1)} RU/s), up to ${t.vusMax} VUs, ${t.dropped} dropped iterations.`, '');
-  out.push(`RU budget = documented figure × ${RU_MARGIN}, compared with the pattern's \`${RU_STAT}\`.`, '');
+  out.push(`RU budget = documented figure × ${RU_MARGIN}, compared with the pattern's \`${RU_STAT}\`; ` +
+    `no single request may exceed the figure × ${RU_MAX_FACTOR} (\`max\`). Latency budgets are on p95.`, '');
   out.push('| pattern | requests | req/s | RU p50 | RU p95 | RU max | RU budget | latency p50 | latency p95 | latency p99 | errors | 429s | thresholds |');
   out.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:---:|');
   for (const r of rs) {
@@ -181,17 +186,22 @@ function barChart({ title, unit, rows: data, series, limit = null, format = (x) 
   const shown = data.filter((r) => series.some((s) => r[s.key] !== null && r[s.key] !== undefined));
   if (shown.length === 0) return `<p class="empty">${esc(title)}: no data.</p>`;
   const labelW = 170;
-  const plotW = 560;
-  const valueW = 90;
+  const plotW = 640;
+  const valueW = 110;
   const barH = 11;
   const rowH = series.length * (barH + 2) + 10;
   const top = 34;
+  // The scale follows the data; a budget far above it (the back office's fan-out, the argon2
+  // sign-up) is drawn as an arrow at the right edge rather than squashing every bar.
   let max = 0;
   for (const r of shown) {
     for (const s of series) max = Math.max(max, r[s.key] || 0);
-    if (limit && limit(r) !== null) max = Math.max(max, limit(r));
   }
-  max = max > 0 ? max * 1.05 : 1;
+  for (const r of shown) {
+    const lim = limit ? limit(r) : null;
+    if (lim !== null && lim !== undefined && lim <= max * 1.5) max = Math.max(max, lim);
+  }
+  max = max > 0 ? max * 1.08 : 1;
   const x = (v) => labelW + (plotW * v) / max;
   const height = top + shown.length * rowH + 12;
   const width = labelW + plotW + valueW;
@@ -225,9 +235,14 @@ function barChart({ title, unit, rows: data, series, limit = null, format = (x) 
       parts.push(`<text x="${(labelW + w + 4).toFixed(1)}" y="${y + barH - 2}" class="vl">${esc(format(v))}</text>`);
     });
     const lim = limit ? limit(r) : null;
-    if (lim !== null && lim !== undefined) {
+    if (lim !== null && lim !== undefined && lim <= max) {
       const lx2 = x(lim);
       parts.push(`<line x1="${lx2}" y1="${y0 + 1}" x2="${lx2}" y2="${y0 + rowH - 5}" class="limit"><title>budget ${esc(format(lim))} ${esc(unit)}</title></line>`);
+    } else if (lim !== null && lim !== undefined) {
+      const ex = labelW + plotW;
+      const ym = y0 + rowH / 2 - 2;
+      parts.push(`<path d="M${ex - 8} ${ym - 5} L${ex} ${ym} L${ex - 8} ${ym + 5} Z" fill="#d62728"><title>budget ${esc(format(lim))} ${esc(unit)} (off the scale)</title></path>`);
+      parts.push(`<text x="${ex + 4}" y="${ym + 4}" class="vl">≤ ${esc(format(lim))}</text>`);
     }
   });
   parts.push('</svg>');
@@ -244,6 +259,7 @@ h1{font-size:22px;margin:0 0 4px} h2{font-size:17px;margin:28px 0 8px;border-bot
 .card{border:1px solid #e3e6ec;border-radius:8px;padding:8px 12px;min-width:120px}
 .card b{display:block;font-size:18px}.card span{color:#5b6475;font-size:12px}
 table{border-collapse:collapse;width:100%;font-size:13px}
+.scroll{overflow-x:auto}
 th,td{padding:4px 8px;border-bottom:1px solid #eef0f4;text-align:left;white-space:nowrap}
 th{background:#f6f7f9;font-weight:600}
 td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
@@ -283,7 +299,7 @@ function html(script, data) {
   ].join('') + '</div>');
 
   body.push('<h2>Request units per pattern</h2>');
-  body.push(`<p class="note">Bars: the request charge (<code>x-ms-request-charge</code>) of each request of the pattern. Red tick: the budget, documented figure × ${esc(RU_MARGIN)} (compared with the <code>${esc(RU_STAT)}</code>).</p>`);
+  body.push(`<p class="note">Bars: the request charge (<code>x-ms-request-charge</code>) of each request of the pattern. Red tick: the budget, documented figure × ${esc(RU_MARGIN)} (compared with the <code>${esc(RU_STAT)}</code>); no single request may cost more than the figure × ${esc(RU_MAX_FACTOR)}.</p>`);
   body.push(barChart({
     title: 'RU per request',
     unit: 'RU',
@@ -301,7 +317,7 @@ function html(script, data) {
     format: (v) => (v >= 100 ? v.toFixed(0) : v.toFixed(1)),
   }));
 
-  body.push('<h2>Table</h2><table><thead><tr><th>pattern</th><th class="n">requests</th><th class="n">req/s</th>' +
+  body.push('<h2>Table</h2><div class="scroll"><table><thead><tr><th>pattern</th><th class="n">requests</th><th class="n">req/s</th>' +
     '<th class="n">RU p50</th><th class="n">RU p95</th><th class="n">RU max</th><th class="n">RU budget</th>' +
     '<th class="n">lat p50</th><th class="n">lat p95</th><th class="n">lat p99</th><th class="n">errors</th><th class="n">429s</th><th>thresholds</th></tr></thead><tbody>');
   for (const r of rs) {
@@ -312,7 +328,7 @@ function html(script, data) {
       `<td class="n">${ms(r.latMed)}</td><td class="n">${ms(r.latP95)}</td><td class="n">${ms(r.latP99)}</td>` +
       `<td class="n">${r.errors}</td><td class="n">${r.throttled}</td><td>${th}</td></tr>`);
   }
-  body.push('</tbody></table>');
+  body.push('</tbody></table></div>');
 
   body.push(`<h2>Thresholds (${t.passed}/${t.thresholds.length} passed)</h2><ul class="th">`);
   for (const x of t.thresholds) body.push(`<li><span class="${x.ok ? 'ok' : 'ko'}">${x.ok ? '✓' : '✗'}</span> <code>${esc(x.metric)}</code> <code>${esc(x.expr)}</code></li>`);
