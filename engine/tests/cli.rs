@@ -513,6 +513,12 @@ fn backup_restore_and_damaged_data() {
         original,
         "the backup holds every committed item"
     );
+    let o = engine(&backup, &["check"]);
+    assert!(
+        o.status.success(),
+        "the backup checks clean: {}",
+        String::from_utf8_lossy(&o.stdout)
+    );
 
     // A missing directory: said plainly, exit non-zero.
     let o = engine(&tmp.path().join("nowhere"), &["list"]);

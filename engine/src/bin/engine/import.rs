@@ -199,6 +199,16 @@ pub async fn run(engine: &Engine, o: ImportOptions<'_>) -> Result<(), Error> {
             break;
         }
         bar.set_position(unit.offset);
+        if !bar.is_hidden() && last_line.elapsed() >= Duration::from_millis(500) {
+            last_line = Instant::now();
+            let secs = started.elapsed().as_secs_f64().max(1e-3);
+            bar.set_message(format!(
+                "{} items ({:.0}/s), {} failed",
+                out.imported,
+                out.imported as f64 / secs,
+                out.failed
+            ));
+        }
         let c = c.clone();
         let upsert = o.upsert;
         in_flight.spawn(async move {
