@@ -1,10 +1,8 @@
 //! A real browser (headless Chromium over WebDriver) joins the blog, writes a post, comments on
 //! it, likes it and sees the counts, through the pages and forms a person uses.
 
-use actix_web::cookie::Key;
 use blog::{Blog, BlogOptions};
 use engine::{Engine, EngineOptions};
-use sitekit::server::{serve, ServeOptions};
 use sitekit::testing::browser::Browser;
 use sitekit::testing::TestApp;
 
@@ -18,14 +16,7 @@ async fn a_writer_joins_posts_comments_likes_and_sees_the_counts() {
     let blog = Blog::start(&engine, &BlogOptions { users: 3 })
         .await
         .unwrap();
-    let options = ServeOptions {
-        site: blog::SITE,
-        session_key: Key::generate(),
-        secure_cookies: false,
-        workers: Some(2),
-    };
-    let (server, addr) = serve("127.0.0.1:0".parse().unwrap(), options, blog.configure()).unwrap();
-    let app = TestApp::spawn(server, addr);
+    let app = TestApp::serve(blog::SITE, blog.configure(), 2);
 
     let result = async {
         browser.goto(&app.url("/signup")).await?;

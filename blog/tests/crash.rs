@@ -7,11 +7,9 @@
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 
-use actix_web::cookie::Key;
 use blog::{Blog, BlogOptions};
 use engine::{Engine, EngineOptions};
 use serde_json::Value;
-use sitekit::server::{serve, ServeOptions};
 use sitekit::testing::TestApp;
 
 const CHILD_ENV: &str = "BLOG_CRASH_CHILD_DIR";
@@ -32,15 +30,7 @@ fn engagement_child() {
         let blog = Blog::start(&engine, &BlogOptions { users: 3 })
             .await
             .unwrap();
-        let options = ServeOptions {
-            site: blog::SITE,
-            session_key: Key::generate(),
-            secure_cookies: false,
-            workers: Some(2),
-        };
-        let (server, addr) =
-            serve("127.0.0.1:0".parse().unwrap(), options, blog.configure()).unwrap();
-        let app = TestApp::spawn(server, addr);
+        let app = TestApp::serve(blog::SITE, blog.configure(), 2);
         let run = std::process::id();
         let mut tasks = Vec::new();
         for w in 0..4 {

@@ -12,6 +12,7 @@ pub mod db;
 pub mod error;
 pub mod form;
 pub mod layout;
+pub mod paging;
 pub mod ru;
 pub mod server;
 pub mod session;

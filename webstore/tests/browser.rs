@@ -2,9 +2,7 @@
 //! out and finds the order, through the pages and forms a person uses. Screenshots of each step
 //! go to `target/browser-screenshots/`.
 
-use actix_web::cookie::Key;
 use engine::{Engine, EngineOptions};
-use sitekit::server::{serve, ServeOptions};
 use sitekit::testing::browser::Browser;
 use sitekit::testing::TestApp;
 use webstore::{WebStore, WebStoreOptions};
@@ -19,14 +17,7 @@ async fn a_shopper_signs_up_fills_the_cart_checks_out_and_sees_the_order() {
     let store = WebStore::start(&engine, &WebStoreOptions { customers: 10 })
         .await
         .unwrap();
-    let options = ServeOptions {
-        site: webstore::SITE,
-        session_key: Key::generate(),
-        secure_cookies: false,
-        workers: Some(2),
-    };
-    let (server, addr) = serve("127.0.0.1:0".parse().unwrap(), options, store.configure()).unwrap();
-    let app = TestApp::spawn(server, addr);
+    let app = TestApp::serve(webstore::SITE, store.configure(), 2);
 
     let result = async {
         browser.goto(&app.url("/signup")).await?;

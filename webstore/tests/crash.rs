@@ -6,10 +6,8 @@
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 
-use actix_web::cookie::Key;
 use engine::{Engine, EngineOptions};
 use serde_json::Value;
-use sitekit::server::{serve, ServeOptions};
 use sitekit::testing::TestApp;
 use webstore::{WebStore, WebStoreOptions};
 
@@ -30,15 +28,7 @@ fn checkout_child() {
         let store = WebStore::start(&engine, &WebStoreOptions { customers: 5 })
             .await
             .unwrap();
-        let options = ServeOptions {
-            site: webstore::SITE,
-            session_key: Key::generate(),
-            secure_cookies: false,
-            workers: Some(2),
-        };
-        let (server, addr) =
-            serve("127.0.0.1:0".parse().unwrap(), options, store.configure()).unwrap();
-        let app = TestApp::spawn(server, addr);
+        let app = TestApp::serve(webstore::SITE, store.configure(), 2);
         let p = &webstore::seed::catalog::catalog().products[1];
         let mut shoppers = Vec::new();
         for _ in 0..4 {

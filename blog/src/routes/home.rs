@@ -3,10 +3,11 @@
 use actix_web::{web, HttpResponse};
 use askama::Template;
 
-use super::{next_link, Paging};
+use super::Paging;
 use crate::access::{self, Db};
 use crate::model::{PostShort, User};
 use sitekit::layout::html;
+use sitekit::paging::next_page_link;
 use sitekit::{Ctx, Page, WebError};
 
 #[derive(Template)]
@@ -44,7 +45,7 @@ pub async fn user(
     let posts = access::q3_user_posts::user_posts(&db, &user_id, paging.page.clone()).await?;
     html(&UserPage {
         page: ctx.page(user.username.clone()),
-        next: next_link(&format!("/users/{user_id}"), &posts.continuation),
+        next: next_page_link(&format!("/users/{user_id}"), &posts.continuation),
         user,
         posts: posts.items,
     })

@@ -31,19 +31,3 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
 pub struct Paging {
     pub page: Option<String>,
 }
-
-/// `?page=` link for a continuation.
-pub fn next_link(base: &str, continuation: &Option<String>) -> Option<String> {
-    continuation.as_ref().map(|c| {
-        let escaped: String = c
-            .bytes()
-            .map(|b| match b {
-                b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                    (b as char).to_string()
-                }
-                _ => format!("%{b:02X}"),
-            })
-            .collect();
-        format!("{base}?page={escaped}")
-    })
-}

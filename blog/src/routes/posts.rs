@@ -5,13 +5,14 @@ use actix_web::{web, HttpResponse};
 use askama::Template;
 use serde::Deserialize;
 
-use super::{next_link, Paging};
+use super::Paging;
 use crate::access::{self, Db};
 use crate::markdown::to_safe_html;
 use crate::model::{Comment, Like, Post};
 use sitekit::csrf::CsrfForm;
 use sitekit::form::FieldErrors;
 use sitekit::layout::{html, html_status, see_other};
+use sitekit::paging::next_page_link;
 use sitekit::{Ctx, Page, WebError};
 
 /// Largest post body (the engine's item limit is 2 MB; a blog post is far smaller).
@@ -171,7 +172,7 @@ async fn post_page(
         &PostPage {
             page: ctx.page(post.title.clone()),
             body: to_safe_html(&post.content),
-            next: next_link(&format!("/posts/{post_id}"), &comments.continuation),
+            next: next_page_link(&format!("/posts/{post_id}"), &comments.continuation),
             mine: ctx.user.as_ref().is_some_and(|u| u.id == post.user_id),
             comments: comments.items,
             post,
@@ -288,7 +289,7 @@ pub async fn likes(
     let likes = access::q5_likes::likes(&db, &post_id, paging.page.clone()).await?;
     html(&LikesPage {
         page: ctx.page("Likes"),
-        next: next_link(&format!("/posts/{post_id}/likes"), &likes.continuation),
+        next: next_page_link(&format!("/posts/{post_id}/likes"), &likes.continuation),
         post_id,
         likes: likes.items,
     })

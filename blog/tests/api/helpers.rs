@@ -1,7 +1,5 @@
-use actix_web::cookie::Key;
 use blog::{Blog, BlogOptions};
 use engine::{Engine, EngineOptions};
-use sitekit::server::{serve, ServeOptions};
 use sitekit::testing::{Reply, TestApp as Server, Visitor};
 
 /// Users seeded for a test app: a full feed (more than 100 posts), quick to seed.
@@ -77,19 +75,9 @@ pub async fn spawn_app() -> TestApp {
     let blog = Blog::start(&engine, &BlogOptions { users: USERS })
         .await
         .expect("the blog starts");
-    let (server, addr) = serve(
-        "127.0.0.1:0".parse().expect("an address"),
-        ServeOptions {
-            site: blog::SITE,
-            session_key: Key::generate(),
-            secure_cookies: false,
-            workers: Some(1),
-        },
-        blog.configure(),
-    )
-    .expect("the server binds");
+    let server = Server::serve(blog::SITE, blog.configure(), 1);
     TestApp {
-        server: Server::spawn(server, addr),
+        server,
         blog,
         _dir: dir,
     }

@@ -16,6 +16,23 @@ pub struct TestApp {
 }
 
 impl TestApp {
+    /// Serves a site on a free loopback port with a fresh session key, on the current runtime.
+    pub fn serve<F>(site: crate::Site, configure: F, workers: usize) -> TestApp
+    where
+        F: Fn(&mut actix_web::web::ServiceConfig) + Send + Clone + 'static,
+    {
+        let options = crate::server::ServeOptions {
+            site,
+            session_key: actix_web::cookie::Key::generate(),
+            secure_cookies: false,
+            workers: Some(workers),
+        };
+        let addr = "127.0.0.1:0".parse().expect("a loopback address");
+        let (server, addr) =
+            crate::server::serve(addr, options, configure).expect("the server binds");
+        TestApp::spawn(server, addr)
+    }
+
     /// Runs `server` (from [`crate::server::serve`]) on the current runtime.
     pub fn spawn(server: actix_web::dev::Server, addr: SocketAddr) -> TestApp {
         let handle = server.handle();

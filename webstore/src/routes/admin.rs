@@ -6,12 +6,13 @@ use actix_web::{web, HttpResponse};
 use askama::Template;
 use serde::Deserialize;
 
-use super::{page_link, Listing};
+use super::Listing;
 use crate::access::{self, Db, StoreError};
 use crate::model::{Customer, Product};
 use crate::startup::Propagation;
 use sitekit::csrf::CsrfForm;
 use sitekit::layout::{html, html_status, see_other};
+use sitekit::paging::next_page_link;
 use sitekit::{Ctx, Page, WebError};
 
 #[derive(Template)]
@@ -188,7 +189,7 @@ pub async fn products(
     let listing = access::all_products::all_products(&db, query.page.clone()).await?;
     html(&ProductsPage {
         page: ctx.page("Products"),
-        next: page_link("/admin/products", "", &listing.continuation),
+        next: next_page_link("/admin/products", &listing.continuation),
         products: listing.items,
     })
 }

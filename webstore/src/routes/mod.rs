@@ -49,23 +49,3 @@ pub struct Listing {
     pub sort: Option<String>,
     pub q: Option<String>,
 }
-
-/// Query-string safe form of a continuation token (they are URL-safe base64 already; this
-/// guards against anything else).
-pub fn page_link(base: &str, extra: &str, continuation: &Option<String>) -> Option<String> {
-    continuation.as_ref().map(|c| {
-        let sep = if base.contains('?') { '&' } else { '?' };
-        format!("{base}{sep}{extra}page={}", url_escape(c))
-    })
-}
-
-pub fn url_escape(s: &str) -> String {
-    s.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
-}

@@ -3,11 +3,12 @@
 use actix_web::{web, HttpResponse};
 use askama::Template;
 
-use super::{page_link, url_escape, Listing};
+use super::Listing;
 use crate::access::products_by_category::{self, Sort};
 use crate::access::{self, Db};
 use crate::model::{Category, FeaturedProduct, Product};
 use sitekit::layout::html;
+use sitekit::paging::{next_page_link, url_escape};
 use sitekit::{Ctx, Page, WebError};
 
 #[derive(Template)]
@@ -63,7 +64,7 @@ pub async fn category(
     );
     html(&CategoryPage {
         page: ctx.page(name.clone()),
-        next: page_link(&base, "", &listing.continuation),
+        next: next_page_link(&base, &listing.continuation),
         category_id,
         name,
         products: listing.items,
@@ -123,9 +124,8 @@ pub async fn tag(
         heading,
         note: "A tag's products are spread over every category partition, so this page fans out.",
         query: String::new(),
-        next: page_link(
+        next: next_page_link(
             &format!("/tags/{}", url_escape(&tag_id)),
-            "",
             &listing.continuation,
         ),
         products: listing.items,
@@ -155,7 +155,7 @@ pub async fn search(
         page: ctx.page(format!("Search: {text}")),
         heading: if text.is_empty() { "Search".into() } else { format!("Results for “{text}”") },
         note: "Name search reads every category partition (a fan-out): fine for a search box, not for a hot path.",
-        next: page_link(&format!("/search?q={}", url_escape(&text)), "", &listing.continuation),
+        next: next_page_link(&format!("/search?q={}", url_escape(&text)), &listing.continuation),
         query: text,
         products: listing.items,
     })

@@ -1,6 +1,4 @@
-use actix_web::cookie::Key;
 use engine::{Engine, EngineOptions};
-use sitekit::server::{serve, ServeOptions};
 use sitekit::testing::{Reply, TestApp as Server, Visitor};
 use webstore::seed::{ADMIN_EMAIL, ADMIN_PASSWORD, DEMO_EMAIL, DEMO_PASSWORD};
 use webstore::{WebStore, WebStoreOptions};
@@ -78,19 +76,9 @@ pub async fn spawn_app_in(dir: tempfile::TempDir) -> TestApp {
     )
     .await
     .expect("WebStore starts");
-    let (server, addr) = serve(
-        "127.0.0.1:0".parse().expect("an address"),
-        ServeOptions {
-            site: webstore::SITE,
-            session_key: Key::generate(),
-            secure_cookies: false,
-            workers: Some(1),
-        },
-        store.configure(),
-    )
-    .expect("the server binds");
+    let server = Server::serve(webstore::SITE, store.configure(), 1);
     TestApp {
-        server: Server::spawn(server, addr),
+        server,
         store,
         engine,
         _dir: dir,
