@@ -4,12 +4,10 @@
 //! `commentCount` and `likeCount` equal the comments and likes stored, and that no acknowledged
 //! comment was lost.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
-
 use blog::{Blog, BlogOptions};
 use engine::{Engine, EngineOptions};
 use serde_json::Value;
+use sitekit::testing::crash::kill_after_acks;
 use sitekit::testing::TestApp;
 
 const CHILD_ENV: &str = "BLOG_CRASH_CHILD_DIR";
@@ -74,33 +72,16 @@ fn counts_equal_comments_and_likes_after_kill_9() {
     let dir = tempfile::tempdir().unwrap();
     let mut acknowledged = Vec::new();
     for wanted in [5usize, 60, 25] {
-        let mut child = Command::new(std::env::current_exe().unwrap())
-            .args([
-                "engagement_child",
-                "--exact",
-                "--nocapture",
-                "--test-threads=1",
-            ])
-            .env(CHILD_ENV, dir.path())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut seen = 0;
-        for line in BufReader::new(child.stdout.take().unwrap()).lines() {
-            let line = line.unwrap();
-            if let Some(rest) = line.strip_prefix("ack comment ") {
-                let (post, text) = rest.split_once(' ').unwrap();
-                acknowledged.push((post.to_owned(), text.to_owned()));
-                seen += 1;
-                if seen >= wanted {
-                    break;
-                }
-            }
+        for rest in kill_after_acks(
+            "engagement_child",
+            CHILD_ENV,
+            dir.path(),
+            "ack comment ",
+            wanted,
+        ) {
+            let (post, text) = rest.split_once(' ').unwrap();
+            acknowledged.push((post.to_owned(), text.to_owned()));
         }
-        child.kill().unwrap();
-        child.wait().unwrap();
-        assert!(seen >= wanted, "the child stopped early");
     }
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -3,11 +3,9 @@
 //! parent kills it with SIGKILL mid-load, several times, then checks that the demo customer's
 //! `salesOrderCount` equals the orders stored, and that no acknowledged order was lost.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
-
 use engine::{Engine, EngineOptions};
 use serde_json::Value;
+use sitekit::testing::crash::kill_after_acks;
 use sitekit::testing::TestApp;
 use webstore::{WebStore, WebStoreOptions};
 
@@ -75,34 +73,14 @@ fn orders_and_counts_agree_after_kill_9_mid_checkout() {
     let dir = tempfile::tempdir().unwrap();
     let mut acknowledged = Vec::new();
     for wanted in [3usize, 40, 15] {
-        let mut child = Command::new(std::env::current_exe().unwrap())
-            .args([
-                "checkout_child",
-                "--exact",
-                "--nocapture",
-                "--test-threads=1",
-            ])
-            .env(CHILD_ENV, dir.path())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let out = BufReader::new(child.stdout.take().unwrap());
-        let mut seen = 0;
-        for line in out.lines() {
-            let line = line.unwrap();
-            if let Some(id) = line.strip_prefix("ack ") {
-                acknowledged.push(id.to_owned());
-                seen += 1;
-                if seen >= wanted {
-                    break;
-                }
-            }
-        }
         // SIGKILL with checkouts in flight.
-        child.kill().unwrap();
-        child.wait().unwrap();
-        assert!(seen >= wanted, "the child stopped early");
+        acknowledged.extend(kill_after_acks(
+            "checkout_child",
+            CHILD_ENV,
+            dir.path(),
+            "ack ",
+            wanted,
+        ));
     }
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()

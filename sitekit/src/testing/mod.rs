@@ -3,6 +3,7 @@
 //! of forms like a person would fill them.
 
 pub mod browser;
+pub mod crash;
 
 use std::net::SocketAddr;
 
