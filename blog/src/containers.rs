@@ -20,27 +20,45 @@ pub struct Containers {
     pub leases: ContainerClient,
 }
 
-impl Containers {
-    pub async fn create_if_not_exists(db: &DatabaseClient) -> engine::Result<Containers> {
-        // Q3 sorts a user's post copies by date inside the user's partition.
-        let users = ContainerProperties::new("users", "/userId").with_indexing_policy(json!({
+/// Physical partitions of every blog container: what `engine/RU.md` derives from the article's
+/// V2 fan-out figures, so V1/V2/V3 are measured like the article's (a fan-out pays per partition).
+pub const PHYSICAL_PARTITIONS: u32 = 35;
+
+/// `users` (pk `/userId`) in every model: Q3 (V3) sorts a user's post copies by date inside the
+/// user's partition.
+pub fn users_properties() -> ContainerProperties {
+    ContainerProperties::new("users", "/userId")
+        .with_initial_partitions(PHYSICAL_PARTITIONS)
+        .with_indexing_policy(json!({
             "includedPaths": [{"path": "/type/?"}, {"path": "/creationDate/?"}],
             "excludedPaths": [{"path": "/*"}]
-        }));
-        // Q4/Q5 sort a post's comments and likes by date inside its partition; the username
-        // propagation finds a user's items across partitions by userId.
-        let posts = ContainerProperties::new("posts", "/postId").with_indexing_policy(json!({
+        }))
+}
+
+/// `posts` (pk `/postId`) in every model: Q4/Q5 sort a post's comments and likes by date inside
+/// its partition; Q3/Q6 of V1 and V2 filter on `userId` and sort by date across partitions (as
+/// does the username propagation).
+pub fn posts_properties() -> ContainerProperties {
+    ContainerProperties::new("posts", "/postId")
+        .with_initial_partitions(PHYSICAL_PARTITIONS)
+        .with_indexing_policy(json!({
             "includedPaths": [{"path": "/type/?"}, {"path": "/creationDate/?"}, {"path": "/userId/?"}],
             "excludedPaths": [{"path": "/*"}]
-        }));
+        }))
+}
+
+impl Containers {
+    pub async fn create_if_not_exists(db: &DatabaseClient) -> engine::Result<Containers> {
         // Q6 and the truncating trigger sort the feed by date.
-        let feed = ContainerProperties::new("feed", "/type").with_indexing_policy(json!({
-            "includedPaths": [{"path": "/creationDate/?"}],
-            "excludedPaths": [{"path": "/*"}]
-        }));
+        let feed = ContainerProperties::new("feed", "/type")
+            .with_initial_partitions(PHYSICAL_PARTITIONS)
+            .with_indexing_policy(json!({
+                "includedPaths": [{"path": "/creationDate/?"}],
+                "excludedPaths": [{"path": "/*"}]
+            }));
         Ok(Containers {
-            users: ensure(db, users).await?,
-            posts: ensure(db, posts).await?,
+            users: ensure(db, users_properties()).await?,
+            posts: ensure(db, posts_properties()).await?,
             feed: ensure(db, feed).await?,
             leases: ensure(db, ContainerProperties::new("leases", "/processor")).await?,
         })

@@ -1,15 +1,20 @@
-//! The blogging platform of `004_*` on the engine, modeled as the article ends up (V3): `users`,
-//! `posts`, `feed`. Every request of the article (C1–C4, Q1–Q6) is one file in `access/`, and
+//! The blogging platform of `004_*` on the engine. The site runs the model the article ends with
+//! (V3: `users`, `posts`, `feed`); the same pages also run on its V1 and V2 models (`/v1`, `/v2`)
+//! so `/models` can put this engine's figures beside the article's. Every request of the article
+//! (C1–C4, Q1–Q6) is one file in `access/` (V3, and what V2 shares), `access/v2/`, `access/v1/`;
 //! every page shows what it cost.
 
 pub mod access;
+pub mod comparison;
 pub mod containers;
 pub mod markdown;
 pub mod model;
+pub mod requests;
 pub mod routes;
 pub mod scripts;
 pub mod seed;
 pub mod startup;
+pub mod versions;
 pub mod workers;
 
 pub use startup::{Blog, BlogOptions, SITE};

@@ -1,10 +1,8 @@
 //! The article's server-side scripts, translated line for line from its JavaScript: they run as
 //! one ACID transaction inside one logical partition.
 
-use engine::{Error, ItemOptions, ScriptContext, Trigger, TriggerOperation};
+use engine::{ContainerClient, Error, ItemOptions, ScriptContext, Trigger, TriggerOperation};
 use serde_json::{json, Value};
-
-use crate::containers::Containers;
 
 /// Most posts the feed keeps (`004_*`: "we just need to get the 100 most recent posts").
 pub const FEED_SIZE: usize = 100;
@@ -115,14 +113,19 @@ pub fn feed_write() -> Option<ItemOptions> {
 }
 
 /// Registers the scripts (at start-up, as a deployment would).
-pub fn register(c: &Containers) -> engine::Result<()> {
-    let posts = c.posts.scripts();
-    posts.upsert_stored_procedure("createComment", create_comment)?;
-    posts.upsert_stored_procedure("createLike", create_like)?;
-    posts.upsert_stored_procedure("deleteLike", delete_like)?;
-    posts.upsert_stored_procedure("updateUsernames", update_usernames)?;
-    c.feed.scripts().upsert_trigger(
-        TRUNCATE_FEED,
-        Trigger::post(TriggerOperation::All, truncate_feed),
-    )
+/// Registers the procedures on a `posts` container (V2 and V3) and, with V3's `feed`, the
+/// truncating trigger.
+pub fn register(posts: &ContainerClient, feed: Option<&ContainerClient>) -> engine::Result<()> {
+    let scripts = posts.scripts();
+    scripts.upsert_stored_procedure("createComment", create_comment)?;
+    scripts.upsert_stored_procedure("createLike", create_like)?;
+    scripts.upsert_stored_procedure("deleteLike", delete_like)?;
+    scripts.upsert_stored_procedure("updateUsernames", update_usernames)?;
+    match feed {
+        Some(feed) => feed.scripts().upsert_trigger(
+            TRUNCATE_FEED,
+            Trigger::post(TriggerOperation::All, truncate_feed),
+        ),
+        None => Ok(()),
+    }
 }

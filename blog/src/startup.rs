@@ -1,13 +1,18 @@
-//! Starting the blog on an engine: containers, scripts, demo data, the change-feed workers, and
-//! the routes to serve.
+//! Starting the blog on an engine: the three models' containers, scripts, demo data, the
+//! change-feed workers, and the routes to serve (V3 at `/`, V2 at `/v2`, V1 at `/v1`, the
+//! comparison at `/models`).
 
 use std::sync::Arc;
 
-use actix_web::web;
+use actix_web::{web, HttpResponse};
 use engine::{ChangeFeedProcessor, ChangeFeedStart, ContainerClient, Engine};
 use serde_json::Value;
 
+use crate::access::{v1, v2};
+use crate::comparison::Measurements;
 use crate::containers::{Containers, DATABASE};
+use crate::versions::{Version, Workers, V1, V2, V3};
+use crate::workers::propagate_usernames::Target;
 use crate::workers::{copy_posts, propagate_usernames};
 use crate::{routes, scripts, seed};
 
@@ -15,7 +20,26 @@ pub const SITE: sitekit::Site = sitekit::Site {
     name: "Blog",
     tagline: "the blogging platform of the Cosmos DB partitioning article (V3 model)",
     cookie_name: "blog_session",
+    base: "",
 };
+
+/// The same pages on the article's earlier models, for measuring (the site links to V3).
+pub const SITE_V2: sitekit::Site = sitekit::Site {
+    name: "Blog · V2 model",
+    tagline: "V2: usernames and counts denormalized, Q3 and Q6 fan out (compare at /models)",
+    cookie_name: "blog_session",
+    base: "/v2",
+};
+
+pub const SITE_V1: sitekit::Site = sitekit::Site {
+    name: "Blog · V1 model",
+    tagline: "V1: nothing denormalized, extra queries for names and counts (compare at /models)",
+    cookie_name: "blog_session",
+    base: "/v1",
+};
+
+/// How many users the generated data holds (the `/models` page states it).
+pub struct SeededUsers(pub u64);
 
 #[derive(Debug, Clone)]
 pub struct BlogOptions {
@@ -29,41 +53,39 @@ impl Default for BlogOptions {
     }
 }
 
-/// The workers, for the account page's "is my new name everywhere yet?".
-pub struct Workers {
-    pub copy_posts: Arc<ChangeFeedProcessor>,
-    pub propagate_usernames: Arc<ChangeFeedProcessor>,
-}
-
-impl Workers {
-    /// Changes not yet handled by either worker.
-    pub async fn pending(&self) -> engine::Result<u64> {
-        let mut n = 0;
-        for p in [&self.copy_posts, &self.propagate_usernames] {
-            n += p
-                .estimate_lag()
-                .await?
-                .iter()
-                .map(|l| l.pending)
-                .sum::<u64>();
-        }
-        Ok(n)
-    }
-}
-
 pub struct Blog {
     pub containers: Containers,
+    pub v2: v2::Containers,
+    pub v1: v1::Containers,
     pub workers: Arc<Workers>,
+    pub workers_v2: Arc<Workers>,
     pub users: u64,
+    measurements: Arc<Measurements>,
     throttle: Arc<sitekit::auth::Throttle>,
 }
 
 impl Blog {
     pub async fn start(engine: &Engine, options: &BlogOptions) -> engine::Result<Blog> {
-        let db = engine.create_database_if_not_exists(DATABASE).await?;
-        let containers = Containers::create_if_not_exists(&db).await?;
-        scripts::register(&containers)?;
-        let users = seed::seed_if_needed(&containers, options.users).await?;
+        let containers = Containers::create_if_not_exists(
+            &engine.create_database_if_not_exists(DATABASE).await?,
+        )
+        .await?;
+        let v2 = v2::Containers::create_if_not_exists(
+            &engine.create_database_if_not_exists(v2::DATABASE).await?,
+        )
+        .await?;
+        let v1 = v1::Containers::create_if_not_exists(
+            &engine.create_database_if_not_exists(v1::DATABASE).await?,
+        )
+        .await?;
+        scripts::register(&containers.posts, Some(&containers.feed))?;
+        scripts::register(&v2.posts, None)?;
+        let models = seed::Models {
+            v3: &containers,
+            v2: &v2,
+            v1: &v1,
+        };
+        let users = seed::seed_if_needed(&models, options.users).await?;
         let c = containers.clone();
         let copy = processor(
             &containers.posts,
@@ -74,46 +96,94 @@ impl Blog {
                 async move { copy_posts::copy_posts(&c, changes).await }
             },
         )?;
-        let c = containers.clone();
-        let propagate = processor(
-            &containers.users,
-            &containers.leases,
-            propagate_usernames::PROCESSOR,
-            move |changes| {
-                let c = c.clone();
-                async move { propagate_usernames::propagate_usernames(&c, changes).await }
-            },
-        )?;
-        copy.start().await?;
-        propagate.start().await?;
+        let propagate = propagation(&containers.users, &containers.posts, &containers.leases)?;
+        let propagate_v2 = propagation(&v2.users, &v2.posts, &v2.leases)?;
+        for p in [&copy, &propagate, &propagate_v2] {
+            p.start().await?;
+        }
         Ok(Blog {
             containers,
-            workers: Arc::new(Workers {
-                copy_posts: Arc::new(copy),
-                propagate_usernames: Arc::new(propagate),
-            }),
+            v2,
+            v1,
+            workers: Arc::new(Workers(vec![Arc::new(copy), Arc::new(propagate)])),
+            workers_v2: Arc::new(Workers(vec![Arc::new(propagate_v2)])),
             users,
+            measurements: Arc::new(Measurements::default()),
             throttle: Arc::new(sitekit::auth::Throttle::default()),
         })
     }
 
     pub fn configure(&self) -> impl Fn(&mut web::ServiceConfig) + Send + Clone + 'static {
         let containers = web::Data::new(self.containers.clone());
+        let v2 = web::Data::new(self.v2.clone());
+        let v1 = web::Data::new(self.v1.clone());
         let throttle = web::Data::from(self.throttle.clone());
+        let measurements = web::Data::from(self.measurements.clone());
+        let users = web::Data::new(SeededUsers(self.users));
         let workers = web::Data::from(self.workers.clone());
+        let workers_v2 = web::Data::from(self.workers_v2.clone());
         move |cfg: &mut web::ServiceConfig| {
             cfg.app_data(containers.clone())
+                .app_data(v2.clone())
+                .app_data(v1.clone())
                 .app_data(throttle.clone())
+                .app_data(measurements.clone())
+                .app_data(users.clone())
+                .route("/models", web::get().to(routes::models::models))
+                .route("/models/measure", web::post().to(routes::models::measure))
+                .service(model_scope::<V2>(SITE_V2, workers_v2.clone()))
+                .service(model_scope::<V1>(
+                    SITE_V1,
+                    web::Data::new(Workers::default()),
+                ))
                 .app_data(workers.clone())
-                .configure(routes::configure);
+                .configure(routes::configure::<V3>);
         }
     }
 
     /// Stops the workers after their current batches are checkpointed.
     pub async fn stop(&self) {
-        self.workers.copy_posts.stop().await;
-        self.workers.propagate_usernames.stop().await;
+        self.workers.stop().await;
+        self.workers_v2.stop().await;
     }
+}
+
+/// Model `M`'s pages under its base path, with its own site name (and so its own sign-in).
+fn model_scope<M: Version>(site: sitekit::Site, workers: web::Data<Workers>) -> actix_web::Scope {
+    let base = M::BASE;
+    web::scope(base)
+        .app_data(web::Data::new(site))
+        .app_data(workers)
+        // `/v1` as well as `/v1/`.
+        .route(
+            "",
+            web::get().to(move || async move {
+                HttpResponse::PermanentRedirect()
+                    .insert_header(("location", format!("{base}/")))
+                    .finish()
+            }),
+        )
+        .configure(routes::configure::<M>)
+}
+
+fn propagation(
+    users: &ContainerClient,
+    posts: &ContainerClient,
+    leases: &ContainerClient,
+) -> engine::Result<ChangeFeedProcessor> {
+    let target = Arc::new(Target {
+        users: users.clone(),
+        posts: posts.clone(),
+    });
+    processor(
+        users,
+        leases,
+        propagate_usernames::PROCESSOR,
+        move |changes| {
+            let t = target.clone();
+            async move { propagate_usernames::propagate_usernames(&t, changes).await }
+        },
+    )
 }
 
 fn processor<F, Fut>(

@@ -26,27 +26,32 @@ pub struct SignedIn {
     pub admin: bool,
 }
 
-const USER_KEY: &str = "user";
+/// The session key of the signed-in user of the site mounted at `base` ("" for `/`): a site
+/// mounted twice (the blog's `/v1`, `/v2` models) keeps one sign-in per mount, since each has its
+/// own users.
+fn user_key(base: &str) -> String {
+    format!("user{base}")
+}
 
-pub fn signed_in(session: &Session) -> Option<SignedIn> {
-    session.get::<SignedIn>(USER_KEY).ok().flatten()
+pub fn signed_in(session: &Session, base: &str) -> Option<SignedIn> {
+    session.get::<SignedIn>(&user_key(base)).ok().flatten()
 }
 
 /// Starts a signed-in session: a new session id (against fixation) and a new CSRF token, keeping
 /// what the anonymous session held (a cart, say).
-pub fn sign_in(session: &Session, user: SignedIn) -> Result<(), WebError> {
+pub fn sign_in(session: &Session, base: &str, user: SignedIn) -> Result<(), WebError> {
     session.renew();
     session
-        .insert(USER_KEY, user)
+        .insert(user_key(base), user)
         .map_err(|e| WebError::Internal(format!("session: {e}")))?;
     csrf::rotate(session);
     Ok(())
 }
 
 /// Updates the identity shown (after a rename) without a new session.
-pub fn update_signed_in(session: &Session, user: SignedIn) -> Result<(), WebError> {
+pub fn update_signed_in(session: &Session, base: &str, user: SignedIn) -> Result<(), WebError> {
     session
-        .insert(USER_KEY, user)
+        .insert(user_key(base), user)
         .map_err(|e| WebError::Internal(format!("session: {e}")))
 }
 

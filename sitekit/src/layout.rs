@@ -23,6 +23,9 @@ pub struct Site {
     pub tagline: &'static str,
     /// Session cookie name, distinct per site so the two sites never share a session.
     pub cookie_name: &'static str,
+    /// Where the site is mounted: "" for `/`, "/v1" for a copy under `/v1/` (templates prefix
+    /// their links with it; each mount has its own sign-in).
+    pub base: &'static str,
 }
 
 impl Site {
@@ -30,6 +33,7 @@ impl Site {
         name: "cosmos-lmdb",
         tagline: "",
         cookie_name: "session",
+        base: "",
     };
 }
 
@@ -106,6 +110,26 @@ impl Ctx {
         }
     }
 
+    /// Signs `user` in to this site (its mount).
+    pub fn sign_in(&self, user: SignedIn) -> Result<(), WebError> {
+        crate::auth::sign_in(&self.session, self.site.base, user)
+    }
+
+    /// Updates the identity shown (after a rename) without a new session.
+    pub fn update_signed_in(&self, user: SignedIn) -> Result<(), WebError> {
+        crate::auth::update_signed_in(&self.session, self.site.base, user)
+    }
+
+    /// Signs out of the whole site: the session is purged.
+    pub fn sign_out(&self) {
+        crate::auth::sign_out(&self.session)
+    }
+
+    /// Where this site is mounted ("" or "/v1").
+    pub fn base(&self) -> &'static str {
+        self.site.base
+    }
+
     /// Keeps a message for the next page this browser sees.
     pub fn flash(&self, message: impl Into<String>) {
         let _ = self.session.insert("flash", message.into());
@@ -126,7 +150,7 @@ impl FromRequest for Ctx {
             .map(|s| s.get_ref().clone())
             .unwrap_or(Site::BARE);
         Box::pin(async move {
-            let user = crate::auth::signed_in(&session);
+            let user = crate::auth::signed_in(&session, site.base);
             Ok(Ctx {
                 session,
                 user,

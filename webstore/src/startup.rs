@@ -14,6 +14,7 @@ pub const SITE: sitekit::Site = sitekit::Site {
     name: "WebStore",
     tagline: "the shop of the Cosmos DB modeling articles, on an embedded engine",
     cookie_name: "webstore_session",
+    base: "",
 };
 
 #[derive(Debug, Clone)]

@@ -11,7 +11,7 @@
 use engine::{ItemOptions, PatchOperation};
 use serde_json::json;
 
-use super::{BlogError, Db, Result};
+use super::{BlogError, DbOf, Result, UsersContainer};
 use crate::model::{User, UsernameClaim};
 
 /// The claim's partition key value: names are unique case-insensitively.
@@ -29,32 +29,33 @@ fn claim(username: &str, owner: &str) -> UsernameClaim {
     }
 }
 
-async fn claim_name(db: &Db, username: &str, owner: &str) -> Result<()> {
+async fn claim_name<C: UsersContainer>(db: &DbOf<C>, username: &str, owner: &str) -> Result<()> {
     let c = claim(username, owner);
-    match db.users.create_item(&c, None, None).await {
+    match db.users().create_item(&c, None, None).await {
         Ok(r) => {
-            db.ru.item("[C1] claim username", &db.users, &r);
+            db.ru.item("[C1] claim username", db.users(), &r);
             Ok(())
         }
         Err(engine::Error::Conflict { .. }) => {
             // Taken, unless its owner no longer exists (a crash between claim and user).
             let existing = db
-                .users
+                .users()
                 .read_item::<UsernameClaim>(&c.id, c.user_id.as_str(), None)
                 .await?;
-            db.ru.item("[C1] read username claim", &db.users, &existing);
+            db.ru
+                .item("[C1] read username claim", db.users(), &existing);
             let holder = existing.resource.map(|x| x.owner_id).unwrap_or_default();
             if holder == owner {
                 return Ok(());
             }
             match db
-                .users
+                .users()
                 .read_item::<serde_json::Value>(&holder, holder.as_str(), None)
                 .await
             {
                 Err(engine::Error::NotFound { .. }) => {
                     let r = db
-                        .users
+                        .users()
                         .replace_item(
                             &c,
                             &c.id,
@@ -66,7 +67,7 @@ async fn claim_name(db: &Db, username: &str, owner: &str) -> Result<()> {
                             engine::Error::PreconditionFailed { .. } => BlogError::UsernameTaken,
                             e => e.into(),
                         })?;
-                    db.ru.item("[C1] reclaim username", &db.users, &r);
+                    db.ru.item("[C1] reclaim username", db.users(), &r);
                     Ok(())
                 }
                 Ok(_) => Err(BlogError::UsernameTaken),
@@ -77,19 +78,19 @@ async fn claim_name(db: &Db, username: &str, owner: &str) -> Result<()> {
     }
 }
 
-async fn release_name(db: &Db, username: &str) {
+async fn release_name<C: UsersContainer>(db: &DbOf<C>, username: &str) {
     let key = claim_key(username);
-    if let Ok(r) = db.users.delete_item(&key, key.as_str(), None).await {
-        db.ru.item("[C1] release username", &db.users, &r);
+    if let Ok(r) = db.users().delete_item(&key, key.as_str(), None).await {
+        db.ru.item("[C1] release username", db.users(), &r);
     }
 }
 
 /// Signs a user up: claims the name, then writes the user.
-pub async fn create_user(db: &Db, user: User) -> Result<User> {
+pub async fn create_user<C: UsersContainer>(db: &DbOf<C>, user: User) -> Result<User> {
     claim_name(db, &user.username, &user.user_id).await?;
-    match db.users.create_item(&user, None, None).await {
+    match db.users().create_item(&user, None, None).await {
         Ok(r) => {
-            db.ru.item("[C1] create user", &db.users, &r);
+            db.ru.item("[C1] create user", db.users(), &r);
             Ok(r.resource.unwrap_or(user))
         }
         Err(e) => {
@@ -101,12 +102,17 @@ pub async fn create_user(db: &Db, user: User) -> Result<User> {
 
 /// Changes a username: claim the new name, patch the user (bumping `usernameVersion`, which the
 /// propagation worker compares with `propagatedVersion`), release the old name.
-pub async fn change_username(db: &Db, user_id: &str, old: &str, new: &str) -> Result<User> {
+pub async fn change_username<C: UsersContainer>(
+    db: &DbOf<C>,
+    user_id: &str,
+    old: &str,
+    new: &str,
+) -> Result<User> {
     if old.to_lowercase() != new.to_lowercase() {
         claim_name(db, new, user_id).await?;
     }
     let r = db
-        .users
+        .users()
         .patch_item::<User>(
             user_id,
             user_id,
@@ -126,7 +132,7 @@ pub async fn change_username(db: &Db, user_id: &str, old: &str, new: &str) -> Re
             return Err(e.into());
         }
     };
-    db.ru.item("[C1] edit user", &db.users, &r);
+    db.ru.item("[C1] edit user", db.users(), &r);
     if old.to_lowercase() != new.to_lowercase() {
         release_name(db, old).await;
     }

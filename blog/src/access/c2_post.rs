@@ -5,20 +5,25 @@
 use engine::PatchOperation;
 use serde_json::json;
 
-use super::{Db, Result};
+use super::{DbOf, PostsContainer, Result};
 use crate::model::Post;
 
-pub async fn create_post(db: &Db, post: Post) -> Result<Post> {
-    let r = db.posts.create_item(&post, None, None).await?;
-    db.ru.item("[C2] create post", &db.posts, &r);
+pub async fn create_post<C: PostsContainer>(db: &DbOf<C>, post: Post) -> Result<Post> {
+    let r = db.posts().create_item(&post, None, None).await?;
+    db.ru.item("[C2] create post", db.posts(), &r);
     Ok(r.resource.unwrap_or(post))
 }
 
 /// Edits title and content with a patch, so counts bumped meanwhile by comments and likes are
 /// never overwritten.
-pub async fn edit_post(db: &Db, post_id: &str, title: &str, content: &str) -> Result<Post> {
+pub async fn edit_post<C: PostsContainer>(
+    db: &DbOf<C>,
+    post_id: &str,
+    title: &str,
+    content: &str,
+) -> Result<Post> {
     let r = db
-        .posts
+        .posts()
         .patch_item::<Post>(
             post_id,
             post_id,
@@ -29,7 +34,7 @@ pub async fn edit_post(db: &Db, post_id: &str, title: &str, content: &str) -> Re
             None,
         )
         .await?;
-    db.ru.item("[C2] edit post", &db.posts, &r);
+    db.ru.item("[C2] edit post", db.posts(), &r);
     r.resource.ok_or_else(|| {
         engine::Error::NotFound {
             what: format!("post {post_id}"),

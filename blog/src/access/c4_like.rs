@@ -4,23 +4,23 @@
 
 use serde_json::json;
 
-use super::{BlogError, Db, Result};
+use super::{BlogError, DbOf, PostsContainer, Result};
 use crate::model::Like;
 
 /// Ok(false) when the user had already liked the post.
-pub async fn like(db: &Db, like: &Like) -> Result<bool> {
+pub async fn like<C: PostsContainer>(db: &DbOf<C>, like: &Like) -> Result<bool> {
     let args = [
         json!(like.post_id),
         serde_json::to_value(like).map_err(engine::Error::from)?,
     ];
     match db
-        .posts
+        .posts()
         .scripts()
         .execute_stored_procedure::<serde_json::Value>("createLike", like.post_id.as_str(), &args)
         .await
     {
         Ok(r) => {
-            db.ru.procedure("[C4] execute createLike", &db.posts, &r);
+            db.ru.procedure("[C4] execute createLike", db.posts(), &r);
             Ok(true)
         }
         Err(engine::Error::Conflict { .. }) => Ok(false),
@@ -29,16 +29,16 @@ pub async fn like(db: &Db, like: &Like) -> Result<bool> {
 }
 
 /// Ok(false) when the user had not liked the post.
-pub async fn unlike(db: &Db, post_id: &str, user_id: &str) -> Result<bool> {
+pub async fn unlike<C: PostsContainer>(db: &DbOf<C>, post_id: &str, user_id: &str) -> Result<bool> {
     let args = [json!(post_id), json!(Like::id_for(user_id))];
     match db
-        .posts
+        .posts()
         .scripts()
         .execute_stored_procedure::<serde_json::Value>("deleteLike", post_id, &args)
         .await
     {
         Ok(r) => {
-            db.ru.procedure("[C4] execute deleteLike", &db.posts, &r);
+            db.ru.procedure("[C4] execute deleteLike", db.posts(), &r);
             Ok(true)
         }
         // The post exists (the caller checked): the like does not.
@@ -48,14 +48,18 @@ pub async fn unlike(db: &Db, post_id: &str, user_id: &str) -> Result<bool> {
 }
 
 /// Whether the user likes the post: a point read of the like's id.
-pub async fn likes_post(db: &Db, post_id: &str, user_id: &str) -> Result<bool> {
+pub async fn likes_post<C: PostsContainer>(
+    db: &DbOf<C>,
+    post_id: &str,
+    user_id: &str,
+) -> Result<bool> {
     match db
-        .posts
+        .posts()
         .read_item::<serde_json::Value>(&Like::id_for(user_id), post_id, None)
         .await
     {
         Ok(r) => {
-            db.ru.item("read own like", &db.posts, &r);
+            db.ru.item("read own like", db.posts(), &r);
             Ok(true)
         }
         Err(engine::Error::NotFound { .. }) => Ok(false),

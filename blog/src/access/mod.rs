@@ -1,6 +1,7 @@
 //! The requests of `004_*`, one file each (C1–C4 commands, Q1–Q6 queries), holding every engine
 //! call the request makes on the V3 model. Lay a file beside the article's section of the same
-//! name.
+//! name. V2 runs the same requests but Q3 and Q6 (`v2/`); V1 runs its own, with the extra
+//! queries the article starts from (`v1/`). Only C1 and Q1 are the same in all three.
 
 pub mod c1_user;
 pub mod c2_post;
@@ -13,10 +14,38 @@ pub mod q4_comments;
 pub mod q5_likes;
 pub mod q6_feed;
 pub mod sign_in;
+pub mod v1;
+pub mod v2;
 
-use engine::FeedResponse;
+use engine::{ContainerClient, FeedResponse};
 
+/// The V3 model's containers with the request's RU ledger.
 pub type Db = sitekit::Db<crate::containers::Containers>;
+/// Any model's containers with the request's RU ledger.
+pub type DbOf<C> = sitekit::Db<C>;
+
+/// A model with the article's `users` container (all three): C1 and Q1 are written once.
+pub trait UsersContainer: 'static {
+    fn users(&self) -> &ContainerClient;
+}
+
+/// A model whose `posts` hold V2's denormalized posts, comments and likes (V2 and V3): C2–C4,
+/// Q2, Q4 and Q5 are written once.
+pub trait PostsContainer: 'static {
+    fn posts(&self) -> &ContainerClient;
+}
+
+impl UsersContainer for crate::containers::Containers {
+    fn users(&self) -> &ContainerClient {
+        &self.users
+    }
+}
+
+impl PostsContainer for crate::containers::Containers {
+    fn posts(&self) -> &ContainerClient {
+        &self.posts
+    }
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum BlogError {

@@ -1,12 +1,12 @@
 //! [Q1] Retrieve a user: a point read in `users` (1 RU in the article).
 
-use super::{Db, Result};
+use super::{DbOf, Result, UsersContainer};
 use crate::model::User;
 
-pub async fn find_user(db: &Db, user_id: &str) -> Result<Option<User>> {
-    match db.users.read_item::<User>(user_id, user_id, None).await {
+pub async fn find_user<C: UsersContainer>(db: &DbOf<C>, user_id: &str) -> Result<Option<User>> {
+    match db.users().read_item::<User>(user_id, user_id, None).await {
         Ok(r) => {
-            db.ru.item("[Q1] read user", &db.users, &r);
+            db.ru.item("[Q1] read user", db.users(), &r);
             Ok(r.resource.filter(|u| u.kind == "user"))
         }
         Err(engine::Error::NotFound { .. }) => Ok(None),
@@ -14,7 +14,7 @@ pub async fn find_user(db: &Db, user_id: &str) -> Result<Option<User>> {
     }
 }
 
-pub async fn user(db: &Db, user_id: &str) -> Result<User> {
+pub async fn user<C: UsersContainer>(db: &DbOf<C>, user_id: &str) -> Result<User> {
     find_user(db, user_id).await?.ok_or_else(|| {
         engine::Error::NotFound {
             what: format!("user {user_id}"),

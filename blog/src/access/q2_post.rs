@@ -1,12 +1,12 @@
 //! [Q2] Retrieve a post: with the author's username and the counts denormalized into it, one
 //! point read (V1 needed 19.54 RU of extra queries; V2 and V3: 1 RU).
 
-use super::{Db, Result};
+use super::{DbOf, PostsContainer, Result};
 use crate::model::Post;
 
-pub async fn post(db: &Db, post_id: &str) -> Result<Post> {
-    let r = db.posts.read_item::<Post>(post_id, post_id, None).await?;
-    db.ru.item("[Q2] read post", &db.posts, &r);
+pub async fn post<C: PostsContainer>(db: &DbOf<C>, post_id: &str) -> Result<Post> {
+    let r = db.posts().read_item::<Post>(post_id, post_id, None).await?;
+    db.ru.item("[Q2] read post", db.posts(), &r);
     r.resource.filter(|p| p.kind == "post").ok_or_else(|| {
         engine::Error::NotFound {
             what: format!("post {post_id}"),

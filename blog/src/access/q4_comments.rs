@@ -4,18 +4,18 @@
 use engine::QueryOptions;
 use serde_json::json;
 
-use super::{continuation_error, Db, Page, Result};
+use super::{continuation_error, DbOf, Page, PostsContainer, Result};
 use crate::model::Comment;
 
 pub const PAGE_SIZE: usize = 25;
 
-pub async fn comments(
-    db: &Db,
+pub async fn comments<C: PostsContainer>(
+    db: &DbOf<C>,
     post_id: &str,
     continuation: Option<String>,
 ) -> Result<Page<Comment>> {
     let r = db
-        .posts
+        .posts()
         .query_items::<Comment>(
             "SELECT * FROM p WHERE p.postId = @postId AND p.type = 'comment' ORDER BY p.creationDate",
             &[("@postId", json!(post_id))],
@@ -28,6 +28,6 @@ pub async fn comments(
         )
         .await
         .map_err(continuation_error)?;
-    db.ru.query("[Q4] query comments", &db.posts, &r);
+    db.ru.query("[Q4] query comments", db.posts(), &r);
     Ok(r.into())
 }

@@ -4,12 +4,16 @@
 use engine::QueryOptions;
 use serde_json::json;
 
-use super::{continuation_error, Db, Page, Result};
+use super::{continuation_error, DbOf, Page, PostsContainer, Result};
 use crate::model::Like;
 
-pub async fn likes(db: &Db, post_id: &str, continuation: Option<String>) -> Result<Page<Like>> {
+pub async fn likes<C: PostsContainer>(
+    db: &DbOf<C>,
+    post_id: &str,
+    continuation: Option<String>,
+) -> Result<Page<Like>> {
     let r = db
-        .posts
+        .posts()
         .query_items::<Like>(
             "SELECT * FROM p WHERE p.postId = @postId AND p.type = 'like' ORDER BY p.creationDate",
             &[("@postId", json!(post_id))],
@@ -22,6 +26,6 @@ pub async fn likes(db: &Db, post_id: &str, continuation: Option<String>) -> Resu
         )
         .await
         .map_err(continuation_error)?;
-    db.ru.query("[Q5] query likes", &db.posts, &r);
+    db.ru.query("[Q5] query likes", db.posts(), &r);
     Ok(r.into())
 }

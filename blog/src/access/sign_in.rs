@@ -2,18 +2,21 @@
 //! read, then the user it names another.
 
 use super::c1_user::claim_key;
-use super::{Db, Result};
+use super::{DbOf, Result, UsersContainer};
 use crate::model::{User, UsernameClaim};
 
-pub async fn user_by_username(db: &Db, username: &str) -> Result<Option<User>> {
+pub async fn user_by_username<C: UsersContainer>(
+    db: &DbOf<C>,
+    username: &str,
+) -> Result<Option<User>> {
     let key = claim_key(username);
     let claim = match db
-        .users
+        .users()
         .read_item::<UsernameClaim>(&key, key.as_str(), None)
         .await
     {
         Ok(r) => {
-            db.ru.item("read username claim", &db.users, &r);
+            db.ru.item("read username claim", db.users(), &r);
             r.resource
         }
         Err(engine::Error::NotFound { .. }) => None,

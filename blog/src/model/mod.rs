@@ -1,5 +1,7 @@
 //! The documents of the V3 model of `004_*`, as stored (camelCase JSON names).
 
+pub mod v1;
+
 use serde::{Deserialize, Serialize};
 
 /// A user, in `users` (partition key `/userId`).

@@ -5,9 +5,10 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
 use serde::Deserialize;
 
-use crate::access::{self, BlogError, Db};
+use crate::access::BlogError;
 use crate::model::User;
-use crate::startup::Workers;
+use crate::requests::Requests;
+use crate::versions::{Version, Workers};
 use sitekit::auth::{self, SignedIn, Throttle};
 use sitekit::csrf::CsrfForm;
 use sitekit::form::FieldErrors;
@@ -50,9 +51,9 @@ pub async fn signup_form(ctx: Ctx) -> Result<HttpResponse, WebError> {
     })
 }
 
-pub async fn signup(
+pub async fn signup<M: Version>(
     ctx: Ctx,
-    db: Db,
+    blog: Requests<M>,
     form: CsrfForm<SignUpForm>,
 ) -> Result<HttpResponse, WebError> {
     let form = form.into_inner();
@@ -80,18 +81,15 @@ pub async fn signup(
         username_version: 0,
         propagated_version: 0,
     };
-    match access::c1_user::create_user(&db, user).await {
+    match blog.c1_create_user(user).await {
         Ok(u) => {
-            auth::sign_in(
-                &ctx.session,
-                SignedIn {
-                    id: u.user_id,
-                    name: u.username,
-                    admin: false,
-                },
-            )?;
+            ctx.sign_in(SignedIn {
+                id: u.user_id,
+                name: u.username,
+                admin: false,
+            })?;
             ctx.flash("Welcome! Write your first post.");
-            Ok(see_other("/posts/new"))
+            Ok(see_other(&format!("{}/posts/new", M::BASE)))
         }
         Err(BlogError::UsernameTaken) => {
             errors.add("username", "is taken");
@@ -130,9 +128,9 @@ pub async fn signin_form(ctx: Ctx) -> Result<HttpResponse, WebError> {
     })
 }
 
-pub async fn signin(
+pub async fn signin<M: Version>(
     ctx: Ctx,
-    db: Db,
+    blog: Requests<M>,
     req: HttpRequest,
     throttle: web::Data<Throttle>,
     form: CsrfForm<SignInForm>,
@@ -146,7 +144,7 @@ pub async fn signin(
     let user = if name.is_empty() || name.len() > 30 || name.contains(['/', '\\', '?', '#']) {
         None
     } else {
-        access::sign_in::user_by_username(&db, &name).await?
+        blog.user_by_username(&name).await?
     };
     if !auth::verify_password(user.as_ref().map(|u| u.password.clone()), form.password).await {
         throttle.failed(&keys);
@@ -163,23 +161,20 @@ pub async fn signin(
     let Some(user) = user else {
         return Err(WebError::Internal("verified without a user".into()));
     };
-    auth::sign_in(
-        &ctx.session,
-        SignedIn {
-            id: user.user_id,
-            name: user.username,
-            admin: false,
-        },
-    )?;
-    Ok(see_other("/"))
+    ctx.sign_in(SignedIn {
+        id: user.user_id,
+        name: user.username,
+        admin: false,
+    })?;
+    Ok(see_other(&format!("{}/", M::BASE)))
 }
 
 #[derive(Deserialize)]
 pub struct Empty {}
 
-pub async fn signout(ctx: Ctx, _form: CsrfForm<Empty>) -> HttpResponse {
-    auth::sign_out(&ctx.session);
-    see_other("/")
+pub async fn signout<M: Version>(ctx: Ctx, _form: CsrfForm<Empty>) -> HttpResponse {
+    ctx.sign_out();
+    see_other(&format!("{}/", M::BASE))
 }
 
 #[derive(Template)]
@@ -192,15 +187,15 @@ struct AccountPage {
     errors: FieldErrors,
 }
 
-async fn account_page(
+async fn account_page<M: Version>(
     ctx: &Ctx,
-    db: &Db,
+    blog: &Requests<M>,
     workers: &Workers,
     username: Option<String>,
     errors: FieldErrors,
 ) -> Result<HttpResponse, WebError> {
     let me = ctx.require_user()?;
-    let user = access::q1_user::user(db, &me.id).await?;
+    let user = blog.q1_user(&me.id).await?;
     let propagated =
         user.propagated_version >= user.username_version && workers.pending().await? == 0;
     let status = if errors.is_empty() {
@@ -222,12 +217,12 @@ async fn account_page(
     )
 }
 
-pub async fn account(
+pub async fn account<M: Version>(
     ctx: Ctx,
-    db: Db,
+    blog: Requests<M>,
     workers: web::Data<Workers>,
 ) -> Result<HttpResponse, WebError> {
-    account_page(&ctx, &db, &workers, None, FieldErrors::default()).await
+    account_page(&ctx, &blog, &workers, None, FieldErrors::default()).await
 }
 
 #[derive(Deserialize)]
@@ -235,9 +230,9 @@ pub struct RenameForm {
     username: String,
 }
 
-pub async fn rename(
+pub async fn rename<M: Version>(
     ctx: Ctx,
-    db: Db,
+    blog: Requests<M>,
     workers: web::Data<Workers>,
     form: CsrfForm<RenameForm>,
 ) -> Result<HttpResponse, WebError> {
@@ -245,25 +240,22 @@ pub async fn rename(
     let mut errors = FieldErrors::default();
     let username = check_username(&mut errors, &form.username);
     if errors.is_empty() && username != me.name {
-        match access::c1_user::change_username(&db, &me.id, &me.name, &username).await {
+        match blog.c1_change_username(&me.id, &me.name, &username).await {
             Ok(u) => {
-                auth::update_signed_in(
-                    &ctx.session,
-                    SignedIn {
-                        id: u.user_id,
-                        name: u.username,
-                        admin: false,
-                    },
-                )?;
+                ctx.update_signed_in(SignedIn {
+                    id: u.user_id,
+                    name: u.username,
+                    admin: false,
+                })?;
                 ctx.flash("Username changed. Your posts, comments and likes are being updated.");
-                return Ok(see_other("/account"));
+                return Ok(see_other(&format!("{}/account", M::BASE)));
             }
             Err(BlogError::UsernameTaken) => errors.add("username", "is taken"),
             Err(e) => return Err(e.into()),
         }
     }
     if errors.is_empty() {
-        return Ok(see_other("/account"));
+        return Ok(see_other(&format!("{}/account", M::BASE)));
     }
-    account_page(&ctx, &db, &workers, Some(username), errors).await
+    account_page(&ctx, &blog, &workers, Some(username), errors).await
 }

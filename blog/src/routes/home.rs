@@ -4,8 +4,9 @@ use actix_web::{web, HttpResponse};
 use askama::Template;
 
 use super::Paging;
-use crate::access::{self, Db};
 use crate::model::{PostShort, User};
+use crate::requests::Requests;
+use crate::versions::Version;
 use sitekit::layout::html;
 use sitekit::paging::next_page_link;
 use sitekit::{Ctx, Page, WebError};
@@ -17,8 +18,8 @@ struct FeedPage {
     posts: Vec<PostShort>,
 }
 
-pub async fn feed(ctx: Ctx, db: Db) -> Result<HttpResponse, WebError> {
-    let posts = access::q6_feed::feed(&db).await?;
+pub async fn feed<M: Version>(ctx: Ctx, blog: Requests<M>) -> Result<HttpResponse, WebError> {
+    let posts = blog.q6_feed().await?;
     html(&FeedPage {
         page: ctx.page("Recent posts"),
         posts,
@@ -34,18 +35,18 @@ struct UserPage {
     next: Option<String>,
 }
 
-pub async fn user(
+pub async fn user<M: Version>(
     ctx: Ctx,
-    db: Db,
+    blog: Requests<M>,
     path: web::Path<String>,
     paging: web::Query<Paging>,
 ) -> Result<HttpResponse, WebError> {
     let user_id = path.into_inner();
-    let user = access::q1_user::user(&db, &user_id).await?;
-    let posts = access::q3_user_posts::user_posts(&db, &user_id, paging.page.clone()).await?;
+    let user = blog.q1_user(&user_id).await?;
+    let posts = blog.q3_user_posts(&user_id, paging.page.clone()).await?;
     html(&UserPage {
         page: ctx.page(user.username.clone()),
-        next: next_page_link(&format!("/users/{user_id}"), &posts.continuation),
+        next: next_page_link(&format!("{}/users/{user_id}", M::BASE), &posts.continuation),
         user,
         posts: posts.items,
     })

@@ -6,9 +6,10 @@ use askama::Template;
 use serde::Deserialize;
 
 use super::Paging;
-use crate::access::{self, Db};
 use crate::markdown::to_safe_html;
 use crate::model::{Comment, Like, Post};
+use crate::requests::Requests;
+use crate::versions::Version;
 use sitekit::csrf::CsrfForm;
 use sitekit::form::FieldErrors;
 use sitekit::layout::{html, html_status, see_other};
@@ -40,17 +41,21 @@ fn check(form: &PostForm) -> (String, String, FieldErrors) {
     (title, content, errors)
 }
 
-pub async fn new_form(ctx: Ctx) -> Result<HttpResponse, WebError> {
+pub async fn new_form<M: Version>(ctx: Ctx) -> Result<HttpResponse, WebError> {
     ctx.require_user()?;
     html(&PostFormPage {
         page: ctx.page("New post"),
-        action: "/posts/new".into(),
+        action: format!("{}/posts/new", M::BASE),
         form: PostForm::default(),
         errors: FieldErrors::default(),
     })
 }
 
-pub async fn create(ctx: Ctx, db: Db, form: CsrfForm<PostForm>) -> Result<HttpResponse, WebError> {
+pub async fn create<M: Version>(
+    ctx: Ctx,
+    blog: Requests<M>,
+    form: CsrfForm<PostForm>,
+) -> Result<HttpResponse, WebError> {
     let me = ctx.require_user()?.clone();
     let form = form.into_inner();
     let (title, content, errors) = check(&form);
@@ -59,7 +64,7 @@ pub async fn create(ctx: Ctx, db: Db, form: CsrfForm<PostForm>) -> Result<HttpRe
             StatusCode::BAD_REQUEST,
             &PostFormPage {
                 page: ctx.page("New post"),
-                action: "/posts/new".into(),
+                action: format!("{}/posts/new", M::BASE),
                 form,
                 errors,
             },
@@ -78,30 +83,34 @@ pub async fn create(ctx: Ctx, db: Db, form: CsrfForm<PostForm>) -> Result<HttpRe
         like_count: 0,
         creation_date: sitekit::time::now(),
     };
-    access::c2_post::create_post(&db, post).await?;
+    blog.c2_create_post(post).await?;
     ctx.flash("Published.");
-    Ok(see_other(&format!("/posts/{id}")))
+    Ok(see_other(&format!("{}/posts/{id}", M::BASE)))
 }
 
 /// The post, if the signed-in user wrote it; 403 for anyone else.
-async fn own_post(ctx: &Ctx, db: &Db, post_id: &str) -> Result<Post, WebError> {
+async fn own_post<M: Version>(
+    ctx: &Ctx,
+    blog: &Requests<M>,
+    post_id: &str,
+) -> Result<Post, WebError> {
     let me = ctx.require_user()?;
-    let post = access::q2_post::post(db, post_id).await?;
+    let post = blog.q2_post(post_id).await?;
     if post.user_id != me.id {
         return Err(WebError::Forbidden);
     }
     Ok(post)
 }
 
-pub async fn edit_form(
+pub async fn edit_form<M: Version>(
     ctx: Ctx,
-    db: Db,
+    blog: Requests<M>,
     path: web::Path<String>,
 ) -> Result<HttpResponse, WebError> {
-    let post = own_post(&ctx, &db, &path).await?;
+    let post = own_post(&ctx, &blog, &path).await?;
     html(&PostFormPage {
         page: ctx.page("Edit post"),
-        action: format!("/posts/{}/edit", post.post_id),
+        action: format!("{}/posts/{}/edit", M::BASE, post.post_id),
         form: PostForm {
             title: post.title,
             content: post.content,
@@ -110,14 +119,14 @@ pub async fn edit_form(
     })
 }
 
-pub async fn edit(
+pub async fn edit<M: Version>(
     ctx: Ctx,
-    db: Db,
+    blog: Requests<M>,
     path: web::Path<String>,
     form: CsrfForm<PostForm>,
 ) -> Result<HttpResponse, WebError> {
     let post_id = path.into_inner();
-    own_post(&ctx, &db, &post_id).await?;
+    own_post(&ctx, &blog, &post_id).await?;
     let form = form.into_inner();
     let (title, content, errors) = check(&form);
     if !errors.is_empty() {
@@ -125,15 +134,15 @@ pub async fn edit(
             StatusCode::BAD_REQUEST,
             &PostFormPage {
                 page: ctx.page("Edit post"),
-                action: format!("/posts/{post_id}/edit"),
+                action: format!("{}/posts/{post_id}/edit", M::BASE),
                 form,
                 errors,
             },
         );
     }
-    access::c2_post::edit_post(&db, &post_id, &title, &content).await?;
+    blog.c2_edit_post(&post_id, &title, &content).await?;
     ctx.flash("Saved.");
-    Ok(see_other(&format!("/posts/{post_id}")))
+    Ok(see_other(&format!("{}/posts/{post_id}", M::BASE)))
 }
 
 #[derive(Template)]
@@ -149,17 +158,17 @@ struct PostPage {
     errors: FieldErrors,
 }
 
-async fn post_page(
+async fn post_page<M: Version>(
     ctx: &Ctx,
-    db: &Db,
+    blog: &Requests<M>,
     post_id: &str,
     continuation: Option<String>,
     errors: FieldErrors,
 ) -> Result<HttpResponse, WebError> {
-    let post = access::q2_post::post(db, post_id).await?;
-    let comments = access::q4_comments::comments(db, post_id, continuation).await?;
+    let post = blog.q2_post(post_id).await?;
+    let comments = blog.q4_comments(post_id, continuation).await?;
     let liked = match &ctx.user {
-        Some(me) => access::c4_like::likes_post(db, post_id, &me.id).await?,
+        Some(me) => blog.likes_post(post_id, &me.id).await?,
         None => false,
     };
     let status = if errors.is_empty() {
@@ -172,7 +181,10 @@ async fn post_page(
         &PostPage {
             page: ctx.page(post.title.clone()),
             body: to_safe_html(&post.content),
-            next: next_page_link(&format!("/posts/{post_id}"), &comments.continuation),
+            next: next_page_link(
+                &format!("{}/posts/{post_id}", M::BASE),
+                &comments.continuation,
+            ),
             mine: ctx.user.as_ref().is_some_and(|u| u.id == post.user_id),
             comments: comments.items,
             post,
@@ -182,15 +194,15 @@ async fn post_page(
     )
 }
 
-pub async fn show(
+pub async fn show<M: Version>(
     ctx: Ctx,
-    db: Db,
+    blog: Requests<M>,
     path: web::Path<String>,
     paging: web::Query<Paging>,
 ) -> Result<HttpResponse, WebError> {
     post_page(
         &ctx,
-        &db,
+        &blog,
         &path,
         paging.page.clone(),
         FieldErrors::default(),
@@ -203,9 +215,9 @@ pub struct CommentForm {
     content: String,
 }
 
-pub async fn comment(
+pub async fn comment<M: Version>(
     ctx: Ctx,
-    db: Db,
+    blog: Requests<M>,
     path: web::Path<String>,
     form: CsrfForm<CommentForm>,
 ) -> Result<HttpResponse, WebError> {
@@ -214,7 +226,7 @@ pub async fn comment(
     let mut errors = FieldErrors::default();
     let content = errors.text("content", &form.content, 5_000);
     if !errors.is_empty() {
-        return post_page(&ctx, &db, &post_id, None, errors).await;
+        return post_page(&ctx, &blog, &post_id, None, errors).await;
     }
     let comment = Comment {
         id: format!("comment-{:016x}", rand::random::<u64>()),
@@ -225,16 +237,16 @@ pub async fn comment(
         content,
         creation_date: sitekit::time::now(),
     };
-    access::c3_comment::create_comment(&db, &comment).await?;
-    Ok(see_other(&format!("/posts/{post_id}#comments")))
+    blog.c3_create_comment(&comment).await?;
+    Ok(see_other(&format!("{}/posts/{post_id}#comments", M::BASE)))
 }
 
 #[derive(Deserialize)]
 pub struct Empty {}
 
-pub async fn like(
+pub async fn like<M: Version>(
     ctx: Ctx,
-    db: Db,
+    blog: Requests<M>,
     path: web::Path<String>,
     _form: CsrfForm<Empty>,
 ) -> Result<HttpResponse, WebError> {
@@ -248,26 +260,26 @@ pub async fn like(
         user_username: me.name,
         creation_date: sitekit::time::now(),
     };
-    if !access::c4_like::like(&db, &like).await? {
+    if !blog.c4_like(&like).await? {
         ctx.flash("You already like this post.");
     }
-    Ok(see_other(&format!("/posts/{post_id}")))
+    Ok(see_other(&format!("{}/posts/{post_id}", M::BASE)))
 }
 
-pub async fn unlike(
+pub async fn unlike<M: Version>(
     ctx: Ctx,
-    db: Db,
+    blog: Requests<M>,
     path: web::Path<String>,
     _form: CsrfForm<Empty>,
 ) -> Result<HttpResponse, WebError> {
     let me = ctx.require_user()?.clone();
     let post_id = path.into_inner();
     // Make a missing post a 404 rather than "you did not like it".
-    access::q2_post::post(&db, &post_id).await?;
-    if !access::c4_like::unlike(&db, &post_id, &me.id).await? {
+    blog.q2_post(&post_id).await?;
+    if !blog.c4_unlike(&post_id, &me.id).await? {
         ctx.flash("You did not like this post.");
     }
-    Ok(see_other(&format!("/posts/{post_id}")))
+    Ok(see_other(&format!("{}/posts/{post_id}", M::BASE)))
 }
 
 #[derive(Template)]
@@ -279,17 +291,20 @@ struct LikesPage {
     next: Option<String>,
 }
 
-pub async fn likes(
+pub async fn likes<M: Version>(
     ctx: Ctx,
-    db: Db,
+    blog: Requests<M>,
     path: web::Path<String>,
     paging: web::Query<Paging>,
 ) -> Result<HttpResponse, WebError> {
     let post_id = path.into_inner();
-    let likes = access::q5_likes::likes(&db, &post_id, paging.page.clone()).await?;
+    let likes = blog.q5_likes(&post_id, paging.page.clone()).await?;
     html(&LikesPage {
         page: ctx.page("Likes"),
-        next: next_page_link(&format!("/posts/{post_id}/likes"), &likes.continuation),
+        next: next_page_link(
+            &format!("{}/posts/{post_id}/likes", M::BASE),
+            &likes.continuation,
+        ),
         post_id,
         likes: likes.items,
     })

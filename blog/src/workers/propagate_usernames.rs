@@ -3,18 +3,22 @@
 //! their usernames"). A stored procedure cannot span partitions, so the worker finds the
 //! partitions holding the user's items (a fan-out query, off the request path) and runs
 //! `updateUsernames` in each, one logical partition at a time. The posts it rewrites flow on
-//! through the posts change feed to the copies in `users` and `feed`. When every partition is
+//! through the posts change feed to the copies in `users` and `feed` (V3; V2 has no copies). When every partition is
 //! done, the user's `propagatedVersion` catches up with `usernameVersion`: the account page
 //! shows that.
 
-use engine::{ItemOptions, PatchOperation, QueryOptions};
+use engine::{ContainerClient, ItemOptions, PatchOperation, QueryOptions};
 use serde_json::{json, Value};
-
-use crate::containers::Containers;
 
 pub const PROCESSOR: &str = "propagateUsernames";
 
-pub async fn propagate_usernames(c: &Containers, changes: Vec<Value>) -> engine::Result<()> {
+/// `users` and `posts` of V3 or V2 (the article's V2 introduces this worker; V3 keeps it).
+pub struct Target {
+    pub users: ContainerClient,
+    pub posts: ContainerClient,
+}
+
+pub async fn propagate_usernames(c: &Target, changes: Vec<Value>) -> engine::Result<()> {
     for user in changes {
         if user["type"] != "user" {
             continue;

@@ -87,7 +87,7 @@ pub async fn signup(
     };
     match access::create_customer::create_customer(&db, customer).await {
         Ok(c) => {
-            auth::sign_in(&ctx.session, signed_in(&c))?;
+            ctx.sign_in(signed_in(&c))?;
             ctx.flash("Welcome! Your account is ready.");
             Ok(see_other("/account"))
         }
@@ -162,7 +162,7 @@ pub async fn signin(
     }
     throttle.succeeded(&keys);
     let customer = customer.expect("verified against a real hash");
-    auth::sign_in(&ctx.session, signed_in(&customer))?;
+    ctx.sign_in(signed_in(&customer))?;
     Ok(see_other(if customer.admin {
         "/admin/customers/top"
     } else {
@@ -174,7 +174,7 @@ pub async fn signin(
 pub struct Empty {}
 
 pub async fn signout(ctx: Ctx, _form: CsrfForm<Empty>) -> HttpResponse {
-    auth::sign_out(&ctx.session);
+    ctx.sign_out();
     see_other("/")
 }
 

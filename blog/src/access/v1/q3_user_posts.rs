@@ -1,0 +1,43 @@
+//! [Q3] V1: a user's posts, queried on `posts` by `userId` — not the partition key, so every
+//! physical partition is visited — then, for every post returned, its comment and like counts,
+//! and the author's username (619.41 RU in the article; V3: 6.46 RU).
+
+use engine::QueryOptions;
+use serde_json::json;
+
+use super::{lookups, Db};
+use crate::access::{continuation_error, Page, Result};
+use crate::model::v1::PostV1;
+use crate::model::PostShort;
+
+pub async fn user_posts(
+    db: &Db,
+    user_id: &str,
+    continuation: Option<String>,
+) -> Result<Page<PostShort>> {
+    let r = db
+        .posts
+        .query_items::<PostV1>(
+            "SELECT * FROM p WHERE p.userId = @userId AND p.type = 'post' ORDER BY p.creationDate DESC",
+            &[("@userId", json!(user_id))],
+            QueryOptions {
+                max_item_count: Some(20),
+                continuation,
+                ..Default::default()
+            },
+        )
+        .await
+        .map_err(continuation_error)?;
+    db.ru.query("[Q3] query user's posts", &db.posts, &r);
+    let names = lookups::usernames(db, "[Q3]", [user_id]).await?;
+    let mut items = Vec::with_capacity(r.items.len());
+    for post in r.items {
+        let (comments, likes) = lookups::counts(db, "[Q3]", &post.post_id).await?;
+        let name = lookups::name_of(&names, &post.user_id);
+        items.push(post.with(name, comments, likes).short());
+    }
+    Ok(Page {
+        items,
+        continuation: r.continuation,
+    })
+}

@@ -1,0 +1,45 @@
+//! [Q4] V1: a post's comments (a single-partition query), then the username of every commenter
+//! (27.72 RU in the article; V2 denormalizes the names: 7.72 RU).
+
+use engine::QueryOptions;
+use serde_json::json;
+
+use super::{lookups, Db};
+use crate::access::q4_comments::PAGE_SIZE;
+use crate::access::{continuation_error, Page, Result};
+use crate::model::v1::CommentV1;
+use crate::model::Comment;
+
+pub async fn comments(
+    db: &Db,
+    post_id: &str,
+    continuation: Option<String>,
+) -> Result<Page<Comment>> {
+    let r = db
+        .posts
+        .query_items::<CommentV1>(
+            "SELECT * FROM p WHERE p.postId = @postId AND p.type = 'comment' ORDER BY p.creationDate",
+            &[("@postId", json!(post_id))],
+            QueryOptions {
+                partition_key: Some(post_id.into()),
+                max_item_count: Some(PAGE_SIZE),
+                continuation,
+                ..Default::default()
+            },
+        )
+        .await
+        .map_err(continuation_error)?;
+    db.ru.query("[Q4] query comments", &db.posts, &r);
+    let names = lookups::usernames(db, "[Q4]", r.items.iter().map(|c| c.user_id.as_str())).await?;
+    Ok(Page {
+        items: r
+            .items
+            .into_iter()
+            .map(|c| {
+                let name = lookups::name_of(&names, &c.user_id);
+                c.with(name)
+            })
+            .collect(),
+        continuation: r.continuation,
+    })
+}

@@ -1,0 +1,33 @@
+//! [Q6] V1: the 100 newest posts, sorted by date across every physical partition of `posts`,
+//! then each post's author username and comment and like counts, one by one (2 063.54 RU in the
+//! article; V3's `feed`: 16.97 RU).
+
+use engine::QueryOptions;
+
+use super::{lookups, Db};
+use crate::access::Result;
+use crate::model::v1::PostV1;
+use crate::model::PostShort;
+
+pub async fn feed(db: &Db) -> Result<Vec<PostShort>> {
+    let r = db
+        .posts
+        .query_items::<PostV1>(
+            "SELECT TOP 100 * FROM p WHERE p.type = 'post' ORDER BY p.creationDate DESC",
+            engine::NO_PARAMS,
+            QueryOptions {
+                max_item_count: Some(100),
+                ..Default::default()
+            },
+        )
+        .await?;
+    db.ru.query("[Q6] query newest posts", &db.posts, &r);
+    let names = lookups::usernames(db, "[Q6]", r.items.iter().map(|p| p.user_id.as_str())).await?;
+    let mut posts = Vec::with_capacity(r.items.len());
+    for post in r.items {
+        let (comments, likes) = lookups::counts(db, "[Q6]", &post.post_id).await?;
+        let name = lookups::name_of(&names, &post.user_id);
+        posts.push(post.with(name, comments, likes).short());
+    }
+    Ok(posts)
+}
