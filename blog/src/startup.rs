@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use actix_web::{web, HttpResponse};
+use actix_web::web;
 use engine::{ChangeFeedProcessor, ChangeFeedStart, ContainerClient, Engine};
 use serde_json::Value;
 
@@ -141,6 +141,11 @@ impl Blog {
         }
     }
 
+    /// What the pages measured so far (the `/models` table).
+    pub fn measurements(&self) -> &Measurements {
+        &self.measurements
+    }
+
     /// Stops the workers after their current batches are checkpointed.
     pub async fn stop(&self) {
         self.workers.stop().await;
@@ -150,19 +155,9 @@ impl Blog {
 
 /// Model `M`'s pages under its base path, with its own site name (and so its own sign-in).
 fn model_scope<M: Version>(site: sitekit::Site, workers: web::Data<Workers>) -> actix_web::Scope {
-    let base = M::BASE;
-    web::scope(base)
+    web::scope(M::BASE)
         .app_data(web::Data::new(site))
         .app_data(workers)
-        // `/v1` as well as `/v1/`.
-        .route(
-            "",
-            web::get().to(move || async move {
-                HttpResponse::PermanentRedirect()
-                    .insert_header(("location", format!("{base}/")))
-                    .finish()
-            }),
-        )
         .configure(routes::configure::<M>)
 }
 

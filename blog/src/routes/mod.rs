@@ -12,7 +12,9 @@ use actix_web::web;
 use crate::versions::Version;
 
 pub fn configure<M: Version>(cfg: &mut web::ServiceConfig) {
-    cfg.route("/", web::get().to(home::feed::<M>))
+    // The server trims trailing slashes: `/v1/` arrives as `/v1`, the scope's empty path.
+    let home = if M::BASE.is_empty() { "/" } else { "" };
+    cfg.route(home, web::get().to(home::feed::<M>))
         .route("/signup", web::get().to(account::signup_form))
         .route("/signup", web::post().to(account::signup::<M>))
         .route("/signin", web::get().to(account::signin_form))

@@ -17,11 +17,16 @@ impl TestApp {
     }
 
     pub async fn signed_in(&self, username: &str, password: &str) -> Visitor {
+        self.signed_in_at("", username, password).await
+    }
+
+    /// Signs in to the model mounted at `base` ("" for the site, "/v1", "/v2").
+    pub async fn signed_in_at(&self, base: &str, username: &str, password: &str) -> Visitor {
         let v = self.visitor();
         let r = v
             .submit(
-                "/signin",
-                "/signin",
+                &format!("{base}/signin"),
+                &format!("{base}/signin"),
                 &[("username", username), ("password", password)],
             )
             .await;

@@ -1,5 +1,6 @@
 //! The blog through real HTTP on a real engine: one test (at least) per request of `004_*`.
 
 mod helpers;
+mod models;
 mod posts;
 mod users;

@@ -168,6 +168,7 @@ pub fn unescape(html: &str) -> String {
 }
 
 /// One browser's worth of requests.
+#[derive(Clone)]
 pub struct Visitor {
     pub base: String,
     pub client: reqwest::Client,
