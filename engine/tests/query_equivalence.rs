@@ -63,7 +63,27 @@ fn filter() -> impl Strategy<Value = String> {
         (path.clone(), prop::sample::select(vec!["a", "ab", "", "p"]))
             .prop_map(|(p, s)| format!("STARTSWITH({p}, \"{s}\")")),
         value().prop_map(|v| format!("ARRAY_CONTAINS(c.tags, {})", literal(&v))),
-        path.prop_map(|p| format!("IS_DEFINED({p})")),
+        (prop::sample::select(vec!["ANY", "ALL"]), value(), value()).prop_map(|(f, a, b)| format!(
+            "ARRAY_CONTAINS_{f}(c.tags, {}, {})",
+            literal(&a),
+            literal(&b)
+        )),
+        (
+            path.clone(),
+            prop::sample::select(vec!["IS_DEFINED", "IS_INTEGER", "IS_FINITE_NUMBER"])
+        )
+            .prop_map(|(p, f)| format!("{f}({p})")),
+        (path.clone(), value(), value()).prop_map(|(p, a, b)| format!(
+            "IIF(IS_NUMBER({p}), {p} > {}, {p} = {})",
+            literal(&a),
+            literal(&b)
+        )),
+        (path.clone(), value()).prop_map(|(p, v)| format!("CHOOSE(2, 0, {p}) = {}", literal(&v))),
+        path.clone().prop_map(|p| format!("IntMod({p}, 2) = 0")),
+        (path.clone(), value())
+            .prop_map(|(p, v)| format!("StringToNumber(ToString({p})) = {}", literal(&v))),
+        (path, prop::sample::select(vec!["a", "b", ""]))
+            .prop_map(|(p, s)| format!("TRIM({p}, \"{s}\") = \"\"")),
     ];
     leaf.prop_recursive(2, 6, 2, |inner| {
         prop_oneof![

@@ -189,7 +189,7 @@ pub fn eval(e: &Expr, row: &Bindings, params: &Params) -> Result<Val, QueryError
         Expr::Object(fields) => {
             let mut m = Map::new();
             for (k, e) in fields {
-                if let Some(v) = eval(e, row, params)? {
+                if let Some(v) = value::defined(eval(e, row, params)?) {
                     m.insert(k.clone(), v);
                 }
             }
@@ -198,7 +198,7 @@ pub fn eval(e: &Expr, row: &Bindings, params: &Params) -> Result<Val, QueryError
         Expr::Array(items) => {
             let mut out = Vec::with_capacity(items.len());
             for e in items {
-                if let Some(v) = eval(e, row, params)? {
+                if let Some(v) = value::defined(eval(e, row, params)?) {
                     out.push(v);
                 }
             }

@@ -263,13 +263,14 @@ fn project(q: &Query, params: &Params, mut row: Bindings) -> Result<Option<Value
                 .rposition(|(n, _)| n == alias)
                 .map(|i| row.0.swap_remove(i).1))
         }
-        Select::Value(e) => eval(e, &row, params),
+        // NaN and the infinities have no JSON form: in results they are undefined.
+        Select::Value(e) => Ok(value::defined(eval(e, &row, params)?)),
         Select::Items(items) => {
             let mut m = Map::new();
             let mut unnamed = 0;
             for (e, alias) in items {
                 let name = item_name(e, alias, &mut unnamed);
-                if let Some(v) = eval(e, &row, params)? {
+                if let Some(v) = value::defined(eval(e, &row, params)?) {
                     m.insert(name, v);
                 }
             }

@@ -569,6 +569,10 @@ impl<'a> Parser<'a> {
                         QueryError::syntax(self.src, self.tokens[self.pos - 1].start, &m)
                     })?;
                     Expr::Call { name, args }
+                } else if name == "NaN" {
+                    Expr::Literal(super::value::non_finite(f64::NAN))
+                } else if name == "Infinity" {
+                    Expr::Literal(super::value::non_finite(f64::INFINITY))
                 } else {
                     Expr::Ident(name)
                 }

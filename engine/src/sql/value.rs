@@ -3,21 +3,63 @@
 
 use std::cmp::Ordering;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// `None` is `undefined`.
 pub type Val = Option<Value>;
 
-/// Rank of a type in ORDER BY: undefined < null < booleans < numbers < strings < arrays < objects.
-fn rank(v: &Val) -> u8 {
+/// NaN and the infinities are numbers of the language (`NaN`, `Infinity`, `8.9 / 0.0`,
+/// `SQRT(-1)`) but not of JSON. Inside a query one travels as an object with this single
+/// property; results never carry it: a projected NaN or infinity is undefined (`defined`).
+const NON_FINITE: &str = "\u{0}non-finite";
+
+/// The in-query value of a NaN or an infinity.
+pub fn non_finite(x: f64) -> Value {
+    let name = if x.is_nan() {
+        "NaN"
+    } else if x > 0.0 {
+        "Infinity"
+    } else {
+        "-Infinity"
+    };
+    let mut m = Map::new();
+    m.insert(NON_FINITE.into(), Value::String(name.into()));
+    Value::Object(m)
+}
+
+/// The NaN or infinity `v` stands for.
+pub fn as_non_finite(v: &Value) -> Option<f64> {
     match v {
-        None => 0,
-        Some(Value::Null) => 1,
-        Some(Value::Bool(_)) => 2,
-        Some(Value::Number(_)) => 3,
-        Some(Value::String(_)) => 4,
-        Some(Value::Array(_)) => 5,
-        Some(Value::Object(_)) => 6,
+        Value::Object(m) if m.len() == 1 => match m.get(NON_FINITE)?.as_str()? {
+            "NaN" => Some(f64::NAN),
+            "Infinity" => Some(f64::INFINITY),
+            "-Infinity" => Some(f64::NEG_INFINITY),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// A value as it may appear in a result: NaN and the infinities become undefined.
+pub fn defined(v: Val) -> Val {
+    v.filter(|v| as_non_finite(v).is_none())
+}
+
+/// Rank of a type in ORDER BY: undefined < null < booleans < numbers < strings < arrays < objects.
+pub fn rank(v: &Val) -> u8 {
+    v.as_ref().map_or(0, kind)
+}
+
+/// The rank of a defined value (1 = null ... 6 = object; NaN and the infinities are numbers).
+pub fn kind(v: &Value) -> u8 {
+    match v {
+        Value::Null => 1,
+        Value::Bool(_) => 2,
+        Value::Number(_) => 3,
+        Value::String(_) => 4,
+        Value::Array(_) => 5,
+        Value::Object(_) if as_non_finite(v).is_some() => 3,
+        Value::Object(_) => 6,
     }
 }
 
@@ -35,7 +77,10 @@ fn f(n: &serde_json::Number) -> f64 {
 pub fn order_cmp(a: &Val, b: &Val) -> Ordering {
     match (a, b) {
         (Some(Value::Bool(x)), Some(Value::Bool(y))) => x.cmp(y),
-        (Some(Value::Number(x)), Some(Value::Number(y))) => f(x).total_cmp(&f(y)),
+        (Some(x), Some(y)) if rank(a) == 3 && rank(b) == 3 => {
+            let (x, y) = (as_f64(x).unwrap_or(f64::NAN), as_f64(y).unwrap_or(f64::NAN));
+            x.total_cmp(&y)
+        }
         (Some(Value::String(x)), Some(Value::String(y))) => cmp_str(x, y),
         (Some(x @ (Value::Array(_) | Value::Object(_))), Some(y)) if rank(a) == rank(b) => {
             x.to_string().cmp(&y.to_string())
@@ -66,13 +111,17 @@ pub fn compare(op: &str, a: &Val, b: &Val) -> Val {
     let (Some(a), Some(b)) = (a, b) else {
         return None;
     };
-    if rank(&Some(a.clone())) != rank(&Some(b.clone())) {
+    if kind(a) != kind(b) {
         return None;
     }
     let ord = match (a, b) {
         (Value::Null, Value::Null) => Ordering::Equal,
         (Value::Bool(x), Value::Bool(y)) => x.cmp(y),
-        (Value::Number(x), Value::Number(y)) => f(x).partial_cmp(&f(y))?,
+        (x, y) if as_f64(x).is_some() => match as_f64(x)?.partial_cmp(&as_f64(y)?) {
+            Some(o) => o,
+            // NaN is unordered and unequal to everything, itself included.
+            None => return Some(Value::Bool(op == "!=" || op == "<>")),
+        },
         (Value::String(x), Value::String(y)) => cmp_str(x, y),
         _ => {
             let eq = json_eq(a, b);
@@ -117,8 +166,14 @@ pub fn not(a: &Val) -> Val {
 }
 
 pub fn number(v: &Val) -> Option<f64> {
+    as_f64(v.as_ref()?)
+}
+
+/// A number of the language (a JSON number, NaN or an infinity) as a double.
+pub fn as_f64(v: &Value) -> Option<f64> {
     match v {
-        Some(Value::Number(n)) => Some(f(n)),
+        Value::Number(n) => Some(f(n)),
+        Value::Object(_) => as_non_finite(v),
         _ => None,
     }
 }
@@ -154,19 +209,28 @@ pub fn arithmetic(op: &str, a: &Val, b: &Val) -> Val {
         ">>" => int32(x).wrapping_shr(int32(y) as u32 & 31) as f64,
         _ => ((int32(x) as u32) >> (int32(y) as u32 & 31)) as f64,
     };
-    finite(r)
+    numeric(r)
 }
 
 pub fn unary(op: &str, a: &Val) -> Val {
     let x = number(a)?;
     match op {
-        "-" => finite(-x),
-        "+" => finite(x),
-        _ => finite(!int32(x) as f64),
+        "-" => numeric(-x),
+        "+" => numeric(x),
+        _ => numeric(!int32(x) as f64),
     }
 }
 
-/// A number result; infinities and NaN (e.g. division by zero) are undefined.
+/// A number result; NaN and the infinities (`1 / 0`) stay numbers inside the query.
+pub fn numeric(x: f64) -> Val {
+    Some(if x.is_finite() {
+        super::parser::num(x)
+    } else {
+        non_finite(x)
+    })
+}
+
+/// A number result where NaN and the infinities are undefined (aggregates).
 pub fn finite(x: f64) -> Val {
     x.is_finite().then(|| super::parser::num(x))
 }
@@ -199,7 +263,12 @@ mod tests {
         assert_eq!(compare("=", &None, &None), None);
         assert_eq!(and(&Some(json!(false)), &None), Some(json!(false)));
         assert_eq!(or(&Some(json!(false)), &None), None);
-        assert_eq!(arithmetic("/", &Some(json!(1)), &Some(json!(0))), None);
+        let inf = arithmetic("/", &Some(json!(1)), &Some(json!(0)));
+        assert_eq!(number(&inf), Some(f64::INFINITY));
+        assert_eq!(defined(inf.clone()), None);
+        let nan = Some(non_finite(f64::NAN));
+        assert_eq!(compare("=", &nan, &nan), Some(json!(false)));
+        assert_eq!(compare("<", &Some(json!(1)), &inf), Some(json!(true)));
         assert_eq!(arithmetic("||", &Some(json!("a")), &Some(json!(1))), None);
         assert_eq!(
             arithmetic(">>>", &Some(json!(-1)), &Some(json!(28))),

@@ -1,0 +1,286 @@
+//! Built-in functions, one file per family. Arguments of the wrong type give `undefined`, as in
+//! Cosmos DB; an unknown name or a wrong number of arguments is an error at parse time.
+
+mod array;
+mod date;
+mod math;
+mod string;
+mod types;
+
+use serde_json::Value;
+
+use super::value::Val;
+
+#[derive(Clone, Copy)]
+enum Family {
+    Types,
+    Strings,
+    Maths,
+    Arrays,
+    Dates,
+    Aggregates,
+}
+
+use Family::*;
+
+/// (name, min args, max args (`usize::MAX` = variadic), family)
+const SIGNATURES: &[(&str, usize, usize, Family)] = &[
+    ("IS_DEFINED", 1, 1, Types),
+    ("IS_NULL", 1, 1, Types),
+    ("IS_NUMBER", 1, 1, Types),
+    ("IS_FINITE_NUMBER", 1, 1, Types),
+    ("IS_INTEGER", 1, 1, Types),
+    ("IS_STRING", 1, 1, Types),
+    ("IS_BOOL", 1, 1, Types),
+    ("IS_ARRAY", 1, 1, Types),
+    ("IS_OBJECT", 1, 1, Types),
+    ("IS_PRIMITIVE", 1, 1, Types),
+    ("IIF", 3, 3, Types),
+    ("CHOOSE", 2, usize::MAX, Types),
+    ("TOSTRING", 1, 1, Types),
+    ("STRINGTOARRAY", 1, 1, Types),
+    ("STRINGTOBOOLEAN", 1, 1, Types),
+    ("STRINGTONULL", 1, 1, Types),
+    ("STRINGTONUMBER", 1, 1, Types),
+    ("STRINGTOOBJECT", 1, 1, Types),
+    ("OBJECTTOARRAY", 1, 3, Types),
+    ("CONCAT", 2, usize::MAX, Strings),
+    ("CONTAINS", 2, 3, Strings),
+    ("STARTSWITH", 2, 3, Strings),
+    ("ENDSWITH", 2, 3, Strings),
+    ("LOWER", 1, 1, Strings),
+    ("UPPER", 1, 1, Strings),
+    ("LENGTH", 1, 1, Strings),
+    ("SUBSTRING", 3, 3, Strings),
+    ("LEFT", 2, 2, Strings),
+    ("RIGHT", 2, 2, Strings),
+    ("LTRIM", 1, 2, Strings),
+    ("RTRIM", 1, 2, Strings),
+    ("TRIM", 1, 2, Strings),
+    ("REPLACE", 3, 3, Strings),
+    ("REPLICATE", 2, 2, Strings),
+    ("REVERSE", 1, 1, Strings),
+    ("INDEX_OF", 2, 3, Strings),
+    ("LASTINDEXOF", 2, 3, Strings),
+    ("STRINGEQUALS", 2, 3, Strings),
+    ("REGEXMATCH", 2, 3, Strings),
+    ("STRINGJOIN", 2, 2, Strings),
+    ("STRINGSPLIT", 2, 2, Strings),
+    ("ABS", 1, 1, Maths),
+    ("CEILING", 1, 1, Maths),
+    ("FLOOR", 1, 1, Maths),
+    ("ROUND", 1, 1, Maths),
+    ("TRUNC", 1, 1, Maths),
+    ("POWER", 2, 2, Maths),
+    ("SQRT", 1, 1, Maths),
+    ("LOG", 1, 2, Maths),
+    ("LOG10", 1, 1, Maths),
+    ("EXP", 1, 1, Maths),
+    ("SIGN", 1, 1, Maths),
+    ("PI", 0, 0, Maths),
+    ("SIN", 1, 1, Maths),
+    ("COS", 1, 1, Maths),
+    ("TAN", 1, 1, Maths),
+    ("ASIN", 1, 1, Maths),
+    ("ACOS", 1, 1, Maths),
+    ("ATAN", 1, 1, Maths),
+    ("ATN2", 2, 2, Maths),
+    ("COT", 1, 1, Maths),
+    ("DEGREES", 1, 1, Maths),
+    ("RADIANS", 1, 1, Maths),
+    ("SQUARE", 1, 1, Maths),
+    ("NUMBERBIN", 1, 2, Maths),
+    ("INTADD", 2, 2, Maths),
+    ("INTSUB", 2, 2, Maths),
+    ("INTMUL", 2, 2, Maths),
+    ("INTDIV", 2, 2, Maths),
+    ("INTMOD", 2, 2, Maths),
+    ("INTBITAND", 2, 2, Maths),
+    ("INTBITOR", 2, 2, Maths),
+    ("INTBITXOR", 2, 2, Maths),
+    ("INTBITNOT", 1, 1, Maths),
+    ("INTBITLEFTSHIFT", 2, 2, Maths),
+    ("INTBITRIGHTSHIFT", 2, 2, Maths),
+    ("ARRAY_CONTAINS", 2, 3, Arrays),
+    ("ARRAY_CONTAINS_ANY", 2, usize::MAX, Arrays),
+    ("ARRAY_CONTAINS_ALL", 2, usize::MAX, Arrays),
+    ("ARRAY_LENGTH", 1, 1, Arrays),
+    ("ARRAY_SLICE", 2, 3, Arrays),
+    ("ARRAY_CONCAT", 2, usize::MAX, Arrays),
+    ("SETINTERSECT", 2, 2, Arrays),
+    ("SETUNION", 2, 2, Arrays),
+    ("GETCURRENTDATETIME", 0, 0, Dates),
+    ("GETCURRENTTIMESTAMP", 0, 0, Dates),
+    ("DATETIMEADD", 3, 3, Dates),
+    ("DATETIMEPART", 2, 2, Dates),
+    ("DATETIMEDIFF", 3, 3, Dates),
+    ("COUNT", 1, 1, Aggregates),
+    ("SUM", 1, 1, Aggregates),
+    ("AVG", 1, 1, Aggregates),
+    ("MIN", 1, 1, Aggregates),
+    ("MAX", 1, 1, Aggregates),
+];
+
+/// Every function name the language knows (upper case).
+pub fn names() -> impl Iterator<Item = &'static str> {
+    SIGNATURES.iter().map(|s| s.0)
+}
+
+pub fn is_aggregate(name: &str) -> bool {
+    matches!(name, "COUNT" | "SUM" | "AVG" | "MIN" | "MAX")
+}
+
+fn signature(name: &str) -> Option<&'static (&'static str, usize, usize, Family)> {
+    SIGNATURES.iter().find(|s| s.0 == name)
+}
+
+/// Validates a call at parse time.
+pub fn check_call(name: &str, argc: usize) -> Result<(), String> {
+    let (_, min, max, _) = signature(name).ok_or_else(|| format!("unknown function {name}"))?;
+    if argc < *min || argc > *max {
+        let want = if min == max {
+            format!("{min}")
+        } else if *max == usize::MAX {
+            format!("at least {min}")
+        } else {
+            format!("{min} to {max}")
+        };
+        return Err(format!("{name} takes {want} arguments, got {argc}"));
+    }
+    Ok(())
+}
+
+/// Calls a scalar function (aggregates are handled by the executor).
+pub fn call(name: &str, a: &[Val]) -> Val {
+    match signature(name)?.3 {
+        Types => types::call(name, a),
+        Strings => string::call(name, a),
+        Maths => math::call(name, a),
+        Arrays => array::call(name, a),
+        Dates => date::call(name, a),
+        Aggregates => None,
+    }
+}
+
+fn s(v: &Val) -> Option<&str> {
+    match v {
+        Some(Value::String(s)) => Some(s),
+        _ => None,
+    }
+}
+
+fn b(v: &Val) -> Option<bool> {
+    match v {
+        Some(Value::Bool(b)) => Some(*b),
+        _ => None,
+    }
+}
+
+fn arr(v: &Val) -> Option<&Vec<Value>> {
+    match v {
+        Some(Value::Array(a)) => Some(a),
+        _ => None,
+    }
+}
+
+/// An integral number (NaN and the infinities are not).
+fn int(v: &Val) -> Option<i64> {
+    crate::sql::value::number(v)
+        .filter(|n| n.is_finite() && n.fract() == 0.0)
+        .map(|n| n as i64)
+}
+
+/// 2^63, the first double past the 64-bit integers.
+const TWO_63: f64 = 9_223_372_036_854_775_808.0;
+
+/// A number that is a 64-bit signed integer, exactly.
+fn int64(v: &Val) -> Option<i64> {
+    match v {
+        Some(Value::Number(n)) => n.as_i64().or_else(|| {
+            let x = n.as_f64()?;
+            (x.fract() == 0.0 && (-TWO_63..TWO_63).contains(&x)).then_some(x as i64)
+        }),
+        _ => None,
+    }
+}
+
+fn string(x: String) -> Val {
+    Some(Value::String(x))
+}
+
+fn boolean(x: bool) -> Val {
+    Some(Value::Bool(x))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn c(name: &str, args: &[Value]) -> Val {
+        call(name, &args.iter().cloned().map(Some).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn a_few_functions() {
+        assert_eq!(
+            c("STARTSWITH", &[json!("Abc"), json!("ab"), json!(true)]),
+            Some(json!(true))
+        );
+        assert_eq!(c("STARTSWITH", &[json!(1), json!("ab")]), None);
+        assert_eq!(
+            c("SUBSTRING", &[json!("abc"), json!(1), json!(1)]),
+            Some(json!("b"))
+        );
+        assert_eq!(c("ROUND", &[json!(-2.5)]), Some(json!(-3)));
+        assert_eq!(
+            c(
+                "ARRAY_CONTAINS",
+                &[json!([{"a": 1, "b": 2}]), json!({"a": 1}), json!(true)]
+            ),
+            Some(json!(true))
+        );
+        assert_eq!(
+            c(
+                "ARRAY_CONTAINS",
+                &[json!([{"a": 1, "b": 2}]), json!({"a": 1})]
+            ),
+            Some(json!(false))
+        );
+        assert_eq!(
+            c("ARRAY_SLICE", &[json!([1, 2, 3, 4]), json!(-2), json!(1)]),
+            Some(json!([3]))
+        );
+        assert_eq!(
+            c(
+                "DATETIMEADD",
+                &[json!("mm"), json!(1), json!("2020-01-31T00:00:00.0000000Z")]
+            ),
+            Some(json!("2020-02-29T00:00:00.0000000Z"))
+        );
+        assert_eq!(
+            c(
+                "DATETIMEPART",
+                &[json!("yyyy"), json!("2016-05-29T08:30:00.1301617Z")]
+            ),
+            Some(json!(2016))
+        );
+        assert_eq!(
+            c(
+                "DATETIMEDIFF",
+                &[
+                    json!("day"),
+                    json!("2020-01-01T23:00:00Z"),
+                    json!("2020-01-02T01:00:00Z")
+                ]
+            ),
+            Some(json!(1))
+        );
+        assert_eq!(
+            c("REGEXMATCH", &[json!("Hello"), json!("^h"), json!("i")]),
+            Some(json!(true))
+        );
+        assert!(check_call("LOWER", 2).is_err());
+        assert!(check_call("NOPE", 1).is_err());
+    }
+}
