@@ -80,6 +80,8 @@ fn filter() -> impl Strategy<Value = String> {
         )),
         (path.clone(), value()).prop_map(|(p, v)| format!("CHOOSE(2, 0, {p}) = {}", literal(&v))),
         path.clone().prop_map(|p| format!("IntMod({p}, 2) = 0")),
+        path.clone()
+            .prop_map(|p| format!("TicksToDateTime({p}) > \"1970-01-01\"")),
         (path.clone(), value())
             .prop_map(|(p, v)| format!("StringToNumber(ToString({p})) = {}", literal(&v))),
         (path, prop::sample::select(vec!["a", "b", ""]))

@@ -17,6 +17,7 @@ pub fn parse(src: &str) -> Result<Query, QueryError> {
         tokens,
         pos: 0,
         depth: 0,
+        now: chrono::Utc::now(),
     };
     let mut q = p.query()?;
     if p.peek() != &Tok::Eof {
@@ -41,6 +42,8 @@ struct Parser<'a> {
     tokens: Vec<Token>,
     pos: usize,
     depth: usize,
+    /// The time the `*Static` current-time functions give, the same for the whole query.
+    now: chrono::DateTime<chrono::Utc>,
 }
 
 fn describe(t: &Tok) -> String {
@@ -568,7 +571,11 @@ impl<'a> Parser<'a> {
                     super::functions::check_call(&name, args.len()).map_err(|m| {
                         QueryError::syntax(self.src, self.tokens[self.pos - 1].start, &m)
                     })?;
-                    Expr::Call { name, args }
+                    if name.starts_with("GETCURRENT") && name.ends_with("STATIC") {
+                        Expr::Literal(super::functions::current(&name, &self.now))
+                    } else {
+                        Expr::Call { name, args }
+                    }
                 } else if name == "NaN" {
                     Expr::Literal(super::value::non_finite(f64::NAN))
                 } else if name == "Infinity" {

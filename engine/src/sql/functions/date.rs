@@ -3,13 +3,102 @@
 use chrono::{DateTime, Datelike, Duration, NaiveDate, NaiveDateTime, TimeZone, Timelike, Utc};
 use serde_json::Value;
 
-use super::{int, s, string};
-use crate::sql::value::Val;
+use super::{int, int64, s, string};
+use crate::sql::value::{number, Val};
+
+/// .NET ticks (100 ns) per second; Cosmos DB counts ticks from the Unix epoch.
+const TICKS_PER_SECOND: i64 = 10_000_000;
+
+/// The current-time functions at `now`. The `*Static` forms are evaluated once, when the query
+/// is parsed, so every item of the query sees the same value.
+pub fn current(name: &str, now: &DateTime<Utc>) -> Value {
+    match name.trim_end_matches("STATIC") {
+        "GETCURRENTDATETIME" => Value::String(format_datetime(now)),
+        "GETCURRENTTIMESTAMP" => Value::from(now.timestamp_millis()),
+        _ => Value::from(ticks(now)),
+    }
+}
 
 pub(super) fn call(name: &str, a: &[Val]) -> Val {
     match name {
-        "GETCURRENTDATETIME" => string(format_datetime(&Utc::now())),
-        "GETCURRENTTIMESTAMP" => Some(Value::from(Utc::now().timestamp_millis())),
+        "GETCURRENTDATETIME" | "GETCURRENTTIMESTAMP" | "GETCURRENTTICKS" => {
+            Some(current(name, &Utc::now()))
+        }
+        "DATETIMETOTICKS" => Some(Value::from(ticks(&parse_datetime(s(&a[0])?)?))),
+        "DATETIMETOTIMESTAMP" => Some(Value::from(parse_datetime(s(&a[0])?)?.timestamp_millis())),
+        // Fractional counts are truncated.
+        "TICKSTODATETIME" => {
+            let t = whole(&a[0])?;
+            let dt = DateTime::from_timestamp(
+                t.div_euclid(TICKS_PER_SECOND),
+                (t.rem_euclid(TICKS_PER_SECOND) * 100) as u32,
+            )?;
+            string(format_datetime(&in_range(dt)?))
+        }
+        "TIMESTAMPTODATETIME" => {
+            let ms = whole(&a[0])?;
+            string(format_datetime(&in_range(
+                DateTime::from_timestamp_millis(ms)?,
+            )?))
+        }
+        // Year, month, day and optionally hour, minute, second and the fraction of a second
+        // in ticks (7 digits); every part must be an integer in its range.
+        "DATETIMEFROMPARTS" => {
+            let mut p = [0i64; 7];
+            for (i, v) in a.iter().enumerate() {
+                p[i] = int(v)?;
+            }
+            let (y, mo, d) = (
+                i32::try_from(p[0]).ok()?,
+                u32::try_from(p[1]).ok()?,
+                u32::try_from(p[2]).ok()?,
+            );
+            let (h, mi, sec) = (
+                u32::try_from(p[3]).ok()?,
+                u32::try_from(p[4]).ok()?,
+                u32::try_from(p[5]).ok()?,
+            );
+            let frac = u32::try_from(p[6]).ok().filter(|f| *f < 10_000_000)?;
+            let date = NaiveDate::from_ymd_opt(y, mo, d)?;
+            let time = chrono::NaiveTime::from_hms_nano_opt(h, mi, sec, frac * 100)?;
+            string(format_datetime(&in_range(
+                Utc.from_utc_datetime(&date.and_time(time)),
+            )?))
+        }
+        // The start of the bin of `bin_size` parts (days down to nanoseconds), counted from the
+        // origin (the Unix epoch unless given), that holds the date-time.
+        "DATETIMEBIN" => {
+            let dt = parse_datetime(s(&a[0])?)?;
+            let unit: i128 = match part(s(&a[1])?)? {
+                Part::Day => 86_400_000_000_000,
+                Part::Hour => 3_600_000_000_000,
+                Part::Minute => 60_000_000_000,
+                Part::Second => 1_000_000_000,
+                Part::Millisecond => 1_000_000,
+                Part::Microsecond => 1_000,
+                Part::Nanosecond => 1,
+                Part::Year | Part::Month => return None,
+            };
+            let size = a.get(2).map_or(Some(1), int)?;
+            if size <= 0 {
+                return None;
+            }
+            let origin = match a.get(3) {
+                Some(o) => parse_datetime(s(o)?)?,
+                None => DateTime::UNIX_EPOCH,
+            };
+            let nanos = |t: &DateTime<Utc>| {
+                t.timestamp() as i128 * 1_000_000_000 + t.timestamp_subsec_nanos() as i128
+            };
+            let width = unit.checked_mul(size as i128)?;
+            let from_origin = nanos(&dt) - nanos(&origin);
+            let start = nanos(&origin) + from_origin.div_euclid(width) * width;
+            let out = DateTime::from_timestamp(
+                i64::try_from(start.div_euclid(1_000_000_000)).ok()?,
+                start.rem_euclid(1_000_000_000) as u32,
+            )?;
+            string(format_datetime(&in_range(out)?))
+        }
         "DATETIMEADD" => {
             let n = int(&a[1])?;
             let dt = parse_datetime(s(&a[2])?)?;
@@ -98,6 +187,24 @@ fn parse_datetime(x: &str) -> Option<DateTime<Utc>> {
     }
     let d = NaiveDate::parse_from_str(x, "%Y-%m-%d").ok()?;
     Some(Utc.from_utc_datetime(&d.and_hms_opt(0, 0, 0)?))
+}
+
+/// A count of ticks or milliseconds: an integer exactly, a fraction truncated.
+fn whole(v: &Val) -> Option<i64> {
+    int64(v).or_else(|| {
+        let x = number(v)?.trunc();
+        (x.abs() < 9.2e18).then_some(x as i64)
+    })
+}
+
+/// Ticks (100 ns) since the Unix epoch.
+fn ticks(dt: &DateTime<Utc>) -> i64 {
+    dt.timestamp() * TICKS_PER_SECOND + (dt.timestamp_subsec_nanos() / 100) as i64
+}
+
+/// Cosmos DB's date-times run from year 1 to year 9999.
+fn in_range(dt: DateTime<Utc>) -> Option<DateTime<Utc>> {
+    (1..=9999).contains(&dt.year()).then_some(dt)
 }
 
 fn format_datetime(dt: &DateTime<Utc>) -> String {

@@ -3,6 +3,8 @@
 
 mod array;
 mod date;
+
+pub use date::current;
 mod math;
 mod string;
 mod types;
@@ -111,6 +113,16 @@ const SIGNATURES: &[(&str, usize, usize, Family)] = &[
     ("SETUNION", 2, 2, Arrays),
     ("GETCURRENTDATETIME", 0, 0, Dates),
     ("GETCURRENTTIMESTAMP", 0, 0, Dates),
+    ("GETCURRENTTICKS", 0, 0, Dates),
+    ("GETCURRENTDATETIMESTATIC", 0, 0, Dates),
+    ("GETCURRENTTIMESTAMPSTATIC", 0, 0, Dates),
+    ("GETCURRENTTICKSSTATIC", 0, 0, Dates),
+    ("DATETIMEBIN", 2, 4, Dates),
+    ("DATETIMEFROMPARTS", 3, 7, Dates),
+    ("DATETIMETOTICKS", 1, 1, Dates),
+    ("DATETIMETOTIMESTAMP", 1, 1, Dates),
+    ("TICKSTODATETIME", 1, 1, Dates),
+    ("TIMESTAMPTODATETIME", 1, 1, Dates),
     ("DATETIMEADD", 3, 3, Dates),
     ("DATETIMEPART", 2, 2, Dates),
     ("DATETIMEDIFF", 3, 3, Dates),
