@@ -195,3 +195,48 @@ fn strip(mut v: Value) -> Value {
     }
     v
 }
+
+/// `QUERY.md` marks as supported exactly the functions the parser knows, and gives a reason for
+/// every function it marks unsupported; each of those is refused by the parser with its position.
+#[test]
+fn the_coverage_table_matches_the_engine() {
+    let table = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("QUERY.md"))
+        .expect("engine/QUERY.md");
+    let mut listed = Vec::new();
+    for line in table
+        .lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| Group") && !l.starts_with("| ---"))
+    {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        let (name, supported, note) = (cells[2], cells[3], cells[4]);
+        listed.push(name.to_owned());
+        let known = sql::functions::names().any(|n| n == name);
+        match supported {
+            "yes" => assert!(
+                known,
+                "QUERY.md says {name} is supported; the parser does not know it"
+            ),
+            "no" => {
+                assert!(
+                    !known,
+                    "QUERY.md says {name} is not supported; the parser knows it"
+                );
+                assert!(!note.is_empty(), "QUERY.md gives no reason for {name}");
+                let e = sql::parse(&format!("SELECT VALUE {name}(1)"))
+                    .unwrap_err()
+                    .to_string();
+                assert!(
+                    e.contains("line 1, column") && e.contains("unknown function"),
+                    "{e}"
+                );
+            }
+            other => panic!("QUERY.md: {name}: '{other}' is neither yes nor no"),
+        }
+    }
+    for name in sql::functions::names() {
+        assert!(
+            listed.iter().any(|l| l == name),
+            "QUERY.md does not list {name}"
+        );
+    }
+}

@@ -80,6 +80,9 @@ fn filter() -> impl Strategy<Value = String> {
         )),
         (path.clone(), value()).prop_map(|(p, v)| format!("CHOOSE(2, 0, {p}) = {}", literal(&v))),
         path.clone().prop_map(|p| format!("IntMod({p}, 2) = 0")),
+        value().prop_map(|v| format!("ARRAY_MAX(c.tags) = {}", literal(&v))),
+        (path.clone(), prop::sample::select(vec!["a", "B", "é"]))
+            .prop_map(|(p, s)| format!("CONTAINS_ANY_CI({p}, \"{s}\", \"z\")")),
         path.clone()
             .prop_map(|p| format!("TicksToDateTime({p}) > \"1970-01-01\"")),
         (path.clone(), value())

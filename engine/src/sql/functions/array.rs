@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::{arr, b, boolean, int};
-use crate::sql::value::{json_eq, Val};
+use crate::sql::value::{as_f64, json_eq, kind, numeric, order_cmp, Val};
 
 pub(super) fn call(name: &str, a: &[Val]) -> Val {
     match name {
@@ -78,6 +78,94 @@ pub(super) fn call(name: &str, a: &[Val]) -> Val {
                     .for_each(&mut push);
             }
             Some(Value::Array(out))
+        }
+        // The distinct elements of the first array missing from the second.
+        "SETDIFFERENCE" => {
+            let (x, y) = (arr(&a[0])?, arr(&a[1])?);
+            let mut out: Vec<Value> = Vec::new();
+            for v in x {
+                if !y.iter().any(|w| json_eq(v, w)) && !out.iter().any(|o| json_eq(o, v)) {
+                    out.push(v.clone());
+                }
+            }
+            Some(Value::Array(out))
+        }
+        // The same elements, ignoring order and repetition.
+        "SETEQUAL" => {
+            let (x, y) = (arr(&a[0])?, arr(&a[1])?);
+            let within =
+                |p: &[Value], q: &[Value]| p.iter().all(|v| q.iter().any(|w| json_eq(v, w)));
+            boolean(within(x, y) && within(y, x))
+        }
+        // Numbers only: any other element makes the answer undefined.
+        "ARRAY_SUM" | "ARRAY_AVG" | "ARRAY_MEDIAN" => {
+            let mut xs = arr(&a[0])?
+                .iter()
+                .map(as_f64)
+                .collect::<Option<Vec<f64>>>()?;
+            match name {
+                "ARRAY_SUM" => numeric(xs.iter().sum()),
+                _ if xs.is_empty() => None,
+                "ARRAY_AVG" => numeric(xs.iter().sum::<f64>() / xs.len() as f64),
+                _ => {
+                    xs.sort_by(f64::total_cmp);
+                    let m = xs.len() / 2;
+                    numeric(if xs.len() % 2 == 1 {
+                        xs[m]
+                    } else {
+                        (xs[m - 1] + xs[m]) / 2.0
+                    })
+                }
+            }
+        }
+        // Numbers, strings, booleans and null, ordered null < booleans < numbers < strings.
+        "ARRAY_MIN" | "ARRAY_MAX" => {
+            let items = arr(&a[0])?;
+            if items.iter().any(|v| kind(v) > 4) {
+                return None;
+            }
+            let pick = items.iter().map(|v| Some(v.clone()));
+            if name == "ARRAY_MIN" {
+                pick.min_by(order_cmp)?
+            } else {
+                pick.max_by(order_cmp)?
+            }
+        }
+        // Brute force over two vectors of numbers of the same length: cosine similarity (the
+        // default), dot product or euclidean distance.
+        "VECTORDISTANCE" => {
+            let v = |x: &Val| arr(x)?.iter().map(as_f64).collect::<Option<Vec<f64>>>();
+            let (x, y) = (v(&a[0])?, v(&a[1])?);
+            if x.len() != y.len() || x.is_empty() {
+                return None;
+            }
+            if let Some(brute) = a.get(2) {
+                b(brute)?;
+            }
+            let function = match a.get(3) {
+                Some(Some(Value::Object(o))) => match o.get("distanceFunction") {
+                    Some(Value::String(f)) => f.to_ascii_lowercase(),
+                    None => "cosine".into(),
+                    _ => return None,
+                },
+                Some(_) => return None,
+                None => "cosine".into(),
+            };
+            let dot: f64 = x.iter().zip(&y).map(|(p, q)| p * q).sum();
+            numeric(match function.as_str() {
+                "cosine" => {
+                    let norm = |v: &[f64]| v.iter().map(|p| p * p).sum::<f64>().sqrt();
+                    dot / (norm(&x) * norm(&y))
+                }
+                "dotproduct" => dot,
+                "euclidean" => x
+                    .iter()
+                    .zip(&y)
+                    .map(|(p, q)| (p - q) * (p - q))
+                    .sum::<f64>()
+                    .sqrt(),
+                _ => return None,
+            })
         }
         _ => None,
     }

@@ -3,7 +3,7 @@
 use chrono::{DateTime, Datelike, Duration, NaiveDate, NaiveDateTime, TimeZone, Timelike, Utc};
 use serde_json::Value;
 
-use super::{int, int64, s, string};
+use super::{boolean, int, int64, s, string};
 use crate::sql::value::{number, Val};
 
 /// .NET ticks (100 ns) per second; Cosmos DB counts ticks from the Unix epoch.
@@ -115,6 +115,11 @@ pub(super) fn call(name: &str, a: &[Val]) -> Val {
             };
             string(format_datetime(&out))
         }
+        "YEAR" => Some(Value::from(parse_datetime(s(&a[0])?)?.year())),
+        "MONTH" => Some(Value::from(parse_datetime(s(&a[0])?)?.month())),
+        "DAY" => Some(Value::from(parse_datetime(s(&a[0])?)?.day())),
+        "IS_DATETIME" => boolean(s(&a[0]).is_some_and(is_datetime)),
+        "DATETIMEFORMAT" => string(format_custom(&parse_datetime(s(&a[0])?)?, s(&a[1])?)?),
         "DATETIMEPART" => {
             let dt = parse_datetime(s(&a[1])?)?;
             Some(Value::from(match part(s(&a[0])?)? {
@@ -177,10 +182,130 @@ fn part(p: &str) -> Option<Part> {
     })
 }
 
-/// Cosmos DB's date-time strings: `YYYY-MM-DDThh:mm:ss.fffffffZ` (date-only accepted).
+/// IS_DATETIME's grammar: `YYYY-MM-DD`, then optionally `T` or a space and `hh:mm:ss` with 1 to
+/// 7 fraction digits after a `.`, then optionally `Z` (also right after the date).
+fn is_datetime(x: &str) -> bool {
+    let b = x.as_bytes();
+    let digits =
+        |r: std::ops::Range<usize>| b.get(r).is_some_and(|d| d.iter().all(u8::is_ascii_digit));
+    if !(digits(0..4)
+        && b.get(4) == Some(&b'-')
+        && digits(5..7)
+        && b.get(7) == Some(&b'-')
+        && digits(8..10))
+    {
+        return false;
+    }
+    let mut rest = &x[10..];
+    if let Some(time) = rest.strip_prefix('T').or_else(|| rest.strip_prefix(' ')) {
+        let t = time.as_bytes();
+        let two = |i: usize| {
+            t.get(i..i + 2)
+                .is_some_and(|d| d.iter().all(u8::is_ascii_digit))
+        };
+        if !(two(0) && t.get(2) == Some(&b':') && two(3) && t.get(5) == Some(&b':') && two(6)) {
+            return false;
+        }
+        rest = &time[8..];
+        if let Some(frac) = rest.strip_prefix('.') {
+            let n = frac.bytes().take_while(u8::is_ascii_digit).count();
+            if !(1..=7).contains(&n) {
+                return false;
+            }
+            rest = &frac[n..];
+        }
+    }
+    (rest.is_empty() || rest == "Z") && parse_datetime(x).is_some()
+}
+
+/// .NET custom date-time format strings: `yyyy yy MM M dd d HH H hh h mm m ss s tt`, `f`..`fffffff`
+/// (fraction digits), `F`..`FFFFFFF` (the same without trailing zeros), `\x` and quoted text
+/// taken literally; any other character is copied.
+fn format_custom(dt: &DateTime<Utc>, f: &str) -> Option<String> {
+    let chars: Vec<char> = f.chars().collect();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let run = chars[i..].iter().take_while(|&&x| x == c).count();
+        let mut take = run;
+        match c {
+            'y' => {
+                take = run.min(5);
+                let y = dt.year();
+                out += &match take {
+                    1 => format!("{}", y % 100),
+                    2 => format!("{:02}", y % 100),
+                    n => format!("{y:0n$}"),
+                };
+            }
+            'M' | 'd' | 'H' | 'h' | 'm' | 's' => {
+                take = run.min(2);
+                if c == 'd' && run > 2 {
+                    return None; // day names need a culture
+                }
+                if c == 'M' && run > 2 {
+                    return None; // month names need a culture
+                }
+                let v = match c {
+                    'M' => dt.month(),
+                    'd' => dt.day(),
+                    'H' => dt.hour(),
+                    'h' => (dt.hour() + 11) % 12 + 1,
+                    'm' => dt.minute(),
+                    _ => dt.second(),
+                };
+                out += &if take == 2 {
+                    format!("{v:02}")
+                } else {
+                    v.to_string()
+                };
+            }
+            'f' | 'F' => {
+                if run > 7 {
+                    return None;
+                }
+                let digits = format!("{:07}", dt.nanosecond() / 100);
+                let part = &digits[..run];
+                out += if c == 'F' {
+                    part.trim_end_matches('0')
+                } else {
+                    part
+                };
+            }
+            't' => {
+                take = run.min(2);
+                let ampm = if dt.hour() < 12 { "AM" } else { "PM" };
+                out += &ampm[..take];
+            }
+            '\\' => {
+                out.extend(chars.get(i + 1));
+                take = 2;
+            }
+            '\'' | '"' => {
+                let end = chars[i + 1..].iter().position(|&x| x == c)?;
+                out.extend(&chars[i + 1..i + 1 + end]);
+                take = end + 2;
+            }
+            _ => {
+                out.push(c);
+                take = 1;
+            }
+        }
+        i += take;
+    }
+    Some(out)
+}
+
+/// Cosmos DB's date-time strings: `YYYY-MM-DDThh:mm:ss.fffffffZ` (a space for the `T`, no `Z`,
+/// or the date alone accepted).
 fn parse_datetime(x: &str) -> Option<DateTime<Utc>> {
     if let Ok(dt) = DateTime::parse_from_rfc3339(x) {
         return Some(dt.with_timezone(&Utc));
+    }
+    let x = x.strip_suffix('Z').unwrap_or(x);
+    if let Ok(n) = NaiveDateTime::parse_from_str(x, "%Y-%m-%d %H:%M:%S%.f") {
+        return Some(Utc.from_utc_datetime(&n));
     }
     if let Ok(n) = NaiveDateTime::parse_from_str(x.trim_end_matches('Z'), "%Y-%m-%dT%H:%M:%S%.f") {
         return Some(Utc.from_utc_datetime(&n));

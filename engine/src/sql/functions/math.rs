@@ -10,6 +10,7 @@ use crate::sql::value::{number, numeric, Val};
 pub(super) fn call(name: &str, a: &[Val]) -> Val {
     match name {
         "PI" => numeric(std::f64::consts::PI),
+        "RAND" => numeric(rand::random::<f64>()),
         "POWER" => numeric(number(&a[0])?.powf(number(&a[1])?)),
         // ATN2(y, x): the angle of the point (x, y).
         "ATN2" => numeric(number(&a[0])?.atan2(number(&a[1])?)),

@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::{arr, b, boolean, int, s, string};
-use crate::sql::value::Val;
+use crate::sql::value::{self, Val};
 
 pub(super) fn call(name: &str, a: &[Val]) -> Val {
     let ignore_case = a.get(2).and_then(b).unwrap_or(false);
@@ -128,6 +128,42 @@ pub(super) fn call(name: &str, a: &[Val]) -> Val {
                 x.split(d).map(|p| Value::String(p.to_owned())).collect()
             };
             Some(Value::Array(parts))
+        }
+        // CONTAINS over each needle, joined by AND (ALL) or OR (ANY) with undefined propagating
+        // as those operators propagate it.
+        "CONTAINS_ALL_CI" | "CONTAINS_ALL_CS" | "CONTAINS_ANY_CI" | "CONTAINS_ANY_CS" => {
+            let all = name.starts_with("CONTAINS_ALL");
+            let ci = name.ends_with("_CI");
+            let fold = |x: &str| if ci { x.to_lowercase() } else { x.to_owned() };
+            let hay = a[0].as_ref().and_then(Value::as_str).map(fold);
+            let mut acc = boolean(all);
+            for needle in &a[1..] {
+                let found = match (&hay, s(needle)) {
+                    (Some(h), Some(n)) => boolean(h.contains(&fold(n))),
+                    _ => None,
+                };
+                acc = if all {
+                    value::and(&acc, &found)
+                } else {
+                    value::or(&acc, &found)
+                };
+            }
+            acc
+        }
+        // Around the first or last occurrence of the delimiter; without one, the empty string
+        // (as XPath's substring-after and substring-before).
+        "SUBSTRINGAFTER" | "SUBSTRINGBEFORE" | "LASTSUBSTRINGAFTER" | "LASTSUBSTRINGBEFORE" => {
+            let (x, d) = (s(&a[0])?, s(&a[1])?);
+            let at = if name.starts_with("LAST") {
+                x.rfind(d)
+            } else {
+                x.find(d)
+            };
+            string(match at {
+                Some(i) if name.ends_with("AFTER") => x[i + d.len()..].to_owned(),
+                Some(i) => x[..i].to_owned(),
+                None => String::new(),
+            })
         }
         _ => None,
     }
