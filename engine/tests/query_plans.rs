@@ -408,3 +408,64 @@ fn routed_order_by_with_a_narrow_filter_sorts_the_few_matches() {
         assert!(r.items.iter().all(|d| d["type"] == "like"));
     });
 }
+
+/// The blog's V2 shape: posts interleaved with many comments and likes in `posts`, queried across
+/// partitions by date (Q6) and by author (Q3). The `type = 'post'` conjunct is answered from the
+/// index, so neither the merge nor the per-partition pricing loads a comment or a like.
+#[test]
+fn equality_conjuncts_are_answered_from_the_index_in_fan_outs() {
+    common::rt().block_on(async {
+        let t = common::open(EngineOptions::default());
+        let c = common::container(
+            &t,
+            ContainerProperties::new("posts", "/postId").with_initial_partitions(4),
+        )
+        .await;
+        let mut tasks = tokio::task::JoinSet::new();
+        for p in 0..120 {
+            let c = c.clone();
+            tasks.spawn(async move {
+                let post_id = format!("post{p}");
+                let user = format!("user{}", p % 6);
+                let day = |n: usize| format!("2025-01-{:02}T{:02}:{:02}:00Z", 1 + p % 28, n % 24, p % 60);
+                c.create_item(&json!({"id": post_id, "postId": post_id, "type": "post", "userId": user, "creationDate": day(p)}), None, None).await.unwrap();
+                for k in 0..9 {
+                    let kind = if k % 3 == 0 { "comment" } else { "like" };
+                    // Comments and likes by the post's author too, so `userId` alone is not enough.
+                    c.create_item(&json!({"id": format!("{post_id}-{k}"), "postId": post_id, "type": kind, "userId": user, "creationDate": day(p + k + 1)}), None, None).await.unwrap();
+                }
+            });
+        }
+        while let Some(r) = tasks.join_next().await {
+            r.unwrap();
+        }
+        let newest = "SELECT TOP 10 * FROM p WHERE p.type = 'post' ORDER BY p.creationDate DESC";
+        let r = c.query_items::<Value>(newest, NO_PARAMS, QueryOptions::default()).await.unwrap();
+        assert_eq!(r.items.len(), 10);
+        assert!(r.items.iter().all(|i| i["type"] == "post"));
+        let m = r.query_metrics.unwrap();
+        assert_eq!(m.partitions_visited, 4);
+        // The merge's 10 plus each partition's own first page (10 posts each at most): no
+        // comment or like was loaded to be rejected.
+        assert!(m.retrieved_document_count <= 10, "{m:?}");
+        let loaded: u64 = m.partitions.iter().map(|p| p.items_read).sum();
+        assert!(loaded <= 40, "{m:?}");
+        // The same answer as evaluating every item.
+        let slow = "SELECT TOP 10 * FROM p WHERE CONCAT(p.type, '') = 'post' ORDER BY p.creationDate DESC";
+        let all = c.query_items::<Value>(slow, NO_PARAMS, QueryOptions::default()).await.unwrap();
+        assert_eq!(r.items, all.items);
+        let loaded_slow: u64 = all.query_metrics.unwrap().partitions.iter().map(|p| p.items_read).sum();
+        assert!(loaded_slow > 3 * loaded, "{loaded_slow} vs {loaded}");
+        assert!(r.request_charge < all.request_charge, "{} vs {}", r.request_charge, all.request_charge);
+
+        // One author's posts, newest first: few candidates after `type`, so they are sorted
+        // instead of merging every partition's date index.
+        let by_user = "SELECT * FROM p WHERE p.userId = 'user2' AND p.type = 'post' ORDER BY p.creationDate DESC";
+        let r = c.query_all::<Value>(by_user, NO_PARAMS, QueryOptions::default()).await.unwrap();
+        assert_eq!(r.items.len(), 20);
+        let dates: Vec<&str> = r.items.iter().map(|i| i["creationDate"].as_str().unwrap()).collect();
+        assert!(dates.windows(2).all(|w| w[0] >= w[1]), "{dates:?}");
+        let m = r.query_metrics.unwrap();
+        assert_eq!(m.retrieved_document_count, 20, "{m:?}");
+    });
+}

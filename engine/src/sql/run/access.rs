@@ -50,31 +50,37 @@ impl<'a> Run<'a> {
             .find(|p| p.path() != path && policy.indexes(p.path()))
     }
 
-    /// Whether the routed targets' candidates from the equality access predicate number at most
-    /// `limit` (counted on index keys only, stopping past the limit). When they are that few,
-    /// sorting them beats an ORDER BY merge, which walks the order index of the whole physical
-    /// partition (its keys are value-first) to find one logical partition's items.
-    pub(super) fn few_routed_candidates(
-        &mut self,
-        targets: &[Target],
-        limit: usize,
-    ) -> Result<bool> {
+    /// Whether the candidates of the equality (or IN) access predicate, after the other
+    /// index-answerable conjuncts, number at most `limit` (counted on index keys only, stopping
+    /// past the limit). When they are that few, sorting them beats an ORDER BY merge, which walks
+    /// the order index of every partition (its keys are value-first) to find them: a logical
+    /// partition's comments, or one user's posts across a container partitioned otherwise.
+    pub(super) fn few_candidates(&mut self, targets: &[Target], limit: usize) -> Result<bool> {
         let pk_path = self.def.partition_key.segments()?;
-        let Some(p) = self.access_for(true, &pk_path) else {
+        let routed = targets.iter().any(|t| t.epks.is_some());
+        let Some(p) = self
+            .access_for(routed, &pk_path)
+            .filter(|p| matches!(p, Predicate::Eq(..) | Predicate::In(..)))
+        else {
             return Ok(false);
         };
         let mut n = 0usize;
         for t in targets {
-            let Some(epks) = &t.epks else {
-                return Ok(false);
+            self.visit(t.pp);
+            let ranges = match &t.epks {
+                Some(epks) => routed_ranges(self.def.rid, t.pp, p, epks),
+                None => equal_ranges(self.def.rid, t.pp, p),
             };
-            for r in routed_ranges(self.def.rid, t.pp, p, epks) {
+            for r in ranges {
                 let range = (
                     std::ops::Bound::Included(r.from.as_slice()),
                     std::ops::Bound::Excluded(r.to.as_slice()),
                 );
                 for entry in self.store.index.range(self.rtxn, &range)? {
-                    entry?;
+                    let (k, _) = entry?;
+                    if !self.passes_index_checks(k, Some(p))? {
+                        continue;
+                    }
                     self.index_read(1);
                     n += 1;
                     if n > limit {
@@ -140,12 +146,14 @@ impl<'a> Run<'a> {
                 );
                 for entry in store.index.range(rtxn, &range)? {
                     let (k, id_key) = entry?;
-                    self.index_read(1);
                     self.metrics.index_lookups += 1;
                     let epk = index::epk_of_entry(k);
-                    if t.epks.as_ref().is_some_and(|e| !e.contains(&epk)) {
+                    if t.epks.as_ref().is_some_and(|e| !e.contains(&epk))
+                        || !self.passes_index_checks(k, Some(p))?
+                    {
                         continue;
                     }
+                    self.index_read(1);
                     let mut doc_key = rid.to_be_bytes().to_vec();
                     doc_key.extend_from_slice(&epk.0);
                     doc_key.extend_from_slice(id_key);
@@ -183,6 +191,20 @@ impl<'a> Run<'a> {
         }
         Ok(true)
     }
+}
+
+/// The index key ranges of an equality (or IN) predicate in one physical partition.
+fn equal_ranges(rid: u32, pp: u32, p: &Predicate) -> Vec<scan::KeyRange> {
+    let prefix = scan::path_prefix(rid, pp, p.path());
+    let values: &[Value] = match p {
+        Predicate::Eq(_, v) => std::slice::from_ref(v),
+        Predicate::In(_, vs) => vs,
+        _ => &[],
+    };
+    values
+        .iter()
+        .filter_map(|v| scan::equal(&prefix, v))
+        .collect()
 }
 
 /// The index key ranges of an equality (or IN) predicate inside given logical partitions:

@@ -20,7 +20,7 @@ use serde_json::Value;
 use super::ast::Query;
 use super::eval::Params;
 use super::exec;
-use super::plan::{self, Mode, Plan};
+use super::plan::{self, Mode, Plan, Predicate};
 use crate::catalog::ContainerDef;
 use crate::error::{Error, Result};
 use crate::partition::{Epk, PartitionKey};
@@ -120,6 +120,45 @@ struct Token {
 
 use crate::storage::keys::hex;
 
+/// An equality conjunct of the filter (`p.type = 'post'`) answered from the index for one
+/// candidate item: a lookup of the key its entry would have, instead of loading and evaluating
+/// the item. This is how Cosmos DB intersects an index scan with the other conjuncts' postings.
+struct IndexCheck {
+    /// Which of the plan's predicates it answers.
+    predicate: usize,
+    /// `path-hash · encoded value`, as the item's entry holds it.
+    term: Vec<u8>,
+}
+
+/// The plan's equality conjuncts on indexed paths with values the index stores whole (strings
+/// longer than the index keeps are cut, so those are left to evaluation). The partition key is
+/// left out: routing already answered it.
+fn index_checks(
+    plan: &Plan,
+    policy: &crate::index::CompiledPolicy,
+    pk_path: &[String],
+) -> Vec<IndexCheck> {
+    plan.predicates
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| match p {
+            Predicate::Eq(path, v) if path != pk_path && policy.indexes(path) => {
+                if matches!(v, Value::String(s) if s.len() > crate::index::encoding::MAX_STRING_BYTES)
+                    || matches!(v, Value::Array(_) | Value::Object(_))
+                {
+                    return None;
+                }
+                let mut term = crate::index::path_hash(path).to_vec();
+                crate::index::encoding::encode_into(v, &mut term).then_some(IndexCheck {
+                    predicate: i,
+                    term,
+                })
+            }
+            _ => None,
+        })
+        .collect()
+}
+
 fn unhex(s: &str) -> Result<Vec<u8>> {
     crate::storage::keys::unhex(s)
         .ok_or_else(|| Error::bad("continuation", "malformed continuation token"))
@@ -192,10 +231,16 @@ pub fn run_page(
     let targets = targets(def, &plan, partition_key);
     let policy = def.policy();
     let index_ready = def.index_rebuild.is_none() && policy.consistent;
+    let index_checks = if index_ready {
+        index_checks(&plan, &policy, &pk_path)
+    } else {
+        Vec::new()
+    };
     let mut run = Run {
         store,
         rtxn,
         def,
+        index_checks,
         q,
         params,
         plan: &plan,
@@ -224,7 +269,7 @@ pub fn run_page(
         Mode::Ordered { keys } if index_ready && !resumed_whole => match order_index(&policy, keys)
         {
             // A routed query whose filter already narrows it to a few items sorts them instead.
-            Some(_) if run.few_routed_candidates(&targets, 4 * budget.max_items)? => None,
+            Some(_) if run.few_candidates(&targets, 4 * run.rows_wanted())? => None,
             Some(ix) if run.all_indexed(&targets, &ix.hash)? => Some(ix),
             _ => None,
         },
@@ -363,6 +408,8 @@ struct Run<'a> {
     store: &'a Store,
     rtxn: &'a RoTxn<'a>,
     def: &'a ContainerDef,
+    /// The filter's equality conjuncts the index can answer for one item (see [`index_checks`]).
+    index_checks: Vec<IndexCheck>,
     q: &'a Query,
     params: &'a Params,
     plan: &'a Plan,
@@ -406,6 +453,41 @@ impl<'a> Run<'a> {
             });
         }
         self.current = self.visited.iter().position(|p| *p == pp).unwrap_or(0);
+    }
+
+    /// Whether the item of index entry `k` (of any path: `rid · partition · term · epk · id-hash`)
+    /// satisfies every index-answerable equality conjunct but `skip` (the one that found it).
+    /// Items failing one are not loaded, and not charged: the index filtered them out.
+    fn passes_index_checks(&mut self, k: &[u8], skip: Option<&Predicate>) -> Result<bool> {
+        if self.index_checks.is_empty() {
+            return Ok(true);
+        }
+        let (head, tail) = (&k[..8], &k[k.len() - 24..]);
+        for i in 0..self.index_checks.len() {
+            let check = &self.index_checks[i];
+            if skip.is_some_and(|s| *s == self.plan.predicates[check.predicate]) {
+                continue;
+            }
+            let mut key = Vec::with_capacity(8 + check.term.len() + 24);
+            key.extend_from_slice(head);
+            key.extend_from_slice(&check.term);
+            key.extend_from_slice(tail);
+            self.metrics.index_lookups += 1;
+            if self.store.index.get(self.rtxn, &key)?.is_none() {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// Rows this page can return: the page size, or fewer under TOP/LIMIT (with OFFSET).
+    fn rows_wanted(&self) -> usize {
+        let l = self.plan.limits;
+        let cap = match (l.top, l.limit) {
+            (Some(t), Some(x)) => t.min(x),
+            (t, x) => t.or(x).unwrap_or(u64::MAX),
+        };
+        (self.budget.max_items as u64).min(l.offset.saturating_add(cap)) as usize
     }
 
     /// Index entries read for the current partition.

@@ -212,9 +212,13 @@ impl<'a> Run<'a> {
                 break false;
             }
             let (k, id_key) = iters[i].next().expect("peeked")?;
-            self.index_read(1);
             self.metrics.index_lookups += 1;
             positions[i] = Some(k[8..].to_vec());
+            self.current = i;
+            if !self.passes_index_checks(k, None)? {
+                continue;
+            }
+            self.index_read(1);
             let mut doc_key = rid.to_be_bytes().to_vec();
             doc_key.extend_from_slice(&index::epk_of_entry(k).0);
             doc_key.extend_from_slice(id_key);
@@ -253,12 +257,7 @@ impl<'a> Run<'a> {
         iters: &mut [std::iter::Peekable<EntryIter<'a>>],
         produced: &[usize],
     ) -> Result<()> {
-        let l = self.plan.limits;
-        let cap = match (l.top, l.limit) {
-            (Some(t), Some(x)) => t.min(x),
-            (t, x) => t.or(x).unwrap_or(u64::MAX),
-        };
-        let want = (self.budget.max_items as u64).min(l.offset.saturating_add(cap)) as usize;
+        let want = self.rows_wanted();
         let rid = self.def.rid;
         for (i, it) in iters.iter_mut().enumerate() {
             let mut found = produced[i];
@@ -297,6 +296,9 @@ impl<'a> Run<'a> {
                     self.metrics.retrieved_document_count = items;
                     self.metrics.retrieved_document_size = size;
                     found += 1;
+                    continue;
+                }
+                if !self.passes_index_checks(k, None)? {
                     continue;
                 }
                 let mut doc_key = rid.to_be_bytes().to_vec();
