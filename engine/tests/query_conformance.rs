@@ -22,7 +22,11 @@ struct Case {
     ordered: bool,
 }
 
-fn load() -> Vec<(String, Vec<Value>, Vec<Case>)> {
+/// A data file: its name, items, cases, and the indexing policy of the engine's container (the
+/// default unless the file gives `indexingPolicy`).
+type Set = (String, Vec<Value>, Vec<Case>, Option<Value>);
+
+fn load() -> Vec<Set> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/query_cases");
     let mut sets = Vec::new();
     let mut files: Vec<_> = std::fs::read_dir(&dir)
@@ -57,7 +61,8 @@ fn load() -> Vec<(String, Vec<Value>, Vec<Case>)> {
                 }
             })
             .collect();
-        sets.push((file, data, cases));
+        let policy = doc.get("indexingPolicy").cloned();
+        sets.push((file, data, cases, policy));
     }
     sets
 }
@@ -97,7 +102,7 @@ fn check(case: &Case, got: Result<Vec<Value>, String>, runner: &str, failures: &
 fn reference_executor_matches_the_documented_results() {
     let mut failures = Vec::new();
     let mut n = 0;
-    for (_, data, cases) in load() {
+    for (_, data, cases, _) in load() {
         for case in &cases {
             n += 1;
             let got = sql::parse(&case.query)
@@ -121,15 +126,15 @@ fn the_engine_matches_the_documented_results() {
         let t = common::open(EngineOptions::default());
         let db = t.engine.create_database("conformance").await.unwrap();
         let mut failures = Vec::new();
-        for (i, (file, data, cases)) in load().into_iter().enumerate() {
+        for (i, (file, data, cases, policy)) in load().into_iter().enumerate() {
             // Items keep their data-set order through a sequence number; ids may repeat across
             // shapes of data, so each data set gets its own container of four partitions.
-            let c = db
-                .create_container(
-                    ContainerProperties::new(&format!("set{i}"), "/id").with_initial_partitions(4),
-                )
-                .await
-                .unwrap();
+            let mut props =
+                ContainerProperties::new(&format!("set{i}"), "/id").with_initial_partitions(4);
+            if let Some(p) = policy {
+                props = props.with_indexing_policy(p);
+            }
+            let c = db.create_container(props).await.unwrap();
             for d in &data {
                 c.create_item(d, None, None)
                     .await

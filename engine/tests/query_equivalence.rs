@@ -1,6 +1,6 @@
 //! Property tests of the query engine's plans: for random items and random filters,
 //! - the indexed plan returns exactly what a full scan returns (same container data, one with the
-//!   default policy, one with indexing off);
+//!   default policy and a spatial index, one with indexing off);
 //! - a fan-out over 8 physical partitions returns exactly what one partition holding everything
 //!   returns (ORDER BY merge, TOP, OFFSET/LIMIT, aggregates, GROUP BY, DISTINCT after the merge).
 
@@ -27,8 +27,9 @@ fn item() -> impl Strategy<Value = Value> {
         proptest::option::of(value()),
         proptest::option::of(value()),
         proptest::collection::vec(value(), 0..3),
+        proptest::option::of(location()),
     )
-        .prop_map(|(pk, a, b, tags)| {
+        .prop_map(|(pk, a, b, tags, loc)| {
             let mut o = serde_json::Map::new();
             o.insert("pk".into(), json!(format!("p{pk}")));
             if let Some(a) = a {
@@ -38,8 +39,26 @@ fn item() -> impl Strategy<Value = Value> {
                 o.insert("b".into(), json!({"c": b}));
             }
             o.insert("tags".into(), Value::Array(tags));
+            if let Some(loc) = loc {
+                o.insert("loc".into(), loc);
+            }
             Value::Object(o)
         })
+}
+
+/// GeoJSON for the spatial index: points near (0, 0) and across the antimeridian, a polygon, a
+/// line, an invalid point, a string.
+fn location() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        4 => (-30i32..30, -30i32..30, prop::bool::ANY).prop_map(|(x, y, far)| {
+            let lon = if far { 179.9 - x.abs() as f64 / 100.0 } else { x as f64 / 10.0 };
+            json!({"type": "Point", "coordinates": [lon, y as f64 / 10.0]})
+        }),
+        1 => Just(json!({"type": "Polygon", "coordinates": [[[0, 0], [1, 0], [1, 1], [0, 1], [0, 0]]]})),
+        1 => Just(json!({"type": "LineString", "coordinates": [[-1, -1], [-0.5, 2]]})),
+        1 => Just(json!({"type": "Point", "coordinates": [0, 95]})),
+        1 => Just(json!("here")),
+    ]
 }
 
 fn literal(v: &Value) -> String {
@@ -87,6 +106,15 @@ fn filter() -> impl Strategy<Value = String> {
             .prop_map(|p| format!("TicksToDateTime({p}) > \"1970-01-01\"")),
         (path.clone(), value())
             .prop_map(|(p, v)| format!("StringToNumber(ToString({p})) = {}", literal(&v))),
+        (-3i32..3, -3i32..3, prop::sample::select(vec![0.0, 50_000.0, 200_000.0, 1_000_000.0]))
+            .prop_map(|(x, y, r)| format!(
+                "ST_DISTANCE(c.loc, {{\"type\": \"Point\", \"coordinates\": [{x}, {y}]}}) < {r}"
+            )),
+        (-3i32..3, -3i32..3, 1i32..4).prop_map(|(x, y, d)| format!(
+            "ST_WITHIN(c.loc, {{\"type\": \"Polygon\", \"coordinates\": [[[{x}, {y}], [{}, {y}], [{}, {}], [{x}, {}], [{x}, {y}]]]}})",
+            x + d, x + d, y + d, y + d
+        )),
+        Just("ST_DISTANCE(c.loc, {\"type\": \"Point\", \"coordinates\": [-179.95, 0]}) < 100000".to_string()),
         (path, prop::sample::select(vec!["a", "b", ""]))
             .prop_map(|(p, s)| format!("TRIM({p}, \"{s}\") = \"\"")),
     ];
@@ -164,7 +192,8 @@ proptest! {
         common::rt().block_on(async {
             let t = common::open(EngineOptions::default());
             let db = t.engine.create_database("q").await.unwrap();
-            let indexed = db.create_container(ContainerProperties::new("indexed", "/pk").with_initial_partitions(8)).await.unwrap();
+            let spatial = json!({"includedPaths": [{"path": "/*"}], "spatialIndexes": [{"path": "/loc/*", "types": ["Point", "Polygon", "LineString"]}]});
+            let indexed = db.create_container(ContainerProperties::new("indexed", "/pk").with_initial_partitions(8).with_indexing_policy(spatial)).await.unwrap();
             let scanned = db
                 .create_container(ContainerProperties::new("scanned", "/pk").with_indexing_policy(json!({"indexingMode": "none"})))
                 .await

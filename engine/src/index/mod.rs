@@ -10,6 +10,7 @@ pub mod encoding;
 pub mod policy;
 pub mod rebuild;
 pub mod scan;
+pub mod spatial;
 
 use serde_json::Value;
 
@@ -51,6 +52,13 @@ pub fn terms(doc: &Value, policy: &CompiledPolicy) -> Vec<Vec<u8>> {
             path.push(k.clone());
             leaves(v, &mut path, policy, &mut out);
             path.pop();
+        }
+    }
+    for path in &policy.spatial {
+        if let Some(entry) = lookup(doc, path).and_then(spatial::entry) {
+            let mut term = spatial::hash(path).to_vec();
+            term.extend_from_slice(&entry);
+            out.push(term);
         }
     }
     for composite in &policy.composites {

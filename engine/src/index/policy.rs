@@ -1,6 +1,7 @@
 //! Indexing policies in Cosmos DB's shape: consistent or none, included and excluded paths
-//! (`/*`, `/name/?`, `/tags/[]/?`, `/"_etag"/?`), composite indexes. Where an included and an
-//! excluded path both match, the more precise one wins (more segments; `?` over `*`).
+//! (`/*`, `/name/?`, `/tags/[]/?`, `/"_etag"/?`), composite indexes, spatial indexes
+//! (`{"path": "/location/*", "types": ["Point", ...]}`). Where an included and an excluded path
+//! both match, the more precise one wins (more segments; `?` over `*`).
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -20,6 +21,16 @@ pub struct IndexingPolicy {
     pub excluded_paths: Vec<IndexPath>,
     #[serde(default)]
     pub composite_indexes: Vec<Vec<CompositePath>>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub spatial_indexes: Vec<SpatialPath>,
+}
+
+/// A spatial index: the GeoJSON at `path` is indexed by the cells it lies in.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SpatialPath {
+    pub path: String,
+    #[serde(default)]
+    pub types: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -55,6 +66,7 @@ impl Default for IndexingPolicy {
                 path: "/\"_etag\"/?".into(),
             }],
             composite_indexes: Vec::new(),
+            spatial_indexes: Vec::new(),
         }
     }
 }
@@ -124,6 +136,8 @@ pub struct CompiledPolicy {
     included: Vec<Pattern>,
     excluded: Vec<Pattern>,
     pub composites: Vec<Vec<(Vec<String>, bool)>>,
+    /// Paths of the spatial indexes (segments of the GeoJSON object's path).
+    pub spatial: Vec<Vec<String>>,
 }
 
 impl CompiledPolicy {
@@ -136,6 +150,11 @@ impl CompiledPolicy {
                 .map_err(|e| Error::bad("indexingPolicy", e.to_string()))?
         };
         policy.compile()
+    }
+
+    /// Whether the GeoJSON at `path` has a spatial index.
+    pub fn spatially_indexes(&self, path: &[String]) -> bool {
+        self.consistent && self.spatial.iter().any(|p| p == path)
     }
 
     /// Whether a scalar at `path` (segments, array elements as `[]`) is indexed.
@@ -211,11 +230,41 @@ impl IndexingPolicy {
                     .collect()
             })
             .collect::<Result<Vec<_>>>()?;
+        let spatial = self
+            .spatial_indexes
+            .iter()
+            .map(|sp| {
+                let bad = |why: String| Error::bad("indexingPolicy.spatialIndexes", why);
+                let rest = sp
+                    .path
+                    .strip_prefix('/')
+                    .and_then(|r| r.strip_suffix("/*").or_else(|| r.strip_suffix("/?")))
+                    .filter(|r| !r.is_empty())
+                    .ok_or_else(|| {
+                        bad(format!(
+                            "spatial index path '{}' must look like /location/*",
+                            sp.path
+                        ))
+                    })?;
+                if let Some(t) = sp.types.iter().find(|t| {
+                    !matches!(
+                        t.as_str(),
+                        "Point" | "LineString" | "Polygon" | "MultiPolygon"
+                    )
+                }) {
+                    return Err(bad(format!(
+                        "spatial type '{t}' must be Point, LineString, Polygon or MultiPolygon"
+                    )));
+                }
+                Ok(split_path(rest))
+            })
+            .collect::<Result<Vec<_>>>()?;
         Ok(CompiledPolicy {
             consistent: mode == "consistent",
             included,
             excluded,
             composites,
+            spatial,
         })
     }
 }
@@ -256,6 +305,8 @@ mod tests {
             json!({"includedPaths": [{"path": "name/?"}]}),
             json!({"includedPaths": [{"path": "/*"}], "indexingMode": "lazy"}),
             json!({"includedPaths": [{"path": "/*"}], "compositeIndexes": [[{"path": "/a"}]]}),
+            json!({"includedPaths": [{"path": "/*"}], "spatialIndexes": [{"path": "/loc"}]}),
+            json!({"includedPaths": [{"path": "/*"}], "spatialIndexes": [{"path": "/loc/*", "types": ["Circle"]}]}),
         ] {
             assert_eq!(
                 CompiledPolicy::from_json(&bad).unwrap_err().status_code(),

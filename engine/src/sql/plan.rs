@@ -4,7 +4,8 @@
 //!   caller) confines the query to those logical partitions and the physical partitions owning
 //!   them; anything else fans out to every physical partition.
 //! - **Access**: the most selective indexable conjunct of the filter (equality, `IN`, ranges,
-//!   `BETWEEN`, `STARTSWITH`, `ARRAY_CONTAINS`) becomes index key ranges; without one, the
+//!   `BETWEEN`, `STARTSWITH`, `ARRAY_CONTAINS`; `ST_DISTANCE(path, g) < r`, `ST_WITHIN(path, g)`
+//!   and `ST_INTERSECTS` on a spatial index) becomes index key ranges; without one, the
 //!   partition is scanned. The index only narrows: the executor re-evaluates the whole query on
 //!   every item loaded, so a plan can change what a query costs, never what it answers.
 //! - **Mode**: rows stream item by item (no ORDER BY, no aggregate); or stream in the index order
@@ -26,6 +27,9 @@ pub enum Predicate {
     In(Vec<String>, Vec<Value>),
     Range(Vec<String>, Bound<Value>, Bound<Value>),
     StartsWith(Vec<String>, String),
+    /// Points of a spatial index in these inclusive cell-code ranges, and every other geometry
+    /// there (a superset of the answer).
+    Spatial(Vec<String>, Vec<(u64, u64)>),
 }
 
 impl Predicate {
@@ -34,7 +38,8 @@ impl Predicate {
             Predicate::Eq(p, _)
             | Predicate::In(p, _)
             | Predicate::Range(p, ..)
-            | Predicate::StartsWith(p, _) => p,
+            | Predicate::StartsWith(p, _)
+            | Predicate::Spatial(p, _) => p,
         }
     }
 
@@ -43,7 +48,7 @@ impl Predicate {
         match self {
             Predicate::Eq(..) => 0,
             Predicate::In(_, v) if v.len() <= 4 => 1,
-            Predicate::StartsWith(..) => 2,
+            Predicate::StartsWith(..) | Predicate::Spatial(..) => 2,
             Predicate::In(..) => 3,
             Predicate::Range(..) => 4,
         }
@@ -56,6 +61,7 @@ impl Predicate {
             Predicate::In(_, v) => format!("index {p} IN ({})", v.len()),
             Predicate::Range(..) => format!("index {p} range"),
             Predicate::StartsWith(..) => format!("index {p} prefix"),
+            Predicate::Spatial(_, cells) => format!("spatial index {p} ({} cells)", cells.len()),
         }
     }
 }
@@ -106,6 +112,7 @@ impl Plan {
                     Predicate::StartsWith(_, s) => {
                         s.len() <= crate::index::encoding::MAX_STRING_BYTES
                     }
+                    Predicate::Spatial(..) => false,
                 };
                 values_exact && (routing(p) || Some(p) == access)
             })
@@ -188,6 +195,22 @@ fn constant(e: &Expr, params: &Params) -> Option<Value> {
     }
 }
 
+/// A constant value built of literals and parameters: `{"type": "Point", "coordinates": [1, 2]}`.
+fn constant_value(e: &Expr, params: &Params) -> Option<Value> {
+    fn literal(e: &Expr) -> bool {
+        match e {
+            Expr::Literal(_) | Expr::Param(_) => true,
+            Expr::Unary("-", x) => literal(x),
+            Expr::Array(items) => items.iter().all(literal),
+            Expr::Object(fields) => fields.iter().all(|(_, v)| literal(v)),
+            _ => false,
+        }
+    }
+    literal(e)
+        .then(|| eval(e, &Bindings::default(), params).ok().flatten())
+        .flatten()
+}
+
 fn root_path(e: &Expr, root: &str) -> Option<Vec<String>> {
     match e.as_path() {
         Some((alias, path)) if alias == root && !path.is_empty() => Some(path),
@@ -199,7 +222,54 @@ fn scalar(v: &Value) -> bool {
     !matches!(v, Value::Array(_) | Value::Object(_))
 }
 
+/// `ST_DISTANCE(path, g) < r` (or `<=`, either side), `ST_WITHIN(path, g)` and
+/// `ST_INTERSECTS(path, g)` (either order) with a constant geometry `g`: the region a match must
+/// lie in, as cells of the spatial index.
+fn spatial_predicate(e: &Expr, root: &str, params: &Params) -> Option<Predicate> {
+    use crate::index::spatial::{around, bounds, cover};
+    use crate::sql::functions::spatial::geometry;
+    let path_and_shape = |args: &[Expr], either: bool| {
+        let geo = |x: &Expr| constant_value(x, params).and_then(|v| geometry(&v).ok());
+        match (root_path(&args[0], root), geo(&args[1])) {
+            (Some(p), Some(g)) => Some((p, g)),
+            _ if either => Some((root_path(&args[1], root)?, geo(&args[0])?)),
+            _ => None,
+        }
+    };
+    let (path, boxes) = match e {
+        Expr::Binary(op @ ("<" | "<=" | ">" | ">="), a, b) => {
+            let (call, limit) = if matches!(*op, "<" | "<=") {
+                (a, b)
+            } else {
+                (b, a)
+            };
+            let Expr::Call { name, args } = call.as_ref() else {
+                return None;
+            };
+            if name != "ST_DISTANCE" {
+                return None;
+            }
+            let r = constant(limit, params)?.as_f64()?;
+            let (path, g) = path_and_shape(args, true)?;
+            (path, around(&g, r))
+        }
+        Expr::Call { name, args } if name == "ST_WITHIN" => {
+            let (path, g) = path_and_shape(args, false)?;
+            (path, bounds(&g))
+        }
+        Expr::Call { name, args } if name == "ST_INTERSECTS" => {
+            let (path, g) = path_and_shape(args, true)?;
+            (path, bounds(&g))
+        }
+        _ => return None,
+    };
+    Some(Predicate::Spatial(path, cover(&boxes)))
+}
+
 fn predicate(e: &Expr, root: &str, params: &Params) -> Option<Predicate> {
+    if let Some(p) = spatial_predicate(e, root, params) {
+        return Some(p);
+    }
     match e {
         Expr::Binary(op @ ("=" | "<" | "<=" | ">" | ">="), a, b) => {
             let (path, value, flipped) = match (root_path(a, root), constant(b, params)) {

@@ -3,6 +3,7 @@
 
 mod array;
 mod date;
+pub mod spatial;
 
 pub use date::current;
 mod math;
@@ -20,6 +21,7 @@ enum Family {
     Maths,
     Arrays,
     Dates,
+    Spatials,
     Aggregates,
 }
 
@@ -148,6 +150,12 @@ const SIGNATURES: &[(&str, usize, usize, Family)] = &[
     ("DATETIMEADD", 3, 3, Dates),
     ("DATETIMEPART", 2, 2, Dates),
     ("DATETIMEDIFF", 3, 3, Dates),
+    ("ST_DISTANCE", 2, 2, Spatials),
+    ("ST_WITHIN", 2, 2, Spatials),
+    ("ST_INTERSECTS", 2, 2, Spatials),
+    ("ST_AREA", 1, 1, Spatials),
+    ("ST_ISVALID", 1, 1, Spatials),
+    ("ST_ISVALIDDETAILED", 1, 1, Spatials),
     ("COUNT", 1, 1, Aggregates),
     ("SUM", 1, 1, Aggregates),
     ("AVG", 1, 1, Aggregates),
@@ -192,6 +200,7 @@ pub fn call(name: &str, a: &[Val]) -> Val {
         Maths => math::call(name, a),
         Arrays => array::call(name, a),
         Dates => date::call(name, a),
+        Spatials => spatial::call(name, a),
         Aggregates => None,
     }
 }

@@ -17,11 +17,16 @@ impl<'a> Run<'a> {
         if !self.index_ready {
             return None;
         }
+        self.plan.predicates.iter().find(|p| self.serves(p))
+    }
+
+    /// Whether the container's policy has the index `p` reads.
+    fn serves(&self, p: &Predicate) -> bool {
         let policy = self.def.policy();
-        self.plan
-            .predicates
-            .iter()
-            .find(|p| policy.indexes(p.path()))
+        match p {
+            Predicate::Spatial(path, _) => policy.spatially_indexes(path),
+            _ => policy.indexes(p.path()),
+        }
     }
 
     /// The index predicate candidates come from: within known logical partitions, an equality
@@ -43,11 +48,10 @@ impl<'a> Run<'a> {
         if !self.index_ready {
             return None;
         }
-        let policy = self.def.policy();
         self.plan
             .predicates
             .iter()
-            .find(|p| p.path() != path && policy.indexes(p.path()))
+            .find(|p| p.path() != path && self.serves(p))
     }
 
     /// Whether the candidates of the equality (or IN) access predicate, after the other
@@ -136,6 +140,7 @@ impl<'a> Run<'a> {
                     .into_iter()
                     .collect(),
                 (Predicate::StartsWith(_, s), _) => vec![scan::starts_with(&prefix, s)],
+                (Predicate::Spatial(path, cells), _) => spatial_ranges(rid, t.pp, path, cells),
             };
             // Index matches come in value order and may repeat (arrays, IN): sort them by key.
             let mut keys_found = BTreeSet::new();
@@ -230,4 +235,33 @@ fn routed_ranges(rid: u32, pp: u32, p: &Predicate, epks: &[Epk]) -> Vec<scan::Ke
             })
         })
         .collect()
+}
+
+/// The index key ranges of a spatial predicate: the points in each cell range, and every other
+/// geometry on the path.
+fn spatial_ranges(rid: u32, pp: u32, path: &[String], cells: &[(u64, u64)]) -> Vec<scan::KeyRange> {
+    use crate::index::spatial::{hash, TAG_OTHER, TAG_POINT};
+    let prefix = scan::hash_prefix(rid, pp, &hash(path));
+    let mut out: Vec<scan::KeyRange> = cells
+        .iter()
+        .map(|&(lo, hi)| {
+            let mut from = prefix.clone();
+            from.push(TAG_POINT);
+            from.extend_from_slice(&lo.to_be_bytes());
+            let mut last = prefix.clone();
+            last.push(TAG_POINT);
+            last.extend_from_slice(&hi.to_be_bytes());
+            scan::KeyRange {
+                from,
+                to: scan::successor(&last),
+            }
+        })
+        .collect();
+    let mut other = prefix;
+    other.push(TAG_OTHER);
+    out.push(scan::KeyRange {
+        to: scan::successor(&other),
+        from: other,
+    });
+    out
 }
