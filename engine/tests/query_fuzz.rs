@@ -165,6 +165,9 @@ fn every_function_with_every_argument_type() {
         "c.o",
         "c.s",
         "c.a",
+        "{\"type\": \"Point\", \"coordinates\": [1, 2]}",
+        "{\"type\": \"Polygon\", \"coordinates\": [[[0, 0], [3, 0], [3, 3], [0, 0]]]}",
+        "{distanceFunction: \"euclidean\"}",
     ];
     for name in engine::sql::functions::names() {
         for argc in 0..5 {

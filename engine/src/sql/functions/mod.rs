@@ -28,7 +28,9 @@ enum Family {
 use Family::*;
 
 /// (name, min args, max args (`usize::MAX` = variadic), family)
-const SIGNATURES: &[(&str, usize, usize, Family)] = &[
+type Signature = (&'static str, usize, usize, Family);
+
+const SIGNATURES: &[Signature] = &[
     ("IS_DEFINED", 1, 1, Types),
     ("IS_NULL", 1, 1, Types),
     ("IS_NUMBER", 1, 1, Types),
@@ -172,8 +174,15 @@ pub fn is_aggregate(name: &str) -> bool {
     matches!(name, "COUNT" | "SUM" | "AVG" | "MIN" | "MAX")
 }
 
-fn signature(name: &str) -> Option<&'static (&'static str, usize, usize, Family)> {
-    SIGNATURES.iter().find(|s| s.0 == name)
+/// A function's signature, found by name (upper case) in a map built on first use: every call of
+/// every row looks its function up.
+fn signature(name: &str) -> Option<&'static Signature> {
+    static BY_NAME: std::sync::OnceLock<std::collections::HashMap<&str, &Signature>> =
+        std::sync::OnceLock::new();
+    BY_NAME
+        .get_or_init(|| SIGNATURES.iter().map(|s| (s.0, s)).collect())
+        .get(name)
+        .copied()
 }
 
 /// Validates a call at parse time.
@@ -325,5 +334,11 @@ mod tests {
         );
         assert!(check_call("LOWER", 2).is_err());
         assert!(check_call("NOPE", 1).is_err());
+        let unique: std::collections::HashSet<_> = names().collect();
+        assert_eq!(
+            unique.len(),
+            SIGNATURES.len(),
+            "a function is declared twice"
+        );
     }
 }
