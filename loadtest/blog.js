@@ -9,8 +9,8 @@
 //            then reads like a reader (signed in) and writes: posts (C2), edits, comments (C3),
 //            likes and unlikes (C4), now and then a sign-out/sign-in or a username change (C1)
 //
-// BASE_PATH (default '') prefixes every path, so that the same mix can later run against the
-// article's V1 and V2 models (`-e BASE_PATH=/v1`); their RU figures go in BUDGETS below.
+// BASE_PATH (default '') prefixes every path, so that the same mix runs against the article's V1
+// and V2 models (`-e BASE_PATH=/v1`, `/v2`), each held to the article's figures for that model.
 
 import exec from 'k6/execution';
 import { arrival, baseUrl, newRunId, randomItem, weighted } from './lib/config.js';
@@ -52,6 +52,50 @@ const BUDGETS = {
     'new post form': [0, 'no engine call'],
     'edit form': [1.0, 'Q2 point read (ownership check)'],
     account: [1.0, 'Q1 point read (the change-feed workers\' pending count costs no RU)'],
+  },
+  // V2: usernames and counts denormalized into posts; Q3 and Q6 still fan out over `posts`.
+  v2: {
+    Q6: [532.33, 'article V2 (004_*): fan-out over every physical partition'],
+    'Q1+Q3': [1 + 201.54, 'article V2: Q1 1 + Q3 201.54 (fan-out)'],
+    'Q2+Q4': [1 + 7.72, 'article V2: Q2 1 + Q4 7.72'],
+    'Q2+Q4 signed in': [1 + 7.72 + 1, 'article V2: Q2 1 + Q4 7.72, + 1 for the reader\'s own like'],
+    Q5: [8.92, 'article V2'],
+    'C1 sign-up': [9.95, `${DOC}: claim + user, as V3`],
+    'C1 rename': [14.8, `${DOC}: claim, patch, release, as V3`],
+    'C2 post': [8.76, 'article V2'],
+    'C2 edit': [null, 'not in the article: recorded, not checked'],
+    'C3 comment': [15.27, 'article V2: createComment procedure'],
+    'C4 like': [14.67, 'article V2: createLike procedure'],
+    'C4 unlike': [11.97, `${DOC}: Q2 point read + deleteLike procedure, as V3`],
+    'sign-in': [2.0, 'two point reads (claim, user), as V3'],
+    'sign-out': [0, 'no engine call'],
+    'sign-up form': [0, 'no engine call'],
+    'sign-in form': [0, 'no engine call'],
+    'new post form': [0, 'no engine call'],
+    'edit form': [1.0, 'Q2 point read (ownership check)'],
+    account: [1.0, 'Q1 point read'],
+  },
+  // V1: nothing denormalized: usernames and counts are extra queries; Q3 and Q6 fan out.
+  v1: {
+    Q6: [2063.54, 'article V1: fan-out, then each post\'s author and counts'],
+    'Q1+Q3': [1 + 619.41, 'article V1: Q1 1 + Q3 619.41'],
+    'Q2+Q4': [19.54 + 27.72, 'article V1: Q2 19.54 + Q4 27.72'],
+    'Q2+Q4 signed in': [19.54 + 27.72 + 1, 'article V1: Q2 19.54 + Q4 27.72, + 1 for the reader\'s own like'],
+    Q5: [58.92, 'article V1'],
+    'C1 sign-up': [9.95, `${DOC}: claim + user, as V3`],
+    'C1 rename': [14.8, `${DOC}: claim, patch, release, as V3`],
+    'C2 post': [8.76, 'article V1'],
+    'C2 edit': [null, 'not in the article: recorded, not checked'],
+    'C3 comment': [1 + 8.57, 'article V1 8.57, + 1 for our point read of the post (404 for a missing post)'],
+    'C4 like': [1 + 7.05, 'article V1 7.05, + 1 for our point read of the post'],
+    'C4 unlike': [19.54 + 7.05, 'V1 Q2 19.54 (the page checks the post) + one delete (about a write)'],
+    'sign-in': [2.0, 'two point reads (claim, user), as V3'],
+    'sign-out': [0, 'no engine call'],
+    'sign-up form': [0, 'no engine call'],
+    'sign-in form': [0, 'no engine call'],
+    'new post form': [0, 'no engine call'],
+    'edit form': [19.54, 'V1 Q2 (ownership check): post, author, two counts'],
+    account: [1.0, 'Q1 point read'],
   },
 };
 

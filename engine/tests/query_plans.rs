@@ -406,6 +406,21 @@ fn routed_order_by_with_a_narrow_filter_sorts_the_few_matches() {
         assert!(m.plan.starts_with("ordered"), "{}", m.plan);
         assert_eq!(r.items.len(), 2);
         assert!(r.items.iter().all(|d| d["type"] == "like"));
+        let merged = r.request_charge;
+        // 24 likes, pages of 10: sorted in memory (24 <= 4 pages), priced as the merge it
+        // replaces: the page's 10 items loaded, the other 14 as index entries; every page alike.
+        let (page1, page2) = (run("like", 10).await, run("like", 2).await);
+        let m = page1.query_metrics.clone().unwrap();
+        assert!(m.plan.starts_with("whole"), "{}", m.plan);
+        assert_eq!(m.retrieved_document_count, 24);
+        assert_eq!(m.partitions[0].items_read, 10, "{m:?}");
+        assert_eq!(m.partitions[0].index_entries_read, 24 + 14, "{m:?}");
+        assert!(page1.request_charge < merged + 1.5, "{} vs {merged}", page1.request_charge);
+        assert!(page2.request_charge <= merged);
+        let opts = QueryOptions { max_item_count: Some(10), continuation: page1.continuation.clone(), ..Default::default() };
+        let next = c.query_items::<Value>(sql, &[("@p", json!("p3")), ("@t", json!("like"))], opts).await.unwrap();
+        assert_eq!(next.items.len(), 10);
+        assert!((next.request_charge - page1.request_charge).abs() < 0.5, "{} vs {}", next.request_charge, page1.request_charge);
     });
 }
 

@@ -56,7 +56,7 @@ impl<'a> Run<'a> {
 
     /// Whether the candidates of the equality (or IN) access predicate, after the other
     /// index-answerable conjuncts, number at most `limit` (counted on index keys only, stopping
-    /// past the limit). When they are that few, sorting them beats an ORDER BY merge, which walks
+    /// past the limit, uncharged). When they are that few, sorting them beats an ORDER BY merge, which walks
     /// the order index of every partition (its keys are value-first) to find them: a logical
     /// partition's comments, or one user's posts across a container partitioned otherwise.
     pub(super) fn few_candidates(&mut self, targets: &[Target], limit: usize) -> Result<bool> {
@@ -82,10 +82,10 @@ impl<'a> Run<'a> {
                 );
                 for entry in self.store.index.range(self.rtxn, &range)? {
                     let (k, _) = entry?;
+                    // A planning probe: not charged (the run that follows reads these again).
                     if !self.passes_index_checks(k, Some(p))? {
                         continue;
                     }
-                    self.index_read(1);
                     n += 1;
                     if n > limit {
                         return Ok(false);

@@ -258,18 +258,26 @@ pub fn run_page(
         index_ready,
         matched_docs: 0,
         exact: false,
+        sorting_few: false,
         last_key: None,
         finished: false,
         now: ttl::now(),
     };
+    // 'w' whole pages; 'f' whole pages of a sorted-few ORDER BY (priced as the merge).
+    let resumed_whole = token
+        .as_ref()
+        .is_some_and(|t| t.mode == 'w' || t.mode == 'f');
+    run.sorting_few = token.as_ref().is_some_and(|t| t.mode == 'f');
     // An ORDER BY merge needs an index in that order holding every item: the path's range index
     // for one key, a composite index (scanned forwards or backwards) for several.
-    let resumed_whole = token.as_ref().is_some_and(|t| t.mode == 'w');
     let order_index = match &plan.mode {
         Mode::Ordered { keys } if index_ready && !resumed_whole => match order_index(&policy, keys)
         {
             // A routed query whose filter already narrows it to a few items sorts them instead.
-            Some(_) if run.few_candidates(&targets, 4 * run.rows_wanted())? => None,
+            Some(_) if run.few_candidates(&targets, 4 * run.rows_wanted())? => {
+                run.sorting_few = true;
+                None
+            }
             Some(ix) if run.all_indexed(&targets, &ix.hash)? => Some(ix),
             _ => None,
         },
@@ -296,7 +304,7 @@ pub fn run_page(
     });
     let done = match &mode {
         Mode::Whole => {
-            token.mode = 'w';
+            token.mode = if run.sorting_few { 'f' } else { 'w' };
             run.whole(&targets, &mut token)?
         }
         Mode::Stream => {
@@ -420,6 +428,8 @@ struct Run<'a> {
     rows: Vec<Row>,
     /// The rows are exactly the candidate items (see `Plan::exact_with`).
     exact: bool,
+    /// An ORDER BY run as "sort the few candidates" instead of a merge (priced as the merge).
+    sorting_few: bool,
     visited: Vec<u32>,
     /// Per visited partition (same order as `visited`): its share of the work.
     costs: Vec<PartitionCost>,

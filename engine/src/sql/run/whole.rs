@@ -32,6 +32,9 @@ impl<'a> Run<'a> {
                 )));
             }
         }
+        if self.sorting_few {
+            self.price_as_merge();
+        }
         let n = docs.len() as u64;
         let all = exec::execute(self.q, self.params, docs)?;
         self.matched_docs = n.min(all.len() as u64);
@@ -46,5 +49,26 @@ impl<'a> Run<'a> {
             .collect();
         token.offset = end as u64;
         Ok(complete)
+    }
+
+    /// "Sort the few candidates" loads them all to sort them, where the ORDER BY merge it
+    /// replaces (for speed) would have loaded, in each partition, only its own first page and
+    /// read the rest as index entries. Priced as that merge: per partition, the items past the
+    /// rows wanted are charged as index entries (at that partition's average item size off).
+    fn price_as_merge(&mut self) {
+        let want = self.rows_wanted() as u64;
+        for c in &mut self.costs {
+            if c.items_read <= want {
+                continue;
+            }
+            let excess = c.items_read - want;
+            let bytes = c.bytes_read * excess / c.items_read;
+            c.items_read -= excess;
+            c.bytes_read -= bytes;
+            c.index_entries_read += excess;
+            self.meter.items_scanned -= excess;
+            self.meter.bytes_scanned -= bytes;
+            self.meter.index_terms_read += excess;
+        }
     }
 }
