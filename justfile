@@ -21,6 +21,11 @@ loadtest profile="load":
     PROFILE={{profile}} k6 run loadtest/webstore.js
     PROFILE={{profile}} k6 run loadtest/blog.js
 
+# The blog's model run: the same mix on /v1, /v2 and / of a running demo, then the C1-Q6 table
+# beside the article's (loadtest/results/models.md). PROFILE=load for the longer run.
+loadtest-models profile="smoke" url="http://127.0.0.1:8081":
+    PROFILE={{profile}} bash loadtest/models.sh {{url}}
+
 # The CI smoke load test: both sites on free ports with a small data set, both scripts, ~1 min.
 loadtest-smoke:
     cargo build --release

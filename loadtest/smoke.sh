@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # CI smoke load test: starts the demo server on two free loopback ports with a small fresh data
-# set, waits until both sites answer, runs loadtest/webstore.js and loadtest/blog.js with
-# PROFILE=smoke, stops the server. Exits non-zero when the server does not come up or when any
-# k6 threshold fails (k6 exits 99 then). Builds nothing: pass the server binary.
+# set, waits until both sites answer, runs loadtest/webstore.js and loadtest/blog.js (on the
+# blog's V3, V2 and V1 models) with PROFILE=smoke, stops the server. Exits non-zero when the server
+# does not come up or when any k6 threshold fails (k6 exits 99 then). Builds nothing: pass the
+# server binary.
 #
 #   loadtest/smoke.sh target/release/cosmos-lmdb
 #
@@ -110,12 +111,13 @@ echo "server ready after ${SECONDS}s"
 
 # ---- the two smoke runs ----------------------------------------------------------------------
 failed=0
-REPORTS=(webstore-summary.json webstore-summary.md webstore-report.html blog-summary.json blog-summary.md blog-report.html)
+REPORTS=(webstore-summary.json webstore-summary.md webstore-report.html blog-summary.json blog-summary.md blog-report.html
+  blog-v2-summary.json blog-v1-summary.json)
 for f in "${REPORTS[@]}"; do rm -f "${RESULTS_DIR:?}/$f"; done
 run() {
-  local script=$1 url=$2
-  echo "==== k6 $script (PROFILE=smoke, BASE_URL=$url)"
-  if PROFILE=smoke BASE_URL=$url "$K6" run --quiet --no-color "$HERE/$script"; then
+  local script=$1 url=$2 base=${3:-}
+  echo "==== k6 $script (PROFILE=smoke, BASE_URL=$url, BASE_PATH=$base)"
+  if PROFILE=smoke BASE_URL=$url BASE_PATH=$base "$K6" run --quiet --no-color "$HERE/$script"; then
     echo "==== $script: passed"
   else
     echo "==== $script: FAILED (exit $?)" >&2
@@ -124,6 +126,9 @@ run() {
 }
 run webstore.js "http://127.0.0.1:$WS_PORT"
 run blog.js "http://127.0.0.1:$BLOG_PORT"
+# The article's earlier models of the blog, held to its V2 and V1 figures.
+run blog.js "http://127.0.0.1:$BLOG_PORT" /v2
+run blog.js "http://127.0.0.1:$BLOG_PORT" /v1
 
 for f in "${REPORTS[@]}"; do
   if [[ ! -s "$RESULTS_DIR/$f" ]]; then

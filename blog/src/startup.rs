@@ -130,6 +130,7 @@ impl Blog {
                 .app_data(measurements.clone())
                 .app_data(users.clone())
                 .route("/models", web::get().to(routes::models::models))
+                .route("/models.json", web::get().to(routes::models::models_json))
                 .route("/models/measure", web::post().to(routes::models::measure))
                 .service(model_scope::<V2>(SITE_V2, workers_v2.clone()))
                 .service(model_scope::<V1>(

@@ -60,6 +60,38 @@ pub async fn models(
     })
 }
 
+/// `GET /models.json`: the same table for scripts (`loadtest/models.sh` writes it as Markdown).
+pub async fn models_json(
+    measurements: web::Data<Measurements>,
+    users: web::Data<SeededUsers>,
+) -> HttpResponse {
+    let rows: Vec<serde_json::Value> = Request::ALL
+        .iter()
+        .map(|&request| {
+            let models: serde_json::Map<String, serde_json::Value> = VERSIONS
+                .iter()
+                .map(|&version| {
+                    let m = measurements.get(version, request);
+                    let a = article::published(version, request);
+                    (
+                        version.to_owned(),
+                        serde_json::json!({
+                            "requests": m.map(|m| m.count),
+                            "ru": m.map(|m| (m.ru_mean() * 100.0).round() / 100.0),
+                            "ruMax": m.map(|m| m.ru_max),
+                            "ms": m.map(|m| (m.ms_mean() * 100.0).round() / 100.0),
+                            "articleRu": a.map(|a| a.1),
+                            "articleMs": a.map(|a| a.0),
+                        }),
+                    )
+                })
+                .collect();
+            serde_json::json!({"request": request.code(), "title": request.title(), "models": models})
+        })
+        .collect();
+    HttpResponse::Ok().json(serde_json::json!({"users": users.0, "requests": rows}))
+}
+
 #[derive(Deserialize)]
 pub struct Empty {}
 
