@@ -85,7 +85,7 @@ impl Blog {
             v2: &v2,
             v1: &v1,
         };
-        let users = seed::seed_if_needed(&models, options.users).await?;
+        let users = seed::seed_if_needed(&models, engine.path(), options.users).await?;
         let c = containers.clone();
         let copy = processor(
             &containers.posts,

@@ -26,6 +26,40 @@ const MARKER_ID: &str = "seed";
 /// commit (one fsync), so the more in flight, the fewer commits per item.
 const IN_FLIGHT: usize = 256;
 
+/// Disk one generated user takes in one model (items, change feed, indexes): 2.6 GB for 1 000
+/// users in the three models, measured.
+const BYTES_PER_USER_PER_MODEL: u64 = 900_000;
+
+/// Free bytes on the filesystem of `dir` (None when it cannot be told).
+fn free_bytes(dir: &std::path::Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let path = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+    let mut st = std::mem::MaybeUninit::<libc::statvfs>::uninit();
+    // SAFETY: `path` is a NUL-terminated string and `st` is written by statvfs before it is read.
+    let ok = unsafe { libc::statvfs(path.as_ptr(), st.as_mut_ptr()) } == 0;
+    ok.then(|| {
+        // SAFETY: statvfs succeeded, so it filled `st`.
+        let st = unsafe { st.assume_init() };
+        #[allow(clippy::unnecessary_cast)] // fsblkcnt_t and c_ulong are not u64 everywhere
+        let free = st.f_bavail as u64 * st.f_frsize as u64;
+        free
+    })
+}
+
+/// Refuses, before writing anything, a seed the disk cannot hold.
+fn check_disk(dir: &std::path::Path, users: u64, models: u64) -> engine::Result<()> {
+    let need = users * models * BYTES_PER_USER_PER_MODEL;
+    match free_bytes(dir) {
+        Some(free) if free < need => Err(engine::Error::bad_request(format!(
+            "seeding {users} blog users into {models} models needs about {:.1} GB; {:.1} GB are free in {}: ask for fewer with --users, or use --data on a larger disk",
+            need as f64 / 1e9,
+            free as f64 / 1e9,
+            dir.display()
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// The containers of the three models.
 pub struct Models<'a> {
     pub v3: &'a Containers,
@@ -54,7 +88,11 @@ async fn write_marker(c: &engine::ContainerClient, users: u64) -> engine::Result
 }
 
 /// Seeds every model whose marker is missing; returns the number of users the data holds.
-pub async fn seed_if_needed(m: &Models<'_>, users: u64) -> engine::Result<u64> {
+pub async fn seed_if_needed(
+    m: &Models<'_>,
+    data_dir: &std::path::Path,
+    users: u64,
+) -> engine::Result<u64> {
     let (have3, have2, have1) = (
         marker(&m.v3.feed).await,
         marker(&m.v2.users).await,
@@ -66,6 +104,11 @@ pub async fn seed_if_needed(m: &Models<'_>, users: u64) -> engine::Result<u64> {
     if !(need3 || need2 || need1) {
         return Ok(users);
     }
+    check_disk(
+        data_dir,
+        users,
+        [need1, need2, need3].iter().filter(|n| **n).count() as u64,
+    )?;
     let started = std::time::Instant::now();
     let bar = ProgressBar::new(users);
     let models = [(need1, "V1"), (need2, "V2"), (need3, "V3")]
@@ -151,4 +194,19 @@ pub async fn seed_if_needed(m: &Models<'_>, users: u64) -> engine::Result<u64> {
         started.elapsed().as_secs_f64()
     ));
     Ok(users)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_seed_larger_than_the_disk_is_refused_before_writing() {
+        let dir = std::env::temp_dir();
+        assert!(free_bytes(&dir).is_some_and(|b| b > 0));
+        // A billion users would need ~2.7 PB.
+        let e = check_disk(&dir, 1_000_000_000, 3).unwrap_err().to_string();
+        assert!(e.contains("--users") && e.contains("GB"), "{e}");
+        assert!(check_disk(&dir, 1, 3).is_ok());
+    }
 }
