@@ -6,6 +6,7 @@
 
 pub mod assets;
 pub mod auth;
+pub mod ceiling;
 pub mod container;
 pub mod csrf;
 pub mod db;
