@@ -14,6 +14,7 @@ pub mod error;
 pub mod form;
 pub mod layout;
 pub mod paging;
+pub mod progress;
 pub mod ru;
 pub mod server;
 pub mod session;
