@@ -26,6 +26,20 @@ loadtest profile="load":
 loadtest-models profile="smoke" url="http://127.0.0.1:8081":
     PROFILE={{profile}} bash loadtest/models.sh {{url}}
 
+# A page's throughput as a share of a static page of the same size (blog home, a WebStore category).
+loadtest-ceiling:
+    k6 run -e BASE_URL=http://127.0.0.1:8081 loadtest/ceiling.js
+    k6 run -e BASE_URL=http://127.0.0.1:8080 -e PAGE=category loadtest/ceiling.js
+
+# One hot logical partition against the same load spread (start the demo with
+# `--throughput blog/posts=3500`).
+loadtest-hot:
+    k6 run -e BASE_URL=http://127.0.0.1:8081 loadtest/hot-partition.js
+
+# Ten minutes of both sites at once, with the server's memory sampled every 30 s.
+loadtest-soak:
+    bash loadtest/soak.sh
+
 # The CI smoke load test: both sites on free ports with a small data set, both scripts, ~1 min.
 loadtest-smoke:
     cargo build --release

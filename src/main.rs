@@ -38,6 +38,33 @@ struct Args {
     /// Worker threads per site (default: one per core).
     #[arg(long, env = "WORKERS")]
     workers: Option<usize>,
+    /// Provisioned RU/s for a container, `DATABASE/CONTAINER=RU` (`=none` removes it), split
+    /// evenly over its physical partitions; repeat or separate with commas. E.g.
+    /// `--throughput blog/posts=3500` for the hot-partition load test.
+    #[arg(long = "throughput", env = "THROUGHPUT", value_delimiter = ',', value_parser = parse_throughput)]
+    throughput: Vec<Throughput>,
+}
+
+#[derive(Debug, Clone)]
+struct Throughput {
+    database: String,
+    container: String,
+    ru_per_s: Option<u32>,
+}
+
+fn parse_throughput(s: &str) -> Result<Throughput, String> {
+    let bad = || format!("expected DATABASE/CONTAINER=RU (or =none), got {s:?}");
+    let (path, ru) = s.split_once('=').ok_or_else(bad)?;
+    let (database, container) = path.split_once('/').ok_or_else(bad)?;
+    let ru_per_s = match ru {
+        "none" => None,
+        n => Some(n.parse::<u32>().map_err(|_| bad())?),
+    };
+    Ok(Throughput {
+        database: database.to_owned(),
+        container: container.to_owned(),
+        ru_per_s,
+    })
 }
 
 #[tokio::main]
@@ -84,6 +111,17 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
     )?;
     let blog = Blog::start(&engine, &BlogOptions { users: args.users }).await?;
     let (blog_server, blog_addr) = serve(args.blog_addr, options(blog::SITE), blog.configure())?;
+    for t in &args.throughput {
+        engine
+            .database(&t.database)
+            .replace_throughput(&t.container, t.ru_per_s)
+            .await
+            .map_err(|e| format!("--throughput {}/{}: {e}", t.database, t.container))?;
+        match t.ru_per_s {
+            Some(ru) => println!("  {}/{}: {ru} RU/s provisioned", t.database, t.container),
+            None => println!("  {}/{}: throughput unlimited", t.database, t.container),
+        }
+    }
     println!(
         "Ready in {:.2} s (data in {})",
         started.elapsed().as_secs_f64(),
@@ -126,4 +164,30 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
     drop((store, blog));
     drop(engine);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_throughput;
+
+    #[test]
+    fn throughput_flags_parse_or_say_what_is_expected() {
+        let t = parse_throughput("blog/posts=3500").unwrap();
+        assert_eq!(
+            (t.database.as_str(), t.container.as_str(), t.ru_per_s),
+            ("blog", "posts", Some(3500))
+        );
+        assert_eq!(
+            parse_throughput("shop/product=none").unwrap().ru_per_s,
+            None
+        );
+        for bad in ["posts=10", "blog/posts", "blog/posts=lots"] {
+            assert!(
+                parse_throughput(bad)
+                    .unwrap_err()
+                    .contains("DATABASE/CONTAINER=RU"),
+                "{bad}"
+            );
+        }
+    }
 }

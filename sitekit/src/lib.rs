@@ -6,6 +6,7 @@
 
 pub mod assets;
 pub mod auth;
+pub mod ceiling;
 pub mod container;
 pub mod csrf;
 pub mod db;
@@ -13,6 +14,7 @@ pub mod error;
 pub mod form;
 pub mod layout;
 pub mod paging;
+pub mod progress;
 pub mod ru;
 pub mod server;
 pub mod session;

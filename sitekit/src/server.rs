@@ -43,6 +43,7 @@ where
             .app_data(web::PathConfig::default().error_handler(|_, _| WebError::NotFound.into()))
             .app_data(web::PayloadConfig::new(crate::csrf::MAX_FORM_BYTES))
             .configure(assets::configure)
+            .configure(crate::ceiling::configure)
             .configure(configure.clone())
             .default_service(web::to(|| async { Err::<&str, _>(WebError::NotFound) }))
             .wrap(from_fn(ru::track_request_charge))

@@ -7,10 +7,7 @@ mod generate;
 mod text;
 mod write;
 
-use std::time::Duration;
-
 use futures_util::{stream, TryStreamExt};
-use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{json, Value};
 
 use crate::access::{v1, v2};
@@ -110,21 +107,13 @@ pub async fn seed_if_needed(
         [need1, need2, need3].iter().filter(|n| **n).count() as u64,
     )?;
     let started = std::time::Instant::now();
-    let bar = ProgressBar::new(users);
     let models = [(need1, "V1"), (need2, "V2"), (need3, "V3")]
         .iter()
         .filter(|(n, _)| *n)
         .map(|(_, v)| *v)
         .collect::<Vec<_>>()
         .join("+");
-    bar.set_style(
-        ProgressStyle::with_template(&format!(
-            "seeding blog {models:<8} [{{bar:40}}] {{pos}}/{{len}} users ({{per_sec}}, eta {{eta}})"
-        ))
-        .unwrap_or_else(|_| ProgressStyle::default_bar())
-        .progress_chars("=> "),
-    );
-    bar.enable_steady_tick(Duration::from_millis(200));
+    let bar = sitekit::progress::bar(users, &format!("blog users {models}"));
     let map_err = |e: sitekit::WebError| engine::Error::bad_request(e.to_string());
     let demo = sitekit::auth::hash_password(DEMO_PASSWORD.to_owned())
         .await

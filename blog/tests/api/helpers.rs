@@ -8,6 +8,7 @@ pub const USERS: u64 = 8;
 pub struct TestApp {
     pub server: Server,
     pub blog: Blog,
+    pub engine: Engine,
     _dir: tempfile::TempDir,
 }
 
@@ -75,8 +76,13 @@ impl TestApp {
 }
 
 pub async fn spawn_app() -> TestApp {
+    spawn_app_with(EngineOptions::default()).await
+}
+
+/// A test app on an engine opened with `options` (e.g. no retries on 429).
+pub async fn spawn_app_with(options: EngineOptions) -> TestApp {
     let dir = tempfile::tempdir().expect("a temp dir");
-    let engine = Engine::open(dir.path(), EngineOptions::default()).expect("the engine opens");
+    let engine = Engine::open(dir.path(), options).expect("the engine opens");
     let blog = Blog::start(&engine, &BlogOptions { users: USERS })
         .await
         .expect("the blog starts");
@@ -84,6 +90,7 @@ pub async fn spawn_app() -> TestApp {
     TestApp {
         server,
         blog,
+        engine,
         _dir: dir,
     }
 }

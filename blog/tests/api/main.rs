@@ -3,4 +3,5 @@
 mod helpers;
 mod models;
 mod posts;
+mod throughput;
 mod users;

@@ -6,11 +6,9 @@
 pub mod catalog;
 pub mod people;
 
-use std::time::Duration;
-
 use engine::TransactionalBatch;
 use futures_util::{stream, TryStreamExt};
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::ProgressBar;
 use serde_json::{json, Value};
 
 use crate::access::create_customer::login_partition;
@@ -190,14 +188,5 @@ fn featured(products: &[Product]) -> Featured {
 }
 
 fn progress(total: u64) -> ProgressBar {
-    let bar = ProgressBar::new(total);
-    bar.set_style(
-        ProgressStyle::with_template(
-            "seeding {msg:<22} [{bar:40}] {pos}/{len} ({per_sec}, eta {eta})",
-        )
-        .unwrap_or_else(|_| ProgressStyle::default_bar())
-        .progress_chars("=> "),
-    );
-    bar.enable_steady_tick(Duration::from_millis(200));
-    bar
+    sitekit::progress::bar(total, "the shop")
 }
