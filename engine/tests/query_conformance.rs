@@ -245,3 +245,90 @@ fn the_coverage_table_matches_the_engine() {
         );
     }
 }
+
+/// What the reference executor cannot show: the container's full-text index (FULLTEXTSCORE
+/// without one is a 400, a wildcard full-text path is refused), BM25 statistics read from every
+/// partition (and charged), and DOCUMENTID of stored items (from the engine's `_rid`).
+#[test]
+fn full_text_needs_its_index_and_document_ids_are_stable() {
+    common::rt().block_on(async {
+        let t = common::open(EngineOptions::default());
+        let db = t.engine.create_database("fulltext").await.unwrap();
+        let bad = db
+            .create_container(ContainerProperties::new("bad", "/id").with_indexing_policy(
+                json!({"includedPaths": [{"path": "/*"}], "fullTextIndexes": [{"path": "/tags/[]"}]}),
+            ))
+            .await
+            .map(|_| ())
+            .unwrap_err()
+            .to_string();
+        assert!(bad.contains("without wildcards"), "{bad}");
+        let plain = db
+            .create_container(ContainerProperties::new("plain", "/id").with_initial_partitions(2))
+            .await
+            .unwrap();
+        let indexed = db
+            .create_container(
+                ContainerProperties::new("indexed", "/id")
+                    .with_initial_partitions(3)
+                    .with_indexing_policy(json!({"includedPaths": [{"path": "/*"}], "fullTextIndexes": [{"path": "/text"}]})),
+            )
+            .await
+            .unwrap();
+        for i in 0..30 {
+            let text = if i % 10 == 0 { "a fox in the woods" } else { "nothing to see here" };
+            let doc = json!({"id": format!("{i}"), "text": text});
+            plain.create_item(&doc, None, None).await.unwrap();
+            indexed.create_item(&doc, None, None).await.unwrap();
+        }
+        let none: [(&str, Value); 0] = [];
+        let ranked = "SELECT VALUE c.id FROM c WHERE c.id IN ('0', '10', '20', '1') ORDER BY RANK FullTextScore(c.text, 'fox')";
+        let e = plain
+            .query_all::<Value>(ranked, &none, QueryOptions::default())
+            .await
+            .map(|_| ())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("full-text index on /text"), "{e}");
+        // FULLTEXTCONTAINS needs no index.
+        let found = plain
+            .query_all::<Value>(
+                "SELECT VALUE c.id FROM c WHERE FullTextContains(c.text, 'foxes')",
+                &none,
+                QueryOptions::default(),
+            )
+            .await
+            .unwrap();
+        assert_eq!(found.items.len(), 3);
+        let r = indexed
+            .query_all::<Value>(ranked, &none, QueryOptions::default())
+            .await
+            .unwrap();
+        assert_eq!(r.items.last(), Some(&json!("1")));
+        // The statistics read all 30 items, besides the 4 candidates.
+        let m = r.query_metrics.unwrap();
+        assert!(m.retrieved_document_count >= 34, "{m:?}");
+        let q = "SELECT c.id, DOCUMENTID(c) AS d FROM c";
+        let a = indexed
+            .query_all::<Value>(q, &none, QueryOptions::default())
+            .await
+            .unwrap()
+            .items;
+        let b = indexed
+            .query_all::<Value>(q, &none, QueryOptions::default())
+            .await
+            .unwrap()
+            .items;
+        let mut seen = std::collections::HashSet::new();
+        for row in &a {
+            let d = row["d"].as_u64().expect("DOCUMENTID is an integer");
+            assert!(d < 1 << 53 && seen.insert(d), "{row}");
+        }
+        let key = |v: &Vec<Value>| {
+            let mut k: Vec<String> = v.iter().map(|r| r.to_string()).collect();
+            k.sort();
+            k
+        };
+        assert_eq!(key(&a), key(&b), "DOCUMENTID is stable");
+    });
+}

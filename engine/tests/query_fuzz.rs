@@ -95,6 +95,12 @@ const WORDS: &[&str] = &[
     "ARRAY_CONTAINS_ANY(c.arr, 1, undefined)",
     "NumberBin(c.a, 0)",
     "1 / 0",
+    "RANK",
+    "ORDER BY RANK FULLTEXTSCORE(c.s, 'x')",
+    "ORDER BY RANK RRF(FULLTEXTSCORE(c.s, 'x'), VECTORDISTANCE(c.arr, [1]), [2, 1])",
+    "FULLTEXTCONTAINS(c.s, 'x{}x')",
+    "DOCUMENTID(c)",
+    "AGO('dd', 1)",
 ];
 
 /// Every function of the language, bare and with an opening parenthesis, so that the token
@@ -181,6 +187,43 @@ fn every_function_with_every_argument_type() {
                     list.join(", ")
                 ));
             }
+        }
+    }
+}
+
+/// ORDER BY RANK with every argument type in the scoring functions, fused or not.
+#[test]
+fn ranking_with_every_argument_type() {
+    let args = [
+        "undefined",
+        "null",
+        "1",
+        "'x'",
+        "'a b'",
+        "['x', 'y']",
+        "[]",
+        "[1]",
+        "{}",
+        "c.s",
+        "c.a",
+        "c.arr",
+        "[2, 1]",
+        "[-1, 0.5]",
+        "{distanceFunction: 'euclidean'}",
+    ];
+    for a in args {
+        for b in args {
+            run(&format!(
+                "SELECT * FROM c ORDER BY RANK FULLTEXTSCORE(c.s, {a}, {b})"
+            ));
+            run(&format!(
+                "SELECT * FROM c ORDER BY RANK FULLTEXTSCORE({a}, {b})"
+            ));
+            run(&format!("SELECT TOP 2 * FROM c ORDER BY RANK RRF(FULLTEXTSCORE(c.s, {a}), VECTORDISTANCE(c.arr, {b}, false, {a}), {b})"));
+            run(&format!("SELECT c.id FROM c WHERE FULLTEXTCONTAINSANY(c.s, {a}, {b}) ORDER BY RANK VECTORDISTANCE(c.arr, {a}, false, {b})"));
+            run(&format!(
+                "SELECT VALUE [DOCUMENTID({a}), AGO({a}, {b}), NOW({a}, {b})] FROM c"
+            ));
         }
     }
 }

@@ -23,6 +23,9 @@ pub struct IndexingPolicy {
     pub composite_indexes: Vec<Vec<CompositePath>>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub spatial_indexes: Vec<SpatialPath>,
+    /// Full-text indexes (`[{"path": "/text"}]`): the paths `FULLTEXTSCORE` may rank by.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub full_text_indexes: Vec<IndexPath>,
 }
 
 /// A spatial index: the GeoJSON at `path` is indexed by the cells it lies in.
@@ -67,6 +70,7 @@ impl Default for IndexingPolicy {
             }],
             composite_indexes: Vec::new(),
             spatial_indexes: Vec::new(),
+            full_text_indexes: Vec::new(),
         }
     }
 }
@@ -138,6 +142,8 @@ pub struct CompiledPolicy {
     pub composites: Vec<Vec<(Vec<String>, bool)>>,
     /// Paths of the spatial indexes (segments of the GeoJSON object's path).
     pub spatial: Vec<Vec<String>>,
+    /// Paths of the full-text indexes.
+    pub full_text: Vec<Vec<String>>,
 }
 
 impl CompiledPolicy {
@@ -259,12 +265,36 @@ impl IndexingPolicy {
                 Ok(split_path(rest))
             })
             .collect::<Result<Vec<_>>>()?;
+        // Cosmos DB takes no wildcards (`*`, `[]`) in full-text paths.
+        let full_text = self
+            .full_text_indexes
+            .iter()
+            .map(|ft| {
+                let rest = ft.path.strip_prefix('/').unwrap_or("");
+                let segments = split_path(rest);
+                if rest.is_empty()
+                    || segments
+                        .iter()
+                        .any(|s| s.is_empty() || s == "*" || s == "?" || s == "[]")
+                {
+                    return Err(Error::bad(
+                        "indexingPolicy.fullTextIndexes",
+                        format!(
+                            "full-text index path '{}' must be a property path like /text, without wildcards",
+                            ft.path
+                        ),
+                    ));
+                }
+                Ok(segments)
+            })
+            .collect::<Result<Vec<_>>>()?;
         Ok(CompiledPolicy {
             consistent: mode == "consistent",
             included,
             excluded,
             composites,
             spatial,
+            full_text,
         })
     }
 }

@@ -12,6 +12,9 @@ pub struct Query {
     pub filter: Option<Expr>,
     pub group_by: Vec<Expr>,
     pub order_by: Vec<(Expr, bool)>,
+    /// `ORDER BY RANK <scoring function>`: `order_by` holds that one function (`FULLTEXTSCORE`,
+    /// `VECTORDISTANCE` or `RRF` of them), and rows are sorted best first.
+    pub rank: bool,
     pub offset_limit: Option<(Expr, Expr)>,
     /// Every `@parameter` the query text uses (filled on the outermost query).
     pub params: Vec<String>,

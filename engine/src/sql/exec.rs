@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 use super::ast::{Expr, Query, Select};
 use super::error::QueryError;
 use super::eval::{eval, Bindings, Params};
+use super::functions::fulltext::{self, Statistics};
 use super::functions::is_aggregate;
 use super::value::{self, order_cmp, Val};
 
@@ -19,21 +20,256 @@ pub fn execute(
     params: &Params,
     items: impl IntoIterator<Item = Value>,
 ) -> Result<Vec<Value>, QueryError> {
+    execute_with(q, params, items, None)
+}
+
+/// Runs `q` over `items`; an `ORDER BY RANK` of `FULLTEXTSCORE` takes its BM25 statistics from
+/// `stats` (the storage layer's, over the whole container) or else from every item given.
+pub fn execute_with(
+    q: &Query,
+    params: &Params,
+    items: impl IntoIterator<Item = Value>,
+    mut stats: Option<RankStatistics>,
+) -> Result<Vec<Value>, QueryError> {
     let mut rows = Vec::new();
     if q.from.is_none() {
         rows.push(Bindings::default());
     } else {
+        let mut gather = match stats {
+            None => RankStatistics::for_query(q, params)?,
+            Some(_) => None,
+        };
         for item in items {
+            if let Some(g) = &mut gather {
+                g.add(&item, params)?;
+            }
             rows.extend(item_bindings(q, params, &Bindings::default(), Some(item))?);
         }
+        stats = stats.or(gather);
     }
-    finish(q, params, rows)
+    finish(q, params, rows, stats)
+}
+
+/// The BM25 statistics of the `FULLTEXTSCORE` calls of an `ORDER BY RANK`, in the order they
+/// appear, gathered item by item (before any filter: BM25 counts the whole corpus).
+#[derive(Debug, Clone)]
+pub struct RankStatistics {
+    /// The name the FROM clause binds to an item.
+    alias: String,
+    /// Per call: its path expression, its term tokens, their statistics.
+    calls: Vec<(Expr, Vec<String>, Statistics)>,
+}
+
+impl RankStatistics {
+    /// `None` unless the query ranks by `FULLTEXTSCORE`.
+    pub fn for_query(q: &Query, params: &Params) -> Result<Option<Self>, QueryError> {
+        if !q.rank {
+            return Ok(None);
+        }
+        let alias = match &q.from {
+            Some(f) => match &f.source {
+                None => f.alias.clone(),
+                Some(s) => s.root_ident().unwrap_or("root").to_owned(),
+            },
+            None => return Ok(None),
+        };
+        let mut calls = Vec::new();
+        for (path, terms) in score_calls(q) {
+            let terms = terms
+                .iter()
+                .map(|t| eval(t, &Bindings::default(), params))
+                .collect::<Result<Vec<_>, _>>()?;
+            let terms = fulltext::score_terms(&terms).ok_or_else(|| {
+                QueryError::Semantic(
+                    "FULLTEXTSCORE takes its terms as strings (or arrays of strings)".into(),
+                )
+            })?;
+            let st = Statistics::new(terms.len());
+            calls.push((path.clone(), terms, st));
+        }
+        Ok((!calls.is_empty()).then_some(RankStatistics { alias, calls }))
+    }
+
+    /// Counts one item of the container.
+    pub fn add(&mut self, item: &Value, params: &Params) -> Result<(), QueryError> {
+        let row = Bindings(vec![(self.alias.clone(), item.clone())]);
+        for (path, terms, st) in &mut self.calls {
+            // A path rooted elsewhere (`FROM t IN c.texts`) counts as no text.
+            let text = eval(path, &row, params).unwrap_or(None);
+            st.add(&text, terms);
+        }
+        Ok(())
+    }
+
+    /// The statistics of each call, in order.
+    pub fn statistics(&self) -> Vec<Statistics> {
+        self.calls.iter().map(|c| c.2.clone()).collect()
+    }
+}
+
+/// The `FULLTEXTSCORE` calls of a query's `ORDER BY RANK`: (path, terms).
+pub fn score_calls(q: &Query) -> Vec<(&Expr, &[Expr])> {
+    let mut out = Vec::new();
+    if q.rank {
+        if let Some((e, _)) = q.order_by.first() {
+            collect_score_calls(e, &mut out);
+        }
+    }
+    out
+}
+
+fn collect_score_calls<'e>(e: &'e Expr, out: &mut Vec<(&'e Expr, &'e [Expr])>) {
+    if let Expr::Call { name, args } = e {
+        match name.as_str() {
+            "FULLTEXTSCORE" => out.push((&args[0], &args[1..])),
+            "RRF" => args.iter().for_each(|a| collect_score_calls(a, out)),
+            _ => {}
+        }
+    }
+}
+
+/// Sorts rows by an `ORDER BY RANK`, best first. One scoring function: by its score
+/// (`FULLTEXTSCORE` and the similarities of `VECTORDISTANCE` descending, a euclidean distance
+/// ascending; undefined scores last). `RRF`: as Cosmos DB's SDKs fuse, each function's best
+/// rows (the rows the query wants, under TOP or OFFSET/LIMIT, else all) are pooled; in the pool
+/// each function ranks the rows from 1, equal scores sharing a rank; a row's fused score is
+/// the sum of `weight / (60 + rank)`, best first. Ties keep the rows' order.
+fn rank_rows(
+    q: &Query,
+    params: &Params,
+    rows: Vec<Bindings>,
+    stats: Option<RankStatistics>,
+) -> Result<Vec<Bindings>, QueryError> {
+    let e = &q.order_by[0].0;
+    let stats = match stats {
+        Some(s) => Some(s),
+        // A subquery ranks over its own rows.
+        None => match RankStatistics::for_query(q, params)? {
+            Some(mut s) => {
+                for r in &rows {
+                    if let Some(item) = r.get(&s.alias).cloned() {
+                        s.add(&item, params)?;
+                    }
+                }
+                Some(s)
+            }
+            None => None,
+        },
+    };
+    let (components, weights): (Vec<&Expr>, Vec<f64>) = match e {
+        Expr::Call { name, args } if name == "RRF" => {
+            let (f, w) = match args.last() {
+                Some(w @ Expr::Array(_)) => (&args[..args.len() - 1], Some(w)),
+                _ => (&args[..], None),
+            };
+            let weights = match w {
+                Some(w) => match eval(w, &Bindings::default(), params)? {
+                    Some(Value::Array(ws)) => {
+                        ws.iter().map(|x| x.as_f64().unwrap_or(1.0)).collect()
+                    }
+                    _ => vec![1.0; f.len()],
+                },
+                None => vec![1.0; f.len()],
+            };
+            (f.iter().collect(), weights)
+        }
+        e => (vec![e], vec![1.0]),
+    };
+    // Per component: descending (higher is better)?
+    let mut descending = Vec::new();
+    for c in &components {
+        descending.push(match c {
+            Expr::Call { name, args } if name == "VECTORDISTANCE" => {
+                match args
+                    .get(3)
+                    .map(|o| eval(o, &Bindings::default(), params))
+                    .transpose()?
+                {
+                    Some(Some(Value::Object(o))) => !o
+                        .get("distanceFunction")
+                        .and_then(Value::as_str)
+                        .is_some_and(|f| f.eq_ignore_ascii_case("euclidean")),
+                    _ => true,
+                }
+            }
+            _ => true,
+        });
+    }
+    let calls = stats.as_ref().map(|s| &s.calls[..]).unwrap_or(&[]);
+    // scores[row][component]
+    let mut scores: Vec<Vec<Option<f64>>> = Vec::with_capacity(rows.len());
+    for row in &rows {
+        let mut k = 0;
+        let mut per = Vec::with_capacity(components.len());
+        for c in &components {
+            per.push(match c {
+                Expr::Call { name, .. } if name == "FULLTEXTSCORE" => {
+                    let (path, terms, st) = &calls[k];
+                    k += 1;
+                    Some(st.score(&eval(path, row, params)?, terms))
+                }
+                c => value::number(&eval(c, row, params)?).filter(|x| !x.is_nan()),
+            });
+        }
+        scores.push(per);
+    }
+    // Better first: `a` before `b` for component `i`.
+    let cmp = |i: usize, a: Option<f64>, b: Option<f64>| -> Ordering {
+        match (a, b) {
+            (Some(x), Some(y)) => {
+                let o = x.total_cmp(&y);
+                if descending[i] {
+                    o.reverse()
+                } else {
+                    o
+                }
+            }
+            (Some(_), None) => Ordering::Less,
+            (None, Some(_)) => Ordering::Greater,
+            (None, None) => Ordering::Equal,
+        }
+    };
+    let mut order: Vec<usize> = (0..rows.len()).collect();
+    if components.len() == 1 {
+        order.sort_by(|&a, &b| cmp(0, scores[a][0], scores[b][0]));
+    } else {
+        let wanted = limits(q, params)?.needed().map(|n| n as usize);
+        let mut pool = vec![false; rows.len()];
+        for (i, _) in components.iter().enumerate() {
+            let mut by: Vec<usize> = (0..rows.len())
+                .filter(|&r| scores[r][i].is_some())
+                .collect();
+            by.sort_by(|&a, &b| cmp(i, scores[a][i], scores[b][i]));
+            for &r in by.iter().take(wanted.unwrap_or(usize::MAX)) {
+                pool[r] = true;
+            }
+        }
+        let members: Vec<usize> = (0..rows.len()).filter(|&r| pool[r]).collect();
+        let mut fused = vec![0.0f64; rows.len()];
+        for (i, w) in weights.iter().enumerate() {
+            let mut by = members.clone();
+            by.sort_by(|&a, &b| cmp(i, scores[a][i], scores[b][i]));
+            let mut rank = 0u64;
+            let mut last: Option<Option<f64>> = None;
+            for &r in &by {
+                if last != Some(scores[r][i]) {
+                    rank += 1;
+                    last = Some(scores[r][i]);
+                }
+                fused[r] += w / (60.0 + rank as f64);
+            }
+        }
+        order = members;
+        order.sort_by(|&a, &b| fused[b].total_cmp(&fused[a]));
+    }
+    let mut rows: Vec<Option<Bindings>> = rows.into_iter().map(Some).collect();
+    Ok(order.into_iter().filter_map(|i| rows[i].take()).collect())
 }
 
 /// A subquery, correlated to the bindings of the outer row.
 pub fn subquery(q: &Query, outer: &Bindings, params: &Params) -> Result<Vec<Value>, QueryError> {
     let rows = item_bindings(q, params, outer, None)?;
-    finish(q, params, rows)
+    finish(q, params, rows, None)
 }
 
 /// The rows one item contributes (FROM, JOIN and WHERE applied), projected. Used by plans that
@@ -175,12 +411,19 @@ fn item_bindings(
 }
 
 /// ORDER BY, grouping and aggregates, projection, DISTINCT, OFFSET/LIMIT, TOP.
-fn finish(q: &Query, params: &Params, mut rows: Vec<Bindings>) -> Result<Vec<Value>, QueryError> {
+fn finish(
+    q: &Query,
+    params: &Params,
+    mut rows: Vec<Bindings>,
+    stats: Option<RankStatistics>,
+) -> Result<Vec<Value>, QueryError> {
     let s = shape(q);
     let mut out = if s.aggregates || s.grouped {
         grouped(q, params, rows)?
     } else {
-        if s.ordered {
+        if q.rank {
+            rows = rank_rows(q, params, rows, stats)?;
+        } else if s.ordered {
             let mut keyed = Vec::with_capacity(rows.len());
             for row in rows {
                 let keys = q

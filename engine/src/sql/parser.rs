@@ -18,6 +18,7 @@ pub fn parse(src: &str) -> Result<Query, QueryError> {
         pos: 0,
         depth: 0,
         now: chrono::Utc::now(),
+        in_rank: false,
     };
     let mut q = p.query()?;
     if p.peek() != &Tok::Eof {
@@ -37,6 +38,74 @@ pub fn parse(src: &str) -> Result<Query, QueryError> {
     Ok(q)
 }
 
+/// `ORDER BY RANK`'s expression: `FULLTEXTSCORE(path, terms...)`, `VECTORDISTANCE(...)`, or
+/// `RRF` of two or more of those with an optional last array of weights, one per function.
+fn check_rank(e: &Expr) -> Result<(), String> {
+    fn nested(args: &[Expr]) -> Result<(), String> {
+        let mut bad = None;
+        for a in args {
+            a.walk(&mut |x| {
+                if let Expr::Call { name, .. } = x {
+                    if super::functions::is_rank_only(name) {
+                        bad = Some(name.clone());
+                    }
+                }
+            });
+        }
+        match bad {
+            Some(n) => Err(format!("{n} cannot be an argument of another function")),
+            None => Ok(()),
+        }
+    }
+    fn scoring(e: &Expr) -> Result<(), String> {
+        match e {
+            Expr::Call { name, args } if name == "FULLTEXTSCORE" => {
+                if args[0].root_ident().is_none() || args[0].as_path().is_none() {
+                    return Err("FULLTEXTSCORE's first argument must be a property path".into());
+                }
+                nested(args)
+            }
+            Expr::Call { name, args } if name == "VECTORDISTANCE" => nested(args),
+            _ => Err(
+                "ORDER BY RANK takes a scoring function: FULLTEXTSCORE, VECTORDISTANCE or RRF"
+                    .into(),
+            ),
+        }
+    }
+    match e {
+        Expr::Call { name, args } if name == "RRF" => {
+            let (functions, weights) = match args.last() {
+                Some(Expr::Array(w)) => (&args[..args.len() - 1], Some(w)),
+                _ => (&args[..], None),
+            };
+            if functions.len() < 2 {
+                return Err("RRF fuses two or more scoring functions".into());
+            }
+            for f in functions {
+                scoring(f).map_err(|m| format!("RRF: {m}"))?;
+            }
+            if let Some(w) = weights {
+                if w.len() != functions.len()
+                    || !w.iter().all(|x| match x {
+                        Expr::Literal(Value::Number(_)) => true,
+                        Expr::Unary("-", n) => {
+                            matches!(n.as_ref(), Expr::Literal(Value::Number(_)))
+                        }
+                        _ => false,
+                    })
+                {
+                    return Err(format!(
+                        "RRF's weights must be an array of {} numbers, one per scoring function",
+                        functions.len()
+                    ));
+                }
+            }
+            Ok(())
+        }
+        e => scoring(e),
+    }
+}
+
 struct Parser<'a> {
     src: &'a str,
     tokens: Vec<Token>,
@@ -44,6 +113,8 @@ struct Parser<'a> {
     depth: usize,
     /// The time the `*Static` current-time functions give, the same for the whole query.
     now: chrono::DateTime<chrono::Utc>,
+    /// Parsing the scoring function of `ORDER BY RANK`, where `FULLTEXTSCORE` and `RRF` belong.
+    in_rank: bool,
 }
 
 fn describe(t: &Tok) -> String {
@@ -151,6 +222,8 @@ impl<'a> Parser<'a> {
 
     fn query(&mut self) -> Result<Query, QueryError> {
         self.enter()?;
+        // A subquery inside ORDER BY RANK's arguments is not itself ranked.
+        let outer_rank = std::mem::replace(&mut self.in_rank, false);
         self.expect_kw("SELECT")?;
         let distinct = self.eat_kw("DISTINCT");
         let top = if self.eat_kw("TOP") {
@@ -206,19 +279,43 @@ impl<'a> Parser<'a> {
             }
         }
         let mut order_by = Vec::new();
+        let mut rank = false;
         if self.eat_kw("ORDER") {
             self.expect_kw("BY")?;
-            loop {
-                let e = self.expr()?;
-                let desc = if self.eat_kw("DESC") {
-                    true
-                } else {
-                    self.eat_kw("ASC");
-                    false
-                };
-                order_by.push((e, desc));
-                if !self.eat_sym(",") {
-                    break;
+            if matches!(self.peek(), Tok::Ident(r) if r.eq_ignore_ascii_case("RANK"))
+                && matches!(self.peek_at(1), Tok::Ident(_))
+            {
+                self.next();
+                let at = self.tokens[self.pos].start;
+                self.in_rank = true;
+                let e = self.expr();
+                self.in_rank = false;
+                let e = e?;
+                check_rank(&e).map_err(|m| QueryError::syntax(self.src, at, &m))?;
+                if self.is_sym(",") {
+                    let at = self.tokens[self.pos].start;
+                    return Err(QueryError::syntax(
+                        self.src,
+                        at,
+                        "ORDER BY RANK cannot be combined with other ORDER BY items",
+                    ));
+                }
+                order_by.push((e, false));
+                rank = true;
+            }
+            if !rank {
+                loop {
+                    let e = self.expr()?;
+                    let desc = if self.eat_kw("DESC") {
+                        true
+                    } else {
+                        self.eat_kw("ASC");
+                        false
+                    };
+                    order_by.push((e, desc));
+                    if !self.eat_sym(",") {
+                        break;
+                    }
                 }
             }
         }
@@ -230,6 +327,7 @@ impl<'a> Parser<'a> {
             None
         };
         self.depth -= 1;
+        self.in_rank = outer_rank;
         Ok(Query {
             distinct,
             top,
@@ -239,6 +337,7 @@ impl<'a> Parser<'a> {
             filter,
             group_by,
             order_by,
+            rank,
             offset_limit,
             params: Vec::new(),
         })
@@ -555,8 +654,17 @@ impl<'a> Parser<'a> {
                 }
             }
             Tok::Ident(name) => {
+                let at = self.tokens[self.pos].start;
                 self.next();
                 if self.eat_sym("(") {
+                    let upper = name.to_ascii_uppercase();
+                    if super::functions::is_rank_only(&upper) && !self.in_rank {
+                        return Err(QueryError::syntax(
+                            self.src,
+                            at,
+                            &format!("{upper} can only be used in ORDER BY RANK (or as an argument of RRF there), not in a projection or filter"),
+                        ));
+                    }
                     let mut args = Vec::new();
                     if !self.is_sym(")") {
                         loop {

@@ -24,6 +24,19 @@ pub(super) fn call(name: &str, a: &[Val]) -> Val {
         "GETCURRENTDATETIME" | "GETCURRENTTIMESTAMP" | "GETCURRENTTICKS" => {
             Some(current(name, &Utc::now()))
         }
+        // NOW() is the current time; NOW(part, n) and AGO(part, n) add or subtract `n` parts
+        // of it, as DATETIMEADD does.
+        "NOW" if a.is_empty() => Some(current("GETCURRENTDATETIME", &Utc::now())),
+        "NOW" | "AGO" if a.len() == 2 => {
+            let n = super::int(&a[1])?;
+            let n = if name == "AGO" { n.checked_neg()? } else { n };
+            let now = current("GETCURRENTDATETIME", &Utc::now());
+            call(
+                "DATETIMEADD",
+                &[a[0].clone(), Some(Value::from(n)), Some(now)],
+            )
+        }
+        "NOW" => None,
         "DATETIMETOTICKS" => Some(Value::from(ticks(&parse_datetime(s(&a[0])?)?))),
         "DATETIMETOTIMESTAMP" => Some(Value::from(parse_datetime(s(&a[0])?)?.timestamp_millis())),
         // Fractional counts are truncated.

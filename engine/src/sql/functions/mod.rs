@@ -3,6 +3,7 @@
 
 mod array;
 mod date;
+pub mod fulltext;
 pub mod spatial;
 
 pub use date::current;
@@ -22,6 +23,7 @@ enum Family {
     Arrays,
     Dates,
     Spatials,
+    FullText,
     Aggregates,
 }
 
@@ -152,12 +154,20 @@ const SIGNATURES: &[Signature] = &[
     ("DATETIMEADD", 3, 3, Dates),
     ("DATETIMEPART", 2, 2, Dates),
     ("DATETIMEDIFF", 3, 3, Dates),
+    ("AGO", 2, 2, Dates),
+    ("NOW", 0, 2, Dates),
     ("ST_DISTANCE", 2, 2, Spatials),
     ("ST_WITHIN", 2, 2, Spatials),
     ("ST_INTERSECTS", 2, 2, Spatials),
     ("ST_AREA", 1, 1, Spatials),
     ("ST_ISVALID", 1, 1, Spatials),
     ("ST_ISVALIDDETAILED", 1, 1, Spatials),
+    ("FULLTEXTCONTAINS", 2, 2, FullText),
+    ("FULLTEXTCONTAINSALL", 2, usize::MAX, FullText),
+    ("FULLTEXTCONTAINSANY", 2, usize::MAX, FullText),
+    ("FULLTEXTSCORE", 2, usize::MAX, FullText),
+    ("RRF", 1, usize::MAX, FullText),
+    ("DOCUMENTID", 1, 1, Types),
     ("COUNT", 1, 1, Aggregates),
     ("SUM", 1, 1, Aggregates),
     ("AVG", 1, 1, Aggregates),
@@ -168,6 +178,11 @@ const SIGNATURES: &[Signature] = &[
 /// Every function name the language knows (upper case).
 pub fn names() -> impl Iterator<Item = &'static str> {
     SIGNATURES.iter().map(|s| s.0)
+}
+
+/// Scoring functions: only `ORDER BY RANK` evaluates them (`VECTORDISTANCE` is also scalar).
+pub fn is_rank_only(name: &str) -> bool {
+    matches!(name, "FULLTEXTSCORE" | "RRF")
 }
 
 pub fn is_aggregate(name: &str) -> bool {
@@ -210,6 +225,7 @@ pub fn call(name: &str, a: &[Val]) -> Val {
         Arrays => array::call(name, a),
         Dates => date::call(name, a),
         Spatials => spatial::call(name, a),
+        FullText => fulltext::call(name, a),
         Aggregates => None,
     }
 }

@@ -230,6 +230,19 @@ pub fn run_page(
     };
     let targets = targets(def, &plan, partition_key);
     let policy = def.policy();
+    // FULLTEXTSCORE needs a full-text index on its path, as in Cosmos DB.
+    for (path, _) in exec::score_calls(q) {
+        let segments = path.as_path().map(|(_, p)| p).unwrap_or_default();
+        if !policy.full_text.contains(&segments) {
+            return Err(Error::bad(
+                "query",
+                format!(
+                    "FULLTEXTSCORE needs a full-text index on /{}: add it to fullTextIndexes in the container's indexing policy",
+                    segments.join("/")
+                ),
+            ));
+        }
+    }
     let index_ready = def.index_rebuild.is_none() && policy.consistent;
     let index_checks = if index_ready {
         index_checks(&plan, &policy, &pk_path)

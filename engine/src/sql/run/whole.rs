@@ -3,6 +3,7 @@
 use super::super::exec;
 use super::{Row, Run, Target, Token};
 use crate::error::{Error, Result};
+use crate::storage::keys;
 
 impl<'a> Run<'a> {
     /// Every candidate item through the executor, then a page of the rows by position.
@@ -36,7 +37,16 @@ impl<'a> Run<'a> {
             self.price_as_merge();
         }
         let n = docs.len() as u64;
-        let all = exec::execute(self.q, self.params, docs)?;
+        // ORDER BY RANK FULLTEXTSCORE: BM25 statistics over every item of the container, as
+        // Cosmos DB's global statistics query gathers them from every partition.
+        let stats = match exec::RankStatistics::for_query(self.q, self.params)? {
+            Some(mut st) => {
+                self.gather_statistics(&mut st)?;
+                Some(st)
+            }
+            None => None,
+        };
+        let all = exec::execute_with(self.q, self.params, docs, stats)?;
         self.matched_docs = n.min(all.len() as u64);
         let start = token.offset as usize;
         let end = (start + self.budget.max_items).min(all.len());
@@ -49,6 +59,32 @@ impl<'a> Run<'a> {
             .collect();
         token.offset = end as u64;
         Ok(complete)
+    }
+
+    /// Reads every item of every partition into the full-text statistics (charged as reads).
+    fn gather_statistics(&mut self, st: &mut exec::RankStatistics) -> Result<()> {
+        let (store, rtxn, rid) = (self.store, self.rtxn, self.def.rid);
+        for i in 0..self.def.partitions.len() {
+            let (start, end) = self.def.partitions.range_of(i);
+            self.visit(self.def.partitions.partitions[i].id);
+            let lo = keys::coordinate_key(rid, start);
+            let hi = end
+                .map(|e| keys::coordinate_key(rid, e).to_vec())
+                .unwrap_or_else(|| (rid + 1).to_be_bytes().to_vec());
+            for entry in store.docs.range(
+                rtxn,
+                &(
+                    std::ops::Bound::Included(lo.as_slice()),
+                    std::ops::Bound::Excluded(hi.as_slice()),
+                ),
+            )? {
+                let (_, v) = entry?;
+                if let Some(doc) = self.item(v)? {
+                    st.add(&doc, self.params)?;
+                }
+            }
+        }
+        Ok(())
     }
 
     /// "Sort the few candidates" loads them all to sort them, where the ORDER BY merge it
