@@ -1,5 +1,6 @@
-//! The demo: both sites in one process on one engine. `cargo run --release` seeds `./data` on
-//! first start (with a progress bar), reuses it afterwards, and stops cleanly on Ctrl-C.
+//! The demo: both sites and the Data Explorer in one process on one engine. `cargo run --release`
+//! seeds `./data` on first start (with a progress bar), reuses it afterwards, and stops cleanly
+//! on Ctrl-C.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -7,6 +8,7 @@ use std::path::PathBuf;
 use blog::{Blog, BlogOptions};
 use clap::Parser;
 use engine::{Engine, EngineOptions};
+use explorer::{Explorer, ExplorerOptions};
 use sitekit::server::{serve, ServeOptions};
 use webstore::{WebStore, WebStoreOptions};
 
@@ -43,6 +45,15 @@ struct Args {
     /// `--throughput blog/posts=3500` for the hot-partition load test.
     #[arg(long = "throughput", env = "THROUGHPUT", value_delimiter = ',', value_parser = parse_throughput)]
     throughput: Vec<Throughput>,
+    /// Where the Data Explorer (and `/metrics`) listens; keep it on loopback unless you mean it.
+    #[arg(long, env = "EXPLORER_ADDR", default_value = "127.0.0.1:8082")]
+    explorer_addr: SocketAddr,
+    /// Do not serve the Data Explorer.
+    #[arg(long, env = "NO_EXPLORER")]
+    no_explorer: bool,
+    /// Let the explorer edit and delete items and run stored procedures (read-only otherwise).
+    #[arg(long, env = "EXPLORER_WRITES")]
+    explorer_writes: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -90,6 +101,15 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
     let started = std::time::Instant::now();
     let engine = Engine::open(&args.data, EngineOptions::default())?;
     let session_key = sitekit::session::load_or_create_key(&args.data)?;
+    // First, so that its metrics recorder sees every request of the sites.
+    let explorer = (!args.no_explorer).then(|| {
+        Explorer::new(
+            &engine,
+            ExplorerOptions {
+                writes: args.explorer_writes,
+            },
+        )
+    });
 
     let options = |site| ServeOptions {
         site,
@@ -122,6 +142,14 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
             None => println!("  {}/{}: throughput unlimited", t.database, t.container),
         }
     }
+    let explorer_server = match &explorer {
+        Some(x) => Some(serve(
+            args.explorer_addr,
+            options(explorer::SITE),
+            x.configure(),
+        )?),
+        None => None,
+    };
     println!(
         "Ready in {:.2} s (data in {})",
         started.elapsed().as_secs_f64(),
@@ -147,10 +175,22 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         blog::seed::DEMO_USERNAME,
         blog::seed::DEMO_PASSWORD
     );
+    if let Some((_, addr)) = &explorer_server {
+        let mode = if args.explorer_writes {
+            "writes allowed"
+        } else {
+            "read-only; --explorer-writes to edit"
+        };
+        println!("  Explorer  http://{addr}  ({mode}; Prometheus metrics at /metrics)");
+    }
     println!("Ctrl-C stops.");
 
-    let handles = [webstore_server.handle(), blog_server.handle()];
-    let servers = [tokio::spawn(webstore_server), tokio::spawn(blog_server)];
+    let mut handles = vec![webstore_server.handle(), blog_server.handle()];
+    let mut servers = vec![tokio::spawn(webstore_server), tokio::spawn(blog_server)];
+    if let Some((server, _)) = explorer_server {
+        handles.push(server.handle());
+        servers.push(tokio::spawn(server));
+    }
     tokio::signal::ctrl_c().await?;
     println!("Stopping: finishing requests, checkpointing the change feed, closing the engine.");
     for h in &handles {
@@ -161,7 +201,7 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
     }
     store.stop().await;
     blog.stop().await;
-    drop((store, blog));
+    drop((store, blog, explorer));
     drop(engine);
     Ok(())
 }

@@ -35,7 +35,7 @@ pub mod writer;
 pub use catalog::{ContainerDef, DatabaseDef};
 pub use changefeed::{
     ChangeFeedMode, ChangeFeedOptions, ChangeFeedPage, ChangeFeedProcessor, ChangeFeedStart,
-    FeedRange, LeaseLag,
+    FeedRange, LeaseLag, LeaseStatus, ProcessorStatus,
 };
 pub use client::batch::{BatchOperationResult, BatchResponse, TransactionalBatch};
 pub use client::container::ContainerClient;
@@ -45,6 +45,7 @@ pub use client::options::{EngineOptions, ItemOptions, RetryOptions};
 pub use client::query::{QueryOptions, NO_PARAMS};
 pub use client::response::{Diagnostics, FeedResponse, ItemResponse};
 pub use client::scripts::{ScriptsClient, StoredProcedureResponse};
+pub use client::scripts_list::{ScriptList, TriggerInfo};
 pub use client::stats::{ContainerStats, LogicalPartitionStats, PhysicalPartitionStats};
 pub use error::{Error, Result};
 pub use item::PatchOperation;
@@ -52,4 +53,5 @@ pub use partition::{PartitionKey, PartitionKeyDefinition};
 pub use scripts::{ScriptBudget, ScriptContext, StoredProcedure, Trigger, TriggerOperation};
 pub use sql::run::QueryMetrics;
 pub use storage::StorageOptions;
+pub use throughput::PartitionLoad;
 pub use writer::ops::ContainerProperties;

@@ -22,8 +22,12 @@ struct Bucket {
     refilled: Instant,
     throttled: u64,
     ru_total: f64,
+    /// Requests charged (a fan-out query counts once per partition it visited).
+    requests: u64,
     /// RU consumed per second, a ring indexed by second since `epoch`.
     seconds: [f64; HISTORY],
+    /// 429s answered per second, the same ring.
+    throttled_seconds: [u32; HISTORY],
     current_second: u64,
 }
 
@@ -39,6 +43,14 @@ pub struct PartitionLoad {
     pub ru_per_s_10s: f64,
     pub ru_total: f64,
     pub throttled: u64,
+    /// Requests charged to this partition since the engine opened.
+    pub requests: u64,
+    /// RU consumed in each complete second of the last minute (59 of them), oldest first.
+    pub ru_per_second: Vec<f64>,
+    /// Average RU/s over those seconds.
+    pub ru_per_s_last_minute: f64,
+    /// 429s answered during the last 60 seconds.
+    pub throttled_last_minute: u64,
 }
 
 pub struct Throughput {
@@ -71,7 +83,9 @@ impl Throughput {
                     refilled: Instant::now(),
                     throttled: 0,
                     ru_total: 0.0,
+                    requests: 0,
                     seconds: [0.0; HISTORY],
+                    throttled_seconds: [0; HISTORY],
                     current_second: 0,
                 })
             });
@@ -103,6 +117,9 @@ impl Throughput {
         Self::refill(&mut b, share);
         if b.tokens < 0.0 {
             b.throttled += 1;
+            let sec = self.epoch.elapsed().as_secs();
+            Self::advance(&mut b, sec);
+            b.throttled_seconds[(sec as usize) % HISTORY] += 1;
             let wait = Duration::from_secs_f64(-b.tokens / share).max(Duration::from_millis(1));
             return Err(Error::TooManyRequests {
                 partition: pp,
@@ -124,6 +141,7 @@ impl Throughput {
             b.tokens -= ru;
         }
         b.ru_total += ru;
+        b.requests += 1;
         let sec = self.epoch.elapsed().as_secs();
         Self::advance(&mut b, sec);
         b.seconds[(sec as usize) % HISTORY] += ru;
@@ -133,6 +151,7 @@ impl Throughput {
         if sec > b.current_second {
             for s in (b.current_second + 1)..=sec.min(b.current_second + HISTORY as u64) {
                 b.seconds[(s as usize) % HISTORY] = 0.0;
+                b.throttled_seconds[(s as usize) % HISTORY] = 0;
             }
             b.current_second = sec;
         }
@@ -154,6 +173,7 @@ impl Throughput {
                         0.0
                     }
                 };
+                let ru_per_second: Vec<f64> = (1..HISTORY as u64).rev().map(back).collect();
                 PartitionLoad {
                     partition: *id,
                     budget_ru_per_s: share,
@@ -161,6 +181,11 @@ impl Throughput {
                     ru_per_s_10s: (1..=10).map(back).sum::<f64>() / 10.0,
                     ru_total: b.ru_total,
                     throttled: b.throttled,
+                    requests: b.requests,
+                    ru_per_s_last_minute: ru_per_second.iter().sum::<f64>()
+                        / ru_per_second.len() as f64,
+                    ru_per_second,
+                    throttled_last_minute: b.throttled_seconds.iter().map(|&n| n as u64).sum(),
                 }
             })
             .collect();
@@ -186,7 +211,11 @@ mod tests {
             "{wait:?}"
         );
         t.admit(1).unwrap(); // the other partition is unaffected
-        assert_eq!(t.loads()[0].throttled, 1);
+        let loads = t.loads();
+        assert_eq!(loads[0].throttled, 1);
+        assert_eq!(loads[0].throttled_last_minute, 1);
+        assert_eq!(loads[0].requests, 1);
+        assert_eq!(loads[1].throttled_last_minute, 0);
     }
 
     #[test]

@@ -1,8 +1,8 @@
 //! The web plumbing both sites share, written once: RU accounting per request ([`ru`]), the
 //! engine handle of a request ([`db`]), signed cookie sessions ([`session`]), CSRF tokens on every
 //! form ([`csrf`]), argon2id sign-in with throttling ([`auth`]), form checks ([`form`]), the page
-//! layout ([`layout`]), error pages ([`error`]), static assets ([`assets`]) and the server
-//! ([`server`]). An app brings its containers, access patterns, routes and templates.
+//! layout ([`layout`]), error pages ([`error`]), static assets ([`assets`]), request metrics
+//! ([`telemetry`]) and the server ([`server`]). An app brings its containers, access patterns, routes and templates.
 
 pub mod assets;
 pub mod auth;
@@ -18,6 +18,7 @@ pub mod progress;
 pub mod ru;
 pub mod server;
 pub mod session;
+pub mod telemetry;
 #[cfg(feature = "testing")]
 pub mod testing;
 pub mod time;

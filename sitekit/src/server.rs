@@ -1,5 +1,5 @@
-//! One site's HTTP server: the shared middleware (RU header, session, security headers, logging),
-//! error handling for malformed requests and the app's own routes.
+//! One site's HTTP server: the shared middleware (RU header, request metrics, session, security
+//! headers, logging), error handling for malformed requests and the app's own routes.
 
 use std::net::SocketAddr;
 
@@ -9,7 +9,7 @@ use actix_web::middleware::{from_fn, DefaultHeaders, Logger, NormalizePath, Trai
 use actix_web::{web, App, HttpServer};
 
 use crate::layout::Site;
-use crate::{assets, ru, session, WebError};
+use crate::{assets, ru, session, telemetry, WebError};
 
 /// How to serve a site.
 #[derive(Clone)]
@@ -47,6 +47,7 @@ where
             .configure(configure.clone())
             .default_service(web::to(|| async { Err::<&str, _>(WebError::NotFound) }))
             .wrap(from_fn(ru::track_request_charge))
+            .wrap(from_fn(telemetry::record_request))
             .wrap(session::middleware(
                 opts.session_key.clone(),
                 opts.site.cookie_name,

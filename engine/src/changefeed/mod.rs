@@ -4,8 +4,10 @@
 
 pub mod processor;
 pub mod read;
+pub mod status;
 pub mod token;
 
 pub use processor::{ChangeFeedProcessor, ChangeFeedProcessorBuilder, LeaseLag};
 pub use read::{ChangeFeedOptions, ChangeFeedPage, ChangeFeedStart};
+pub use status::{Checkpoint, LeaseStatus, ProcessorStatus};
 pub use token::{ChangeFeedMode, FeedRange};

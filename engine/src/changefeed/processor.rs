@@ -169,9 +169,10 @@ impl ChangeFeedProcessorBuilder {
         }
         let rid = self.source.read_container()?.rid;
         let (stop, _) = watch::channel(false);
-        Ok(ChangeFeedProcessor {
+        let processor = ChangeFeedProcessor {
             inner: Arc::new(Inner {
                 key: format!("{}.{rid}", self.name),
+                name: self.name,
                 source: self.source,
                 leases,
                 handler,
@@ -187,15 +188,24 @@ impl ChangeFeedProcessorBuilder {
                 failures: AtomicU64::new(0),
                 last_error: Mutex::new(None),
             }),
-        })
+        };
+        processor
+            .inner
+            .source
+            .engine
+            .inner
+            .processors
+            .register(&processor.inner);
+        Ok(processor)
     }
 }
 
-struct Inner {
+pub(super) struct Inner {
+    pub(super) name: String,
     /// `{name}.{container rid}`: the leases' partition key.
-    key: String,
-    source: ContainerClient,
-    leases: ContainerClient,
+    pub(super) key: String,
+    pub(super) source: ContainerClient,
+    pub(super) leases: ContainerClient,
     handler: Handler,
     on_error: Option<ErrorCallback>,
     start: ChangeFeedStart,
@@ -203,17 +213,17 @@ struct Inner {
     max_items: usize,
     poll_interval: Duration,
     max_backoff: Duration,
-    stop: watch::Sender<bool>,
-    tasks: Mutex<Vec<JoinHandle<()>>>,
-    delivered: AtomicU64,
-    failures: AtomicU64,
-    last_error: Mutex<Option<String>>,
+    pub(super) stop: watch::Sender<bool>,
+    pub(super) tasks: Mutex<Vec<JoinHandle<()>>>,
+    pub(super) delivered: AtomicU64,
+    pub(super) failures: AtomicU64,
+    pub(super) last_error: Mutex<Option<String>>,
 }
 
 /// A running (or stopped) processor.
 #[derive(Clone)]
 pub struct ChangeFeedProcessor {
-    inner: Arc<Inner>,
+    pub(super) inner: Arc<Inner>,
 }
 
 impl ChangeFeedProcessor {

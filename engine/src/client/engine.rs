@@ -27,6 +27,8 @@ pub(crate) struct Inner {
     pub store: Arc<Store>,
     pub catalog: Arc<Catalog>,
     pub opts: EngineOptions,
+    /// The change-feed processors built on this engine (for status pages).
+    pub processors: crate::changefeed::status::Registry,
     writer: Option<mpsc::Sender<Job>>,
     thread: Option<JoinHandle<()>>,
     path: PathBuf,
@@ -129,6 +131,7 @@ impl Engine {
                 store,
                 catalog,
                 opts,
+                processors: Default::default(),
                 writer,
                 thread,
                 path,

@@ -24,7 +24,7 @@ pub struct StoredProcedureResponse<T> {
 }
 
 pub struct ScriptsClient {
-    container: ContainerClient,
+    pub(super) container: ContainerClient,
 }
 
 impl ContainerClient {

@@ -1,0 +1,81 @@
+//! What scripts a container has (names and kinds), for tools that list them.
+
+use super::scripts::ScriptsClient;
+use crate::error::Result;
+use crate::scripts::{Trigger, TriggerOperation};
+
+/// A registered trigger: its name, whether it runs before or after the write, and on what.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TriggerInfo {
+    pub id: String,
+    /// `"pre"` or `"post"`.
+    pub kind: &'static str,
+    pub operation: TriggerOperation,
+}
+
+/// The container's stored procedures and triggers, sorted by name.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ScriptList {
+    pub stored_procedures: Vec<String>,
+    pub triggers: Vec<TriggerInfo>,
+}
+
+impl ScriptsClient {
+    pub fn list(&self) -> Result<ScriptList> {
+        let shared = self.container.shared()?;
+        let scripts = shared.scripts.read();
+        let mut stored_procedures: Vec<String> = scripts.procedures.keys().cloned().collect();
+        stored_procedures.sort();
+        let mut triggers: Vec<TriggerInfo> = scripts
+            .triggers
+            .iter()
+            .map(|(id, t)| TriggerInfo {
+                id: id.clone(),
+                kind: match t {
+                    Trigger::Pre { .. } => "pre",
+                    Trigger::Post { .. } => "post",
+                },
+                operation: t.operation(),
+            })
+            .collect();
+        triggers.sort_by(|a, b| a.id.cmp(&b.id));
+        Ok(ScriptList {
+            stored_procedures,
+            triggers,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::Value;
+
+    use crate::scripts::{Trigger, TriggerOperation};
+    use crate::{ContainerProperties, Engine, EngineOptions};
+
+    fn nothing(_: &mut crate::ScriptContext<'_, '_, '_>, _: &[Value]) -> crate::Result<Value> {
+        Ok(Value::Null)
+    }
+
+    #[tokio::test]
+    async fn lists_procedures_and_triggers_by_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let engine = Engine::open(dir.path(), EngineOptions::default()).unwrap();
+        let db = engine.create_database("d").await.unwrap();
+        let c = db
+            .create_container(ContainerProperties::new("c", "/pk"))
+            .await
+            .unwrap();
+        assert!(c.scripts().list().unwrap().stored_procedures.is_empty());
+        let s = c.scripts();
+        s.upsert_stored_procedure("zeta", nothing).unwrap();
+        s.upsert_stored_procedure("alpha", nothing).unwrap();
+        s.upsert_trigger("stamp", Trigger::pre(TriggerOperation::Create, |_| Ok(())))
+            .unwrap();
+        let list = s.list().unwrap();
+        assert_eq!(list.stored_procedures, ["alpha", "zeta"]);
+        assert_eq!(list.triggers.len(), 1);
+        assert_eq!(list.triggers[0].kind, "pre");
+        assert_eq!(list.triggers[0].operation, TriggerOperation::Create);
+    }
+}

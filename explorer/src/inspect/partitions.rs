@@ -1,0 +1,150 @@
+//! Physical partitions: hash range, storage, items, RU/s over the last minute and 429s, from
+//! the in-memory catalog and throughput meters (cheap enough to refresh during a load test);
+//! the largest logical partitions from the engine's `stats` (a read of the partition counters).
+
+use engine::{ContainerClient, ContainerDef, Engine, PartitionLoad};
+
+use super::catalog::LogicalPartition;
+
+#[derive(Debug, Clone)]
+pub struct PartitionRow {
+    pub id: u32,
+    /// `[range_start, range_end)` of the EPK coordinate space, 16 hex digits each.
+    pub range_start: String,
+    pub range_end: String,
+    pub bytes: u64,
+    pub items: u64,
+    /// RU/s budget of the partition (`None`: unlimited).
+    pub budget: Option<f64>,
+    pub ru_last_second: f64,
+    /// Average RU/s over the last minute.
+    pub ru_per_s: f64,
+    /// RU per second of the last minute, oldest first.
+    pub ru_per_second: Vec<f64>,
+    pub ru_total: f64,
+    pub requests: u64,
+    pub throttled: u64,
+    pub throttled_last_minute: u64,
+    pub parent: Option<u32>,
+}
+
+#[derive(Debug, Clone)]
+pub struct ContainerLoad {
+    pub database: String,
+    pub container: String,
+    pub throughput: Option<u32>,
+    pub partitions: Vec<PartitionRow>,
+}
+
+impl ContainerLoad {
+    /// The highest per-second RU of any partition in the last minute (the chart's scale).
+    pub fn peak(&self) -> f64 {
+        self.partitions
+            .iter()
+            .flat_map(|p| p.ru_per_second.iter().copied().chain(p.budget))
+            .fold(0.0, f64::max)
+    }
+
+    pub fn ru_per_s(&self) -> f64 {
+        self.partitions.iter().map(|p| p.ru_per_s).sum()
+    }
+
+    pub fn throttled_last_minute(&self) -> u64 {
+        self.partitions
+            .iter()
+            .map(|p| p.throttled_last_minute)
+            .sum()
+    }
+}
+
+fn hex(v: u64) -> String {
+    format!("{v:016X}")
+}
+
+/// One container's partitions with their load.
+pub fn load(c: &ContainerClient, def: &ContainerDef) -> engine::Result<ContainerLoad> {
+    let loads = c.partition_loads()?;
+    let partitions = def
+        .partitions
+        .partitions
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let (start, end) = def.partitions.range_of(i);
+            let l = loads.iter().find(|l| l.partition == p.id).cloned();
+            let l = l.unwrap_or(PartitionLoad {
+                partition: p.id,
+                budget_ru_per_s: None,
+                ru_last_second: 0.0,
+                ru_per_s_10s: 0.0,
+                ru_total: 0.0,
+                throttled: 0,
+                requests: 0,
+                ru_per_second: Vec::new(),
+                ru_per_s_last_minute: 0.0,
+                throttled_last_minute: 0,
+            });
+            PartitionRow {
+                id: p.id,
+                range_start: hex(start),
+                range_end: hex(end.unwrap_or(u64::MAX)),
+                bytes: p.bytes,
+                items: p.items,
+                budget: l.budget_ru_per_s,
+                ru_last_second: l.ru_last_second,
+                ru_per_s: l.ru_per_s_last_minute,
+                ru_per_second: l.ru_per_second,
+                ru_total: l.ru_total,
+                requests: l.requests,
+                throttled: l.throttled,
+                throttled_last_minute: l.throttled_last_minute,
+                parent: p.parent,
+            }
+        })
+        .collect();
+    Ok(ContainerLoad {
+        database: def.database.clone(),
+        container: def.id.clone(),
+        throughput: def.throughput,
+        partitions,
+    })
+}
+
+/// Every container's partitions, by database and container.
+pub fn all(engine: &Engine) -> Vec<ContainerLoad> {
+    let mut out = Vec::new();
+    for d in engine.databases() {
+        let db = engine.database(&d.id);
+        let mut defs = db.containers();
+        defs.sort_by(|a, b| a.id.cmp(&b.id));
+        for def in defs {
+            if let Ok(l) = load(&db.container(&def.id), &def) {
+                out.push(l);
+            }
+        }
+    }
+    out
+}
+
+/// The largest logical partitions of each physical partition, by partition id.
+pub fn largest(
+    c: &ContainerClient,
+    top: usize,
+) -> engine::Result<Vec<(u32, Vec<LogicalPartition>)>> {
+    Ok(c.stats(top)?
+        .partitions
+        .into_iter()
+        .map(|p| {
+            let lps = p
+                .largest_logical_partitions
+                .iter()
+                .map(|l| LogicalPartition {
+                    key: super::pk::text(&l.partition_key),
+                    items: l.items,
+                    bytes: l.bytes,
+                })
+                .collect();
+            (p.id, lps)
+        })
+        .collect())
+}

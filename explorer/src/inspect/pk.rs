@@ -1,0 +1,42 @@
+//! Partition key values as people type them: JSON when the text parses as JSON (`5`, `true`,
+//! `null`, `"5"`), else the text itself as a string, like the `engine` CLI's `--pk`.
+
+use engine::PartitionKey;
+use serde_json::Value;
+
+pub fn parse(raw: &str) -> engine::Result<PartitionKey> {
+    match serde_json::from_str::<Value>(raw) {
+        Ok(v) => PartitionKey::from_json(&v, "partition key"),
+        Err(_) => Ok(PartitionKey::String(raw.to_owned())),
+    }
+}
+
+/// The text that [`parse`] reads back as `v`: a string as itself unless it would read as JSON.
+pub fn text(v: &Value) -> String {
+    match v {
+        Value::String(s) if serde_json::from_str::<Value>(s).is_err() => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn text_and_parse_round_trip() {
+        for v in [
+            json!("cat-1"),
+            json!("7"),
+            json!(7),
+            json!(true),
+            json!(null),
+            json!(""),
+        ] {
+            assert_eq!(parse(&text(&v)).unwrap().to_json(), Some(v.clone()), "{v}");
+        }
+        assert!(parse("[1]").is_err());
+    }
+}

@@ -1,0 +1,30 @@
+use actix_web::{web, HttpResponse};
+use askama::Template;
+use sitekit::layout::html;
+use sitekit::{Ctx, Page};
+
+use crate::inspect::changefeed::{self, Processor};
+use crate::{Explorer, ExplorerError};
+
+#[derive(Template)]
+#[template(path = "explorer/changefeed.html")]
+struct ChangeFeedPage {
+    page: Page,
+    writes: bool,
+    processors: Vec<Processor>,
+}
+
+impl ChangeFeedPage {
+    fn url(&self, db: &str, coll: &str) -> String {
+        super::container_url(db, coll)
+    }
+}
+
+pub async fn processors(ctx: Ctx, x: web::Data<Explorer>) -> Result<HttpResponse, ExplorerError> {
+    let processors = changefeed::processors(&x.engine).await;
+    Ok(html(&ChangeFeedPage {
+        writes: x.options.writes,
+        processors,
+        page: ctx.page("Change feed"),
+    })?)
+}

@@ -1,0 +1,184 @@
+//! Charts drawn on the server as SVG (no script, no CDN): a heat map of RU per second per
+//! physical partition over the last minute, and horizontal bars. Only presentation attributes
+//! are used, so the site's Content-Security-Policy (no inline styles) holds.
+
+use std::fmt::Write;
+
+/// Text for SVG/HTML.
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// From pale blue (idle) through amber to red (at or past `max`).
+pub fn heat(value: f64, max: f64) -> String {
+    if value <= 0.0 || max <= 0.0 {
+        return "#eef1f5".into();
+    }
+    let t = (value / max).clamp(0.0, 1.0);
+    let (a, b, u) = if t < 0.5 {
+        ((0xcf, 0xe0, 0xf5), (0xf0, 0xb4, 0x29), t * 2.0)
+    } else {
+        ((0xf0, 0xb4, 0x29), (0xb4, 0x23, 0x18), (t - 0.5) * 2.0)
+    };
+    let mix = |x: u8, y: u8| (x as f64 + (y as f64 - x as f64) * u).round() as u8;
+    format!(
+        "#{:02x}{:02x}{:02x}",
+        mix(a.0, b.0),
+        mix(a.1, b.1),
+        mix(a.2, b.2)
+    )
+}
+
+/// One row of the heat map: a label and a value per second, oldest first.
+pub struct HeatRow<'a> {
+    pub label: String,
+    pub values: &'a [f64],
+}
+
+const LABEL_W: usize = 120;
+const CELL: usize = 12;
+const ROW_H: usize = 22;
+
+/// A heat map: one row per partition, one cell per second; a cell at `max` is full red.
+pub fn heat_map(rows: &[HeatRow], max: f64, title: &str) -> String {
+    let cols = rows.iter().map(|r| r.values.len()).max().unwrap_or(0);
+    let w = LABEL_W + cols * CELL + 8;
+    let h = rows.len() * ROW_H + 22;
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        r#"<svg class="heat" xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" role="img" aria-label="{}"><title>{}</title>"#,
+        esc(title),
+        esc(title)
+    );
+    for (i, row) in rows.iter().enumerate() {
+        let y = i * ROW_H;
+        let _ = write!(
+            s,
+            r##"<text x="0" y="{}" font-size="12" fill="#1d2330">{}</text>"##,
+            y + 15,
+            esc(&row.label)
+        );
+        for (j, v) in row.values.iter().enumerate() {
+            let ago = row.values.len() - j;
+            let _ = write!(
+                s,
+                r#"<rect x="{}" y="{y}" width="{}" height="{}" fill="{}"><title>{}: {v:.1} RU {ago} s ago</title></rect>"#,
+                LABEL_W + j * CELL,
+                CELL - 1,
+                ROW_H - 3,
+                heat(*v, max),
+                esc(&row.label),
+            );
+        }
+    }
+    let _ = write!(
+        s,
+        r##"<text x="{LABEL_W}" y="{}" font-size="11" fill="#5d6677">{cols} s ago</text><text x="{}" y="{}" font-size="11" fill="#5d6677" text-anchor="end">now · full red = {max:.0} RU/s</text></svg>"##,
+        h - 4,
+        w - 8,
+        h - 4
+    );
+    s
+}
+
+/// One horizontal bar: a label, a value and the text printed after the bar.
+pub struct Bar {
+    pub label: String,
+    pub value: f64,
+    pub note: String,
+}
+
+/// Horizontal bars scaled to the largest value.
+pub fn bars(items: &[Bar], title: &str) -> String {
+    const BAR_W: f64 = 420.0;
+    let max = items.iter().map(|b| b.value).fold(0.0, f64::max);
+    let w = LABEL_W * 2 + BAR_W as usize + 160;
+    let h = items.len() * ROW_H + 4;
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        r#"<svg class="bars" xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" role="img" aria-label="{}"><title>{}</title>"#,
+        esc(title),
+        esc(title)
+    );
+    for (i, b) in items.iter().enumerate() {
+        let y = i * ROW_H;
+        let len = if max > 0.0 {
+            b.value / max * BAR_W
+        } else {
+            0.0
+        };
+        let label: String = b.label.chars().take(32).collect();
+        let _ = write!(
+            s,
+            r##"<text x="0" y="{}" font-size="12" fill="#1d2330">{}</text><rect x="{}" y="{}" width="{len:.1}" height="{}" fill="{}"><title>{}: {}</title></rect><text x="{:.1}" y="{}" font-size="12" fill="#5d6677">{}</text>"##,
+            y + 15,
+            esc(&label),
+            LABEL_W * 2,
+            y + 3,
+            ROW_H - 6,
+            heat(b.value, max),
+            esc(&b.label),
+            esc(&b.note),
+            (LABEL_W * 2) as f64 + len + 6.0,
+            y + 15,
+            esc(&b.note)
+        );
+    }
+    s.push_str("</svg>");
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_hot_partition_is_red_and_an_idle_one_pale() {
+        assert_eq!(heat(0.0, 100.0), "#eef1f5");
+        assert_eq!(heat(100.0, 100.0), "#b42318");
+        assert_eq!(heat(500.0, 100.0), "#b42318");
+        let svg = heat_map(
+            &[
+                HeatRow {
+                    label: "p0 <hot>".into(),
+                    values: &[0.0, 100.0],
+                },
+                HeatRow {
+                    label: "p1".into(),
+                    values: &[0.0, 0.0],
+                },
+            ],
+            100.0,
+            "RU/s",
+        );
+        assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
+        assert_eq!(svg.matches("<rect").count(), 4);
+        assert!(svg.contains("p0 &lt;hot&gt;"));
+        assert!(svg.contains(r##"fill="#b42318""##));
+    }
+
+    #[test]
+    fn bars_scale_to_the_largest() {
+        let svg = bars(
+            &[
+                Bar {
+                    label: "a".into(),
+                    value: 2.0,
+                    note: "2 B".into(),
+                },
+                Bar {
+                    label: "b".into(),
+                    value: 1.0,
+                    note: "1 B".into(),
+                },
+            ],
+            "sizes",
+        );
+        assert!(svg.contains(r#"width="420.0""#) && svg.contains(r#"width="210.0""#));
+    }
+}

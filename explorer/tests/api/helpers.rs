@@ -1,0 +1,137 @@
+use engine::{
+    ChangeFeedProcessor, ContainerClient, ContainerProperties, Engine, EngineOptions, Trigger,
+    TriggerOperation,
+};
+use explorer::{Explorer, ExplorerOptions};
+use serde_json::{json, Value};
+use sitekit::testing::{Reply, TestApp as Server, Visitor};
+
+/// Bikes fill more than one page of the item browser (20 a page).
+pub const BIKES: usize = 25;
+
+pub struct TestApp {
+    pub server: Server,
+    pub engine: Engine,
+    pub products: ContainerClient,
+    pub names: ContainerClient,
+    pub processor: ChangeFeedProcessor,
+    _dir: tempfile::TempDir,
+}
+
+impl TestApp {
+    pub fn visitor(&self) -> Visitor {
+        self.server.visitor()
+    }
+
+    pub async fn get(&self, path: &str) -> Reply {
+        self.visitor().get(path).await
+    }
+}
+
+/// `shop/products` (partition key `/categoryId`, two physical partitions, 400 RU/s) with 25
+/// bikes and 3 helmets, a stored procedure and a trigger; a change-feed processor copying
+/// product names into `shop/names`.
+pub async fn spawn_app(writes: bool) -> TestApp {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let engine = Engine::open(dir.path(), EngineOptions::default()).expect("the engine opens");
+    let db = engine.create_database("shop").await.unwrap();
+    let products = db
+        .create_container(
+            ContainerProperties::new("products", "/categoryId")
+                .with_initial_partitions(2)
+                .with_throughput(400),
+        )
+        .await
+        .unwrap();
+    let names = db
+        .create_container(ContainerProperties::new("names", "/id"))
+        .await
+        .unwrap();
+    let leases = db
+        .create_container(ContainerProperties::new("leases", "/processor"))
+        .await
+        .unwrap();
+    for i in 0..BIKES {
+        let p = json!({"id": format!("bike-{i:02}"), "categoryId": "bikes", "name": format!("Bike {i}"), "price": 100 + i});
+        products.create_item(&p, None, None).await.unwrap();
+    }
+    for i in 0..3 {
+        let p = json!({"id": format!("helmet-{i}"), "categoryId": "helmets", "name": format!("Helmet {i}"), "price": 20 + i});
+        products.create_item(&p, None, None).await.unwrap();
+    }
+    let scripts = products.scripts();
+    scripts
+        .upsert_stored_procedure("countItems", count_items)
+        .unwrap();
+    scripts
+        .upsert_trigger(
+            "stampCreated",
+            Trigger::pre(TriggerOperation::Create, |item| {
+                item["stamped"] = json!(true);
+                Ok(())
+            }),
+        )
+        .unwrap();
+    let target = names.clone();
+    let processor = products
+        .change_feed_processor("copyNames")
+        .lease_container(leases)
+        .handler(move |changes: Vec<Value>| {
+            let target = target.clone();
+            async move {
+                for c in changes {
+                    let doc = json!({"id": c["id"], "name": c["name"]});
+                    target.upsert_item(&doc, None, None).await?;
+                }
+                Ok::<_, engine::Error>(())
+            }
+        })
+        .build()
+        .unwrap();
+    processor.start().await.unwrap();
+    let x = Explorer::new(&engine, ExplorerOptions { writes });
+    let server = Server::serve(explorer::SITE, x.configure(), 1);
+    TestApp {
+        server,
+        engine,
+        products,
+        names,
+        processor,
+        _dir: dir,
+    }
+}
+
+/// `countItems(prefix)`: counts the partition's items whose id starts with `prefix` and writes
+/// the count into a `counter` item of the partition (so running it is a write).
+fn count_items(
+    ctx: &mut engine::ScriptContext<'_, '_, '_>,
+    args: &[Value],
+) -> engine::Result<Value> {
+    let prefix = args
+        .first()
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_owned();
+    let items = ctx.query("SELECT VALUE c.id FROM c", &[])?;
+    let n = items
+        .iter()
+        .filter(|id| id.as_str().is_some_and(|s| s.starts_with(&prefix)))
+        .count();
+    let pk = ctx.partition_key().to_json().unwrap_or(Value::Null);
+    ctx.upsert_item(json!({"id": "counter", "categoryId": pk, "count": n}))?;
+    Ok(json!({"prefix": prefix, "count": n}))
+}
+
+pub async fn eventually<F, Fut>(what: &str, mut check: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    for _ in 0..300 {
+        if check().await {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("timed out waiting for {what}");
+}
