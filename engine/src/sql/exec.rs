@@ -204,7 +204,9 @@ fn rank_rows(
         for c in &components {
             per.push(match c {
                 Expr::Call { name, .. } if name == "FULLTEXTSCORE" => {
-                    let (path, terms, st) = &calls[k];
+                    let (path, terms, st) = calls.get(k).ok_or_else(|| {
+                        QueryError::Semantic("FULLTEXTSCORE has no corpus statistics".into())
+                    })?;
                     k += 1;
                     Some(st.score(&eval(path, row, params)?, terms))
                 }

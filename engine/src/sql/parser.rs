@@ -292,6 +292,13 @@ impl<'a> Parser<'a> {
                 self.in_rank = false;
                 let e = e?;
                 check_rank(&e).map_err(|m| QueryError::syntax(self.src, at, &m))?;
+                if from.is_none() {
+                    return Err(QueryError::syntax(
+                        self.src,
+                        at,
+                        "ORDER BY RANK ranks a container's items: the query needs a FROM clause",
+                    ));
+                }
                 if self.is_sym(",") {
                     let at = self.tokens[self.pos].start;
                     return Err(QueryError::syntax(
