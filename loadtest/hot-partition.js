@@ -7,11 +7,13 @@
 //   cargo run --release -- --throughput blog/posts=3500     # 100 RU/s per physical partition
 //   k6 run -e BASE_URL=http://127.0.0.1:8081 loadtest/hot-partition.js
 //
-// RATE requests/s (default 40), DURATION per phase (default 20s), METRICS_URL (optional: the
-// explorer's /metrics, whose per-partition lines for `posts` are printed at the end), RESULTS_DIR.
+// RATE requests/s (default 40), DURATION per phase (default 20s), RESULTS_DIR, METRICS_URL
+// (optional: the Data Explorer's /metrics, e.g. http://127.0.0.1:8082/metrics; then a watcher reads
+// the engine's per-partition counters of DATABASE/posts (DATABASE default blog) before, between and
+// after the phases, and the report adds what each phase did to each physical partition).
 
 import http from 'k6/http';
-import { check } from 'k6';
+import { check, sleep } from 'k6';
 import { Counter, Trend } from 'k6/metrics';
 
 const BASE = (__ENV.BASE_URL || 'http://127.0.0.1:8081').replace(/\/+$/, '');
@@ -19,7 +21,14 @@ const RATE = Number(__ENV.RATE || 40);
 const PHASE_S = Number((__ENV.DURATION || '20s').replace(/s$/, ''));
 const RESULTS_DIR = (__ENV.RESULTS_DIR || 'loadtest/results').replace(/\/+$/, '');
 
+const METRICS_URL = __ENV.METRICS_URL || '';
+const DATABASE = __ENV.DATABASE || 'blog';
+
 const throttled = new Counter('throttled_429');
+// From the engine's metrics, per phase: how many physical partitions answered 429s, and the share
+// of the container's RU that its busiest partition took.
+const throttlingPartitions = new Counter('engine_partitions_throttling');
+const busiestShare = new Trend('engine_busiest_partition_ru_share');
 const served = new Counter('served_200');
 const ru = new Trend('ru_per_request');
 
@@ -30,9 +39,20 @@ const phase = (exec, start) => ({
   startTime: `${start}s`, preAllocatedVUs: 20, maxVUs: 100,
 });
 
+const scenarios = { hot: phase('hot', 0), spread: phase('spread', PHASE_S + 3) };
+if (METRICS_URL) {
+  scenarios.engine = {
+    executor: 'per-vu-iterations', exec: 'watch', vus: 1, iterations: 1, maxDuration: `${2 * PHASE_S + 30}s`,
+  };
+}
+
 export const options = {
-  scenarios: { hot: phase('hot', 0), spread: phase('spread', PHASE_S + 3) },
+  scenarios,
   thresholds: {
+    'engine_partitions_throttling{phase:hot}': ['count>=0'],
+    'engine_partitions_throttling{phase:spread}': ['count>=0'],
+    'engine_busiest_partition_ru_share{phase:hot}': ['avg>=0'],
+    'engine_busiest_partition_ru_share{phase:spread}': ['avg>=0'],
     'throttled_429{scenario:hot}': ['count>=0'],
     'throttled_429{scenario:spread}': ['count>=0'],
     'served_200{scenario:hot}': ['count>=0'],
@@ -75,11 +95,50 @@ export function spread(data) {
   visit(data.ids[Math.floor(Math.random() * data.ids.length)]);
 }
 
-export function teardown() {
-  if (!__ENV.METRICS_URL) return;
-  const r = http.get(__ENV.METRICS_URL);
-  const lines = (r.body || '').split('\n').filter((l) => !l.startsWith('#') && l.includes('posts') && /throttl|429|ru/i.test(l));
-  console.log(`engine metrics for posts (${__ENV.METRICS_URL}):\n${lines.slice(0, 80).join('\n')}`);
+// The engine's counters of DATABASE/posts per physical partition: { partition: { ru, requests, throttled } }.
+function scrape() {
+  const r = http.get(METRICS_URL, { tags: { name: 'metrics' } });
+  const out = {};
+  const re = /^engine_(request_units|requests|throttled_requests)_total\{([^}]*)\} (\S+)$/;
+  for (const line of (r.body || '').split('\n')) {
+    const m = line.match(re);
+    if (!m) continue;
+    const labels = Object.fromEntries([...m[2].matchAll(/(\w+)="([^"]*)"/g)].map((x) => [x[1], x[2]]));
+    if (labels.database !== DATABASE || labels.container !== 'posts') continue;
+    const p = (out[labels.partition] = out[labels.partition] || { ru: 0, requests: 0, throttled: 0 });
+    p[{ request_units: 'ru', requests: 'requests', throttled_requests: 'throttled' }[m[1]]] = Number(m[3]);
+  }
+  return out;
+}
+
+// What a phase did to each partition, busiest first, as a Markdown table (and two metrics).
+function report(phaseName, before, after) {
+  const rows = Object.keys(after).map((p) => {
+    const b = before[p] || { ru: 0, requests: 0, throttled: 0 };
+    return { p, ru: after[p].ru - b.ru, requests: after[p].requests - b.requests, throttled: after[p].throttled - b.throttled };
+  }).sort((a, b) => b.ru - a.ru);
+  const total = rows.reduce((s, r) => s + r.ru, 0);
+  const throttling = rows.filter((r) => r.throttled > 0).length;
+  throttlingPartitions.add(throttling, { phase: phaseName });
+  busiestShare.add(total ? rows[0].ru / total : 0, { phase: phaseName });
+  const lines = [
+    `${phaseName} phase, engine metrics of ${DATABASE}/posts (${METRICS_URL}): ${total.toFixed(0)} RU over ${rows.filter((r) => r.requests > 0).length} of ${rows.length} physical partitions, ${throttling} answering 429s; the five busiest:`,
+    '',
+    '| physical partition | RU | share | engine requests | engine 429s |',
+    '|---:|---:|---:|---:|---:|',
+    ...rows.slice(0, 5).map((r) => `| ${r.p} | ${r.ru.toFixed(0)} | ${total ? ((100 * r.ru) / total).toFixed(0) : 0}% | ${r.requests} | ${r.throttled} |`),
+  ];
+  console.log(`\n${lines.join('\n')}\n`);
+}
+
+// One VU: reads the counters at the start, in the gap between the phases and after the last.
+export function watch() {
+  const start = scrape();
+  sleep(PHASE_S + 1.5);
+  const gap = scrape();
+  report('hot', start, gap);
+  sleep(PHASE_S + 3);
+  report('spread', gap, scrape());
 }
 
 export function handleSummary(summary) {
@@ -91,7 +150,7 @@ export function handleSummary(summary) {
     const pct = ok + no ? (100 * no) / (ok + no) : 0;
     return `| ${s} | ${((ok + no) / PHASE_S).toFixed(1)} | ${(ok / PHASE_S).toFixed(1)} | ${no} (${pct.toFixed(0)}%) | ${v('ru_per_request', s, 'avg').toFixed(2)} | ${v('http_req_duration', s, 'p(95)').toFixed(2)} |`;
   };
-  const md = [
+  let md = [
     `Hot partition on ${BASE}: ${RATE} req/s of post pages for ${PHASE_S} s per phase; hot = one post (one logical partition), spread = the feed's posts.`,
     '',
     '| phase | sent/s | served/s | 429s | RU per served page | p95 ms |',
@@ -99,7 +158,19 @@ export function handleSummary(summary) {
     row('hot'),
     row('spread'),
     '',
-  ].join('\n');
+  ];
+  if (METRICS_URL) {
+    const e = (name, s, stat) => ((m[`${name}{phase:${s}}`] || { values: {} }).values[stat] || 0);
+    md.push(
+      `The engine's per-partition counters of ${DATABASE}/posts (${METRICS_URL}) over each phase:`,
+      '',
+      '| phase | physical partitions answering 429s | busiest partition\'s share of the RU |',
+      '|---|---:|---:|',
+      ...['hot', 'spread'].map((s) => `| ${s} | ${e('engine_partitions_throttling', s, 'count')} | ${(100 * e('engine_busiest_partition_ru_share', s, 'avg')).toFixed(0)}% |`),
+      '',
+    );
+  }
+  md = md.join('\n');
   return {
     stdout: `\n${md}\n`,
     [`${RESULTS_DIR}/hot-partition.md`]: md,

@@ -88,7 +88,7 @@ impl ContainerClient {
             start: ChangeFeedStart::Beginning,
             mode: ChangeFeedMode::LatestVersion,
             max_items: 100,
-            poll_interval: Duration::from_secs(1),
+            poll_interval: Duration::from_secs(5),
             max_backoff: Duration::from_secs(5),
         }
     }
@@ -138,7 +138,8 @@ impl ChangeFeedProcessorBuilder {
         self
     }
 
-    /// Fallback poll interval when no commit wakes the workers (default 1 s).
+    /// Fallback poll interval when no commit wakes the workers (default 5 s, the SDKs' feed poll
+    /// delay).
     pub fn poll_interval(mut self, d: Duration) -> Self {
         self.poll_interval = d;
         self
@@ -414,10 +415,21 @@ async fn worker(inner: Arc<Inner>, mut lease: Lease, mut etag: String) {
             }
         }
         if !had_items {
-            tokio::select! {
-                _ = commits.changed() => {}
-                _ = tokio::time::sleep(inner.poll_interval) => {}
-                _ = stop.changed() => {}
+            // Wait for a commit to this lease's partitions, or the poll interval, or stop.
+            let poll = tokio::time::sleep(inner.poll_interval);
+            tokio::pin!(poll);
+            loop {
+                tokio::select! {
+                    woke = commits.changed() => {
+                        if woke.is_err()
+                            || inner.source.change_feed_may_have_changes(&lease.continuation)
+                        {
+                            break;
+                        }
+                    }
+                    _ = &mut poll => break,
+                    _ = stop.changed() => break,
+                }
             }
         }
     }

@@ -152,6 +152,26 @@ impl ContainerClient {
         })
     }
 
+    /// Whether a physical partition that `continuation` reads has committed past it, from the
+    /// in-memory partition map: no storage read, no charge. A processor's worker asks it when a
+    /// commit to the container wakes it, so that a write to one partition does not send every
+    /// lease a (charged) read. Conservative: `true` when it cannot tell.
+    pub(crate) fn change_feed_may_have_changes(&self, continuation: &str) -> bool {
+        let Ok(shared) = self.shared() else {
+            return true;
+        };
+        let def = shared.def.load();
+        let Ok(mut token) = FeedToken::decode(continuation, def.rid) else {
+            return true;
+        };
+        token.refine(&def.partitions);
+        token.cursors.iter().any(|c| {
+            def.partitions
+                .by_id(c.partition)
+                .is_none_or(|p| p.lsn > c.lsn)
+        })
+    }
+
     /// Changes not yet read past `continuation` (the lag of a reader or a lease).
     pub fn change_feed_pending(&self, continuation: &str) -> Result<u64> {
         let def = self.read_container()?;
