@@ -36,7 +36,7 @@ loadtest-ceiling: k6
 
 # One hot logical partition against the same load spread (demo started with --throughput blog/posts=3500).
 loadtest-hot: k6
-    k6 run -e BASE_URL=http://127.0.0.1:8081 loadtest/hot-partition.js
+    k6 run -e BASE_URL=http://127.0.0.1:8081 -e METRICS_URL=http://127.0.0.1:8082/metrics loadtest/hot-partition.js
 
 # Ten minutes of both sites at once, with the server's memory sampled every 30 s.
 loadtest-soak: k6
