@@ -12,6 +12,12 @@ use explorer::{Explorer, ExplorerOptions};
 use sitekit::server::{serve, ServeOptions};
 use webstore::{WebStore, WebStoreOptions};
 
+/// mimalloc rather than glibc's malloc: argon2id takes 19 MiB per hash on whichever blocking
+/// thread runs it, and glibc keeps such blocks in per-thread arenas, so the heap of a 10-minute
+/// soak wandered between 450 and 950 MiB; mimalloc returns them (see BENCHMARKS.md, the soak).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Every flag has an environment variable of the same name in upper case (e.g. `DATA`).
 #[derive(Debug, Parser)]
 #[command(

@@ -61,8 +61,7 @@ pub fn sign_out(session: &Session) {
 
 /// At most one argon2id computation per core at a time. Each takes 19 MiB and ~40 ms of CPU: a
 /// burst of sign-ups would otherwise start one blocking thread per request, starve the page
-/// requests of CPU, and leave every thread's allocator holding its 19 MiB (the heap grew to
-/// ~390 MiB in a 10-minute soak before this bound).
+/// requests of CPU, and hold 19 MiB per thread at once.
 fn argon2_slots() -> &'static tokio::sync::Semaphore {
     static SLOTS: OnceLock<tokio::sync::Semaphore> = OnceLock::new();
     SLOTS.get_or_init(|| {
