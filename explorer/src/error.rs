@@ -4,8 +4,7 @@
 use actix_web::http::header::ContentType;
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, ResponseError};
-use askama::Template;
-use sitekit::{Page, WebError};
+use sitekit::WebError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ExplorerError {
@@ -30,16 +29,6 @@ impl From<askama::Error> for ExplorerError {
     }
 }
 
-/// The shared error page (`templates/error.html`).
-#[derive(Template)]
-#[template(path = "error.html")]
-struct ErrorPage {
-    page: Page,
-    status: u16,
-    reason: String,
-    message: String,
-}
-
 impl ResponseError for ExplorerError {
     fn status_code(&self) -> StatusCode {
         match self {
@@ -53,19 +42,9 @@ impl ResponseError for ExplorerError {
             ExplorerError::Web(e) => e.error_response(),
             ExplorerError::ReadOnly => {
                 let status = self.status_code();
-                let reason = status.canonical_reason().unwrap_or("Forbidden").to_owned();
-                let message = self.to_string();
-                let body = ErrorPage {
-                    page: Page::bare(&reason),
-                    status: status.as_u16(),
-                    reason,
-                    message: message.clone(),
-                }
-                .render()
-                .unwrap_or(message);
                 HttpResponse::build(status)
                     .content_type(ContentType::html())
-                    .body(body)
+                    .body(sitekit::error::error_page(status, self.to_string()))
             }
         }
     }

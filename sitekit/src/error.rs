@@ -102,16 +102,7 @@ impl ResponseError for WebError {
         if status.is_server_error() {
             tracing::error!(error = %self, "request failed");
         }
-        let message = self.public_message();
-        let reason = status.canonical_reason().unwrap_or("Error").to_owned();
-        let body = ErrorPage {
-            page: Page::bare(&reason),
-            status: status.as_u16(),
-            reason,
-            message: message.clone(),
-        }
-        .render()
-        .unwrap_or(message);
+        let body = error_page(status, self.public_message());
         let mut res = HttpResponse::build(status);
         res.content_type(ContentType::html());
         if let Some(d) = self.retry_after() {
@@ -122,6 +113,19 @@ impl ResponseError for WebError {
         }
         res.body(body)
     }
+}
+
+/// The error page of every site: the status, its reason and `message` (shown as is, escaped).
+pub fn error_page(status: StatusCode, message: String) -> String {
+    let reason = status.canonical_reason().unwrap_or("Error").to_owned();
+    ErrorPage {
+        page: Page::bare(&reason),
+        status: status.as_u16(),
+        reason,
+        message: message.clone(),
+    }
+    .render()
+    .unwrap_or(message)
 }
 
 impl From<askama::Error> for WebError {

@@ -1,5 +1,6 @@
 use blog::{Blog, BlogOptions};
 use engine::{Engine, EngineOptions};
+pub use sitekit::testing::eventually;
 use sitekit::testing::{Reply, TestApp as Server, Visitor};
 
 /// Users seeded for a test app: a full feed (more than 100 posts), quick to seed.
@@ -97,18 +98,4 @@ pub async fn spawn_app_with(options: EngineOptions) -> TestApp {
 
 pub fn routings(r: &Reply) -> Vec<String> {
     r.engine_calls().into_iter().map(|c| c.2).collect()
-}
-
-pub async fn eventually<F, Fut>(what: &str, mut check: F)
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = bool>,
-{
-    for _ in 0..300 {
-        if check().await {
-            return;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
-    panic!("timed out waiting for {what}");
 }

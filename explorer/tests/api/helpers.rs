@@ -4,6 +4,7 @@ use engine::{
 };
 use explorer::{Explorer, ExplorerOptions};
 use serde_json::{json, Value};
+pub use sitekit::testing::eventually;
 use sitekit::testing::{Reply, TestApp as Server, Visitor};
 
 /// Bikes fill more than one page of the item browser (20 a page).
@@ -120,18 +121,4 @@ fn count_items(
     let pk = ctx.partition_key().to_json().unwrap_or(Value::Null);
     ctx.upsert_item(json!({"id": "counter", "categoryId": pk, "count": n}))?;
     Ok(json!({"prefix": prefix, "count": n}))
-}
-
-pub async fn eventually<F, Fut>(what: &str, mut check: F)
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = bool>,
-{
-    for _ in 0..300 {
-        if check().await {
-            return;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
-    panic!("timed out waiting for {what}");
 }

@@ -10,6 +10,22 @@ use std::net::SocketAddr;
 use actix_web::dev::ServerHandle;
 use reqwest::header::HeaderMap;
 
+/// Retries `check` every 50 ms for up to 15 s: for what the change-feed workers do after a
+/// request has answered.
+pub async fn eventually<F, Fut>(what: &str, mut check: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    for _ in 0..300 {
+        if check().await {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("timed out waiting for {what}");
+}
+
 /// A spawned site; the server stops when this is dropped.
 pub struct TestApp {
     pub addr: SocketAddr,

@@ -1,4 +1,5 @@
 use engine::{Engine, EngineOptions};
+pub use sitekit::testing::eventually;
 use sitekit::testing::{Reply, TestApp as Server, Visitor};
 use webstore::seed::{ADMIN_EMAIL, ADMIN_PASSWORD, DEMO_EMAIL, DEMO_PASSWORD};
 use webstore::{WebStore, WebStoreOptions};
@@ -99,19 +100,4 @@ pub fn assert_charge_adds_up(r: &Reply) {
 /// The routing column of every footer row.
 pub fn routings(r: &Reply) -> Vec<String> {
     r.engine_calls().into_iter().map(|c| c.2).collect()
-}
-
-/// Retries `check` for up to 10 s (for the change feed's asynchronous work).
-pub async fn eventually<F, Fut>(what: &str, mut check: F)
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = bool>,
-{
-    for _ in 0..200 {
-        if check().await {
-            return;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
-    panic!("timed out waiting for {what}");
 }
