@@ -90,13 +90,34 @@ pub struct Bar {
     pub label: String,
     pub value: f64,
     pub note: String,
+    /// Drawn red whatever its length (a partition that answered 429s).
+    pub alarm: bool,
 }
 
-/// Horizontal bars scaled to the largest value.
-pub fn bars(items: &[Bar], title: &str) -> String {
+/// How bars are scaled and coloured.
+#[derive(Debug, Clone, Copy)]
+pub enum Scale {
+    /// Load against a reference (a partition's RU/s budget, or the busiest second): a bar at
+    /// `full` spans the chart and is red, an idle one is short and pale, whatever the others do.
+    Heat { full: f64 },
+    /// Sizes relative to the largest, in one neutral colour: a big partition is not "hot".
+    Largest,
+}
+
+const PLAIN: &str = "#4a78b5";
+const HOT: &str = "#b42318";
+
+/// Horizontal bars, one per item, with a note after each.
+pub fn bars(items: &[Bar], scale: Scale, title: &str) -> String {
     const BAR_W: f64 = 420.0;
-    let max = items.iter().map(|b| b.value).fold(0.0, f64::max);
-    let w = LABEL_W * 2 + BAR_W as usize + 160;
+    let largest = items.iter().map(|b| b.value).fold(0.0, f64::max);
+    let note_w = items
+        .iter()
+        .map(|b| b.note.chars().count())
+        .max()
+        .unwrap_or(0)
+        * 7;
+    let w = LABEL_W * 2 + BAR_W as usize + 8 + note_w;
     let h = items.len() * ROW_H + 4;
     let mut s = String::new();
     let _ = write!(
@@ -107,11 +128,16 @@ pub fn bars(items: &[Bar], title: &str) -> String {
     );
     for (i, b) in items.iter().enumerate() {
         let y = i * ROW_H;
-        let len = if max > 0.0 {
-            b.value / max * BAR_W
-        } else {
-            0.0
+        let (len, fill) = match scale {
+            Scale::Heat { full } if full > 0.0 => (
+                (b.value / full).clamp(0.0, 1.0) * BAR_W,
+                heat(b.value, full),
+            ),
+            Scale::Heat { .. } => (0.0, heat(0.0, 0.0)),
+            Scale::Largest if largest > 0.0 => (b.value / largest * BAR_W, PLAIN.to_owned()),
+            Scale::Largest => (0.0, PLAIN.to_owned()),
         };
+        let fill = if b.alarm { HOT.to_owned() } else { fill };
         let label: String = b.label.chars().take(32).collect();
         let _ = write!(
             s,
@@ -121,7 +147,7 @@ pub fn bars(items: &[Bar], title: &str) -> String {
             LABEL_W * 2,
             y + 3,
             ROW_H - 6,
-            heat(b.value, max),
+            fill,
             esc(&b.label),
             esc(&b.note),
             (LABEL_W * 2) as f64 + len + 6.0,
@@ -162,23 +188,44 @@ mod tests {
         assert!(svg.contains(r##"fill="#b42318""##));
     }
 
+    fn two(a: f64, b: f64) -> [Bar; 2] {
+        [
+            Bar {
+                label: "a".into(),
+                value: a,
+                note: "first".into(),
+                alarm: false,
+            },
+            Bar {
+                label: "b".into(),
+                value: b,
+                note: "second".into(),
+                alarm: false,
+            },
+        ]
+    }
+
     #[test]
-    fn bars_scale_to_the_largest() {
-        let svg = bars(
-            &[
-                Bar {
-                    label: "a".into(),
-                    value: 2.0,
-                    note: "2 B".into(),
-                },
-                Bar {
-                    label: "b".into(),
-                    value: 1.0,
-                    note: "1 B".into(),
-                },
-            ],
-            "sizes",
-        );
+    fn sizes_scale_to_the_largest_in_one_colour() {
+        let svg = bars(&two(2.0, 1.0), Scale::Largest, "sizes");
         assert!(svg.contains(r#"width="420.0""#) && svg.contains(r#"width="210.0""#));
+        assert_eq!(svg.matches(PLAIN).count(), 2);
+    }
+
+    #[test]
+    fn equal_idle_loads_are_short_and_pale_not_full_and_red() {
+        // Two partitions at 0.1 RU/s of a 100 RU/s budget: 0.4 px, pale.
+        let svg = bars(&two(0.1, 0.1), Scale::Heat { full: 100.0 }, "load");
+        assert!(svg.contains(r#"width="0.4""#), "{svg}");
+        assert!(!svg.contains("#b42318"));
+        // At the budget: the whole width, red.
+        let svg = bars(&two(100.0, 50.0), Scale::Heat { full: 100.0 }, "load");
+        assert!(svg.contains(r#"width="420.0""#) && svg.contains("#b42318"));
+        assert!(svg.contains(r#"width="210.0""#));
+        // A partition that answered 429s is red even when its average is low.
+        let mut b = two(5.0, 5.0);
+        b[0].alarm = true;
+        let svg = bars(&b, Scale::Heat { full: 100.0 }, "load");
+        assert_eq!(svg.matches(HOT).count(), 1);
     }
 }

@@ -11,7 +11,7 @@ use sitekit::{Ctx, Page};
 use crate::inspect::catalog::LogicalPartition;
 use crate::inspect::partitions::{self, ContainerLoad};
 use crate::inspect::{self};
-use crate::svg::{self, Bar, HeatRow};
+use crate::svg::{self, Bar, HeatRow, Scale};
 use crate::{Explorer, ExplorerError};
 
 /// Logical partitions listed per physical partition.
@@ -105,7 +105,12 @@ pub async fn container(
     let (db, coll) = path.into_inner();
     let (c, def) = inspect::container(&x.engine, &db, &coll)?;
     let load = partitions::load(&c, &def)?;
-    let bar = |label: String, value: f64, note: String| Bar { label, value, note };
+    let bar = |label: String, value: f64, note: String| Bar {
+        label,
+        value,
+        note,
+        alarm: false,
+    };
     let storage = svg::bars(
         &load
             .partitions
@@ -115,6 +120,7 @@ pub async fn container(
                 bar(format!("partition {}", p.id), p.bytes as f64, note)
             })
             .collect::<Vec<_>>(),
+        Scale::Largest,
         "Storage per physical partition",
     );
     let load_bars = svg::bars(
@@ -126,9 +132,21 @@ pub async fn container(
                     "{:.1} RU/s, {} × 429 in the last minute",
                     p.ru_per_s, p.throttled_last_minute
                 );
-                bar(format!("partition {}", p.id), p.ru_per_s, note)
+                Bar {
+                    alarm: p.throttled_last_minute > 0,
+                    ..bar(format!("partition {}", p.id), p.ru_per_s, note)
+                }
             })
             .collect::<Vec<_>>(),
+        // Against the partition's budget when throughput is provisioned, else the busiest second.
+        Scale::Heat {
+            full: load
+                .partitions
+                .iter()
+                .find_map(|p| p.budget)
+                .unwrap_or_else(|| load.peak())
+                .max(1.0),
+        },
         "RU/s per physical partition over the last minute",
     );
     let largest = partitions::largest(&c, LARGEST)?
@@ -144,6 +162,7 @@ pub async fn container(
                         )
                     })
                     .collect::<Vec<_>>(),
+                Scale::Largest,
                 &format!("Largest logical partitions of partition {id}"),
             );
             (id, chart, lps)
