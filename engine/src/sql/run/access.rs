@@ -215,15 +215,8 @@ fn equal_ranges(rid: u32, pp: u32, p: &Predicate) -> Vec<scan::KeyRange> {
 /// The index key ranges of an equality (or IN) predicate inside given logical partitions:
 /// `value · epk` prefixes, one per value and partition.
 fn routed_ranges(rid: u32, pp: u32, p: &Predicate, epks: &[Epk]) -> Vec<scan::KeyRange> {
-    let prefix = scan::path_prefix(rid, pp, p.path());
-    let values: &[Value] = match p {
-        Predicate::Eq(_, v) => std::slice::from_ref(v),
-        Predicate::In(_, vs) => vs,
-        _ => &[],
-    };
-    values
-        .iter()
-        .filter_map(|v| scan::equal(&prefix, v))
+    equal_ranges(rid, pp, p)
+        .into_iter()
         .flat_map(|r| {
             epks.iter().map(move |e| {
                 let mut from = r.from.clone();
