@@ -8,6 +8,9 @@ use super::{continuation_error, DbOf, Page, PostsContainer, Result};
 use crate::model::Comment;
 
 pub const PAGE_SIZE: usize = 25;
+/// The statement, also V1's (which then looks up each commenter's name).
+pub const QUERY: &str =
+    "SELECT * FROM p WHERE p.postId = @postId AND p.type = 'comment' ORDER BY p.creationDate";
 
 pub async fn comments<C: PostsContainer>(
     db: &DbOf<C>,
@@ -17,7 +20,7 @@ pub async fn comments<C: PostsContainer>(
     let r = db
         .posts()
         .query_items::<Comment>(
-            "SELECT * FROM p WHERE p.postId = @postId AND p.type = 'comment' ORDER BY p.creationDate",
+            QUERY,
             &[("@postId", json!(post_id))],
             QueryOptions {
                 partition_key: Some(post_id.into()),

@@ -7,6 +7,11 @@ use serde_json::json;
 use super::{continuation_error, DbOf, Page, PostsContainer, Result};
 use crate::model::Like;
 
+pub const PAGE_SIZE: usize = 100;
+/// The statement, also V1's (which then looks up each liker's name).
+pub const QUERY: &str =
+    "SELECT * FROM p WHERE p.postId = @postId AND p.type = 'like' ORDER BY p.creationDate";
+
 pub async fn likes<C: PostsContainer>(
     db: &DbOf<C>,
     post_id: &str,
@@ -15,11 +20,11 @@ pub async fn likes<C: PostsContainer>(
     let r = db
         .posts()
         .query_items::<Like>(
-            "SELECT * FROM p WHERE p.postId = @postId AND p.type = 'like' ORDER BY p.creationDate",
+            QUERY,
             &[("@postId", json!(post_id))],
             QueryOptions {
                 partition_key: Some(post_id.into()),
-                max_item_count: Some(100),
+                max_item_count: Some(PAGE_SIZE),
                 continuation,
                 ..Default::default()
             },

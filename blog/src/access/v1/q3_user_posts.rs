@@ -6,6 +6,7 @@ use engine::QueryOptions;
 use serde_json::json;
 
 use super::{lookups, Db};
+use crate::access::v2::q3_user_posts::QUERY;
 use crate::access::{continuation_error, Page, Result};
 use crate::model::v1::PostV1;
 use crate::model::PostShort;
@@ -18,7 +19,7 @@ pub async fn user_posts(
     let r = db
         .posts
         .query_items::<PostV1>(
-            "SELECT * FROM p WHERE p.userId = @userId AND p.type = 'post' ORDER BY p.creationDate DESC",
+            QUERY,
             &[("@userId", json!(user_id))],
             QueryOptions {
                 max_item_count: Some(20),

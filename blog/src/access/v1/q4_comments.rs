@@ -5,7 +5,7 @@ use engine::QueryOptions;
 use serde_json::json;
 
 use super::{lookups, Db};
-use crate::access::q4_comments::PAGE_SIZE;
+use crate::access::q4_comments::{PAGE_SIZE, QUERY};
 use crate::access::{continuation_error, Page, Result};
 use crate::model::v1::CommentV1;
 use crate::model::Comment;
@@ -18,7 +18,7 @@ pub async fn comments(
     let r = db
         .posts
         .query_items::<CommentV1>(
-            "SELECT * FROM p WHERE p.postId = @postId AND p.type = 'comment' ORDER BY p.creationDate",
+            QUERY,
             &[("@postId", json!(post_id))],
             QueryOptions {
                 partition_key: Some(post_id.into()),

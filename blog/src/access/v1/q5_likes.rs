@@ -5,6 +5,7 @@ use engine::QueryOptions;
 use serde_json::json;
 
 use super::{lookups, Db};
+use crate::access::q5_likes::{PAGE_SIZE, QUERY};
 use crate::access::{continuation_error, Page, Result};
 use crate::model::v1::LikeV1;
 use crate::model::Like;
@@ -13,11 +14,11 @@ pub async fn likes(db: &Db, post_id: &str, continuation: Option<String>) -> Resu
     let r = db
         .posts
         .query_items::<LikeV1>(
-            "SELECT * FROM p WHERE p.postId = @postId AND p.type = 'like' ORDER BY p.creationDate",
+            QUERY,
             &[("@postId", json!(post_id))],
             QueryOptions {
                 partition_key: Some(post_id.into()),
-                max_item_count: Some(100),
+                max_item_count: Some(PAGE_SIZE),
                 continuation,
                 ..Default::default()
             },

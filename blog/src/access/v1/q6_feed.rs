@@ -5,6 +5,7 @@
 use engine::QueryOptions;
 
 use super::{lookups, Db};
+use crate::access::v2::q6_feed::QUERY;
 use crate::access::Result;
 use crate::model::v1::PostV1;
 use crate::model::PostShort;
@@ -13,7 +14,7 @@ pub async fn feed(db: &Db) -> Result<Vec<PostShort>> {
     let r = db
         .posts
         .query_items::<PostV1>(
-            "SELECT TOP 100 * FROM p WHERE p.type = 'post' ORDER BY p.creationDate DESC",
+            QUERY,
             engine::NO_PARAMS,
             QueryOptions {
                 max_item_count: Some(100),

@@ -9,6 +9,10 @@ use super::Db;
 use crate::access::{continuation_error, Page, Result};
 use crate::model::{Post, PostShort};
 
+/// The statement, also V1's (which then counts comments and likes and looks up the name).
+pub const QUERY: &str =
+    "SELECT * FROM p WHERE p.userId = @userId AND p.type = 'post' ORDER BY p.creationDate DESC";
+
 pub async fn user_posts(
     db: &Db,
     user_id: &str,
@@ -17,7 +21,7 @@ pub async fn user_posts(
     let r = db
         .posts
         .query_items::<Post>(
-            "SELECT * FROM p WHERE p.userId = @userId AND p.type = 'post' ORDER BY p.creationDate DESC",
+            QUERY,
             &[("@userId", json!(user_id))],
             QueryOptions {
                 max_item_count: Some(20),

@@ -8,11 +8,15 @@ use super::Db;
 use crate::access::Result;
 use crate::model::{Post, PostShort};
 
+/// The statement, also V1's (which then counts comments and likes and looks up the names).
+pub const QUERY: &str =
+    "SELECT TOP 100 * FROM p WHERE p.type = 'post' ORDER BY p.creationDate DESC";
+
 pub async fn feed(db: &Db) -> Result<Vec<PostShort>> {
     let r = db
         .posts
         .query_items::<Post>(
-            "SELECT TOP 100 * FROM p WHERE p.type = 'post' ORDER BY p.creationDate DESC",
+            QUERY,
             engine::NO_PARAMS,
             QueryOptions {
                 max_item_count: Some(100),
