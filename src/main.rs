@@ -46,6 +46,17 @@ struct Args {
     /// Worker threads per site (default: one per core).
     #[arg(long, env = "WORKERS")]
     workers: Option<usize>,
+    /// Sign-ups per minute from one client address (each is an argon2id hash).
+    #[arg(long, env = "SIGNUPS_PER_MINUTE", default_value_t = 10)]
+    signups_per_minute: u32,
+    /// Anonymous requests per minute from one address to pages that cost hundreds of RU (the
+    /// blog's V1/V2 feeds).
+    #[arg(long, env = "EXPENSIVE_PER_MINUTE", default_value_t = 30)]
+    expensive_per_minute: u32,
+    /// The reverse proxy (its IP address) whose X-Forwarded-For/-Host/-Proto headers are
+    /// believed; without it they are ignored.
+    #[arg(long, env = "TRUSTED_PROXY")]
+    trusted_proxy: Option<std::net::IpAddr>,
     /// Provisioned RU/s for a container, `DATABASE/CONTAINER=RU` (`=none` removes it), split
     /// evenly over its physical partitions; repeat or separate with commas. E.g.
     /// `--throughput blog/posts=3500` for the hot-partition load test.
@@ -117,11 +128,14 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         )
     });
 
-    let options = |site| ServeOptions {
-        site,
-        session_key: session_key.clone(),
-        secure_cookies: args.secure_cookies,
-        workers: args.workers,
+    let options = |site| {
+        let mut o = ServeOptions::new(site, session_key.clone());
+        o.secure_cookies = args.secure_cookies;
+        o.workers = args.workers;
+        o.signups_per_minute = args.signups_per_minute;
+        o.expensive_per_minute = args.expensive_per_minute;
+        o.trusted_proxy = args.trusted_proxy;
+        o
     };
     let store = WebStore::start(
         &engine,

@@ -40,10 +40,10 @@ impl<M: Version> Requests<M> {
             .await
     }
 
-    pub async fn c1_change_username(&self, id: &str, old: &str, new: &str) -> Result<User> {
+    pub async fn c1_change_username(&self, id: &str, new: &str) -> Result<User> {
         self.timed(
             Request::C1,
-            access::c1_user::change_username(&self.db, id, old, new),
+            access::c1_user::change_username(&self.db, id, new),
         )
         .await
     }

@@ -61,7 +61,6 @@ pub struct Blog {
     pub workers_v2: Arc<Workers>,
     pub users: u64,
     measurements: Arc<Measurements>,
-    throttle: Arc<sitekit::auth::Throttle>,
 }
 
 impl Blog {
@@ -109,7 +108,6 @@ impl Blog {
             workers_v2: Arc::new(Workers(vec![Arc::new(propagate_v2)])),
             users,
             measurements: Arc::new(Measurements::default()),
-            throttle: Arc::new(sitekit::auth::Throttle::default()),
         })
     }
 
@@ -117,27 +115,35 @@ impl Blog {
         let containers = web::Data::new(self.containers.clone());
         let v2 = web::Data::new(self.v2.clone());
         let v1 = web::Data::new(self.v1.clone());
-        let throttle = web::Data::from(self.throttle.clone());
         let measurements = web::Data::from(self.measurements.clone());
         let users = web::Data::new(SeededUsers(self.users));
         let workers = web::Data::from(self.workers.clone());
         let workers_v2 = web::Data::from(self.workers_v2.clone());
+        // Each model has its own users (and so its own sessions, in their documents).
+        let accounts_v3 = accounts(&self.containers.users);
+        let accounts_v2 = accounts(&self.v2.users);
+        let accounts_v1 = accounts(&self.v1.users);
         move |cfg: &mut web::ServiceConfig| {
             cfg.app_data(containers.clone())
                 .app_data(v2.clone())
                 .app_data(v1.clone())
-                .app_data(throttle.clone())
                 .app_data(measurements.clone())
                 .app_data(users.clone())
                 .route("/models", web::get().to(routes::models::models))
                 .route("/models.json", web::get().to(routes::models::models_json))
                 .route("/models/measure", web::post().to(routes::models::measure))
-                .service(model_scope::<V2>(SITE_V2, workers_v2.clone()))
+                .service(model_scope::<V2>(
+                    SITE_V2,
+                    workers_v2.clone(),
+                    accounts_v2.clone(),
+                ))
                 .service(model_scope::<V1>(
                     SITE_V1,
                     web::Data::new(Workers::default()),
+                    accounts_v1.clone(),
                 ))
                 .app_data(workers.clone())
+                .app_data(accounts_v3.clone())
                 .configure(routes::configure::<V3>);
         }
     }
@@ -155,11 +161,25 @@ impl Blog {
 }
 
 /// Model `M`'s pages under its base path, with its own site name (and so its own sign-in).
-fn model_scope<M: Version>(site: sitekit::Site, workers: web::Data<Workers>) -> actix_web::Scope {
+fn model_scope<M: Version>(
+    site: sitekit::Site,
+    workers: web::Data<Workers>,
+    accounts: web::Data<sitekit::sessions::Accounts>,
+) -> actix_web::Scope {
     web::scope(M::BASE)
         .app_data(web::Data::new(site))
         .app_data(workers)
+        .app_data(accounts)
         .configure(routes::configure::<M>)
+}
+
+/// A model's accounts: its users, whose documents hold their sessions.
+fn accounts(users: &ContainerClient) -> web::Data<sitekit::sessions::Accounts> {
+    web::Data::new(sitekit::sessions::Accounts {
+        container: users.clone(),
+        name_property: "username",
+        admin_property: None,
+    })
 }
 
 fn propagation(

@@ -48,6 +48,10 @@ struct TokenField {
     csrf_token: Option<String>,
 }
 
+/// A form with nothing in it but the CSRF token (sign out, like, measure).
+#[derive(Debug, Deserialize)]
+pub struct Empty {}
+
 /// A url-encoded form whose `csrf_token` matched the session's; `T` is the rest of the form.
 pub struct CsrfForm<T>(pub T);
 
@@ -73,8 +77,8 @@ fn same_origin(req: &HttpRequest) -> bool {
     match req.headers().get(header::ORIGIN).map(|o| o.to_str()) {
         None => true,
         Some(Ok(origin)) => {
-            let info = req.connection_info();
-            origin == format!("{}://{}", info.scheme(), info.host())
+            let host = crate::proxy::requested_host(req).unwrap_or_default();
+            origin == format!("{}://{host}", crate::proxy::requested_scheme(req))
         }
         Some(Err(_)) => false,
     }

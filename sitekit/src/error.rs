@@ -16,9 +16,10 @@ pub enum WebError {
     NotFound,
     #[error("You do not have access to this page.")]
     Forbidden,
-    /// Not signed in: answered with a redirect to the sign-in page.
+    /// Not signed in: answered with a redirect to the sign-in page of the site's mount (its
+    /// base path: `/v1` signs in to V1's users, not the site's).
     #[error("Please sign in.")]
-    SignInRequired,
+    SignInRequired(&'static str),
     #[error("{0}")]
     BadRequest(String),
     #[error(
@@ -81,7 +82,7 @@ impl ResponseError for WebError {
         match self {
             WebError::NotFound => StatusCode::NOT_FOUND,
             WebError::Forbidden | WebError::Csrf => StatusCode::FORBIDDEN,
-            WebError::SignInRequired => StatusCode::SEE_OTHER,
+            WebError::SignInRequired(_) => StatusCode::SEE_OTHER,
             WebError::BadRequest(_) => StatusCode::BAD_REQUEST,
             WebError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             WebError::TooManyAttempts(_) => StatusCode::TOO_MANY_REQUESTS,
@@ -94,9 +95,9 @@ impl ResponseError for WebError {
 
     fn error_response(&self) -> HttpResponse {
         let status = self.status_code();
-        if let WebError::SignInRequired = self {
+        if let WebError::SignInRequired(base) = self {
             return HttpResponse::SeeOther()
-                .insert_header((header::LOCATION, "/signin"))
+                .insert_header((header::LOCATION, format!("{base}/signin")))
                 .finish();
         }
         if status.is_server_error() {
@@ -199,6 +200,6 @@ mod tests {
         }));
         assert_eq!(status, 404);
         assert!(page.contains("That page does not exist."));
-        assert_eq!(body(&WebError::SignInRequired).0, 303);
+        assert_eq!(body(&WebError::SignInRequired("")).0, 303);
     }
 }

@@ -48,21 +48,25 @@ impl FieldErrors {
         }
     }
 
-    /// An email address, lower-cased (addresses are compared case-insensitively).
+    /// An email address, lower-cased (addresses are compared case-insensitively), by the one
+    /// rule sign-in uses too ([`crate::names::check_email`]).
     pub fn email(&mut self, field: &'static str, value: &str) -> String {
         let v = self.text(field, value, 254).to_lowercase();
         if !v.is_empty() {
-            let ok = v.split_once('@').is_some_and(|(local, domain)| {
-                !local.is_empty()
-                    && domain.contains('.')
-                    && !domain.starts_with('.')
-                    && !domain.ends_with('.')
-                    && !v.contains(char::is_whitespace)
-                    && !v.contains('/')
-            });
-            if !ok {
-                self.add(field, "is not an email address");
+            if let Err(m) = crate::names::check_email(&v) {
+                self.add(field, m);
             }
+        }
+        v
+    }
+
+    /// A username, by the one rule sign-in uses too ([`crate::names::check_username`]).
+    pub fn username(&mut self, field: &'static str, value: &str) -> String {
+        let v = value.trim().to_owned();
+        if v.is_empty() {
+            self.add(field, "is required");
+        } else if let Err(m) = crate::names::check_username(&v) {
+            self.add(field, m);
         }
         v
     }
@@ -91,7 +95,10 @@ mod tests {
         e.text("name", "   ", 10);
         e.text("city", "x".repeat(11).as_str(), 10);
         e.new_password("password", "short");
-        assert_eq!(e.get("email"), "is not an email address");
+        assert_eq!(
+            e.get("email"),
+            "is not an email address like name@example.com"
+        );
         assert_eq!(e.get("name"), "is required");
         assert_eq!(e.get("city"), "must be at most 10 characters");
         assert_eq!(e.get("password"), "must be at least 8 characters");

@@ -14,6 +14,7 @@ use askama::Template;
 
 use crate::auth::SignedIn;
 use crate::ru::{EngineCall, RequestCharge};
+use crate::sessions::Accounts;
 use crate::{csrf, WebError};
 
 /// A site's identity, registered with `app_data(web::Data::new(Site { .. }))` by the server.
@@ -76,12 +77,15 @@ pub struct Ctx {
     pub user: Option<SignedIn>,
     pub ru: RequestCharge,
     site: Site,
+    accounts: Option<web::Data<Accounts>>,
 }
 
 impl Ctx {
     /// The signed-in user, or a redirect to the sign-in page.
     pub fn require_user(&self) -> Result<&SignedIn, WebError> {
-        self.user.as_ref().ok_or(WebError::SignInRequired)
+        self.user
+            .as_ref()
+            .ok_or(WebError::SignInRequired(self.site.base))
     }
 
     /// The signed-in admin; 403 for anyone else signed in.
@@ -110,19 +114,33 @@ impl Ctx {
         }
     }
 
-    /// Signs `user` in to this site (its mount).
-    pub fn sign_in(&self, user: SignedIn) -> Result<(), WebError> {
-        crate::auth::sign_in(&self.session, self.site.base, user)
+    fn accounts(&self) -> Result<&Accounts, WebError> {
+        self.accounts
+            .as_ref()
+            .map(|a| a.get_ref())
+            .ok_or_else(|| WebError::Internal("the site registered no Accounts".into()))
     }
 
-    /// Updates the identity shown (after a rename) without a new session.
-    pub fn update_signed_in(&self, user: SignedIn) -> Result<(), WebError> {
-        crate::auth::update_signed_in(&self.session, self.site.base, user)
+    /// Signs `account` in to this site (its mount): a server-side session in the account.
+    pub async fn sign_in(&self, account: &str) -> Result<(), WebError> {
+        self.accounts()?
+            .sign_in(&self.session, self.site.base, account, &self.ru)
+            .await
     }
 
-    /// Signs out of the whole site: the session is purged.
-    pub fn sign_out(&self) {
-        crate::auth::sign_out(&self.session)
+    /// Ends this browser's session, on the server too.
+    pub async fn sign_out(&self) -> Result<(), WebError> {
+        self.accounts()?
+            .sign_out(&self.session, self.site.base, &self.ru)
+            .await
+    }
+
+    /// Ends every session of the signed-in account, on every browser.
+    pub async fn sign_out_everywhere(&self) -> Result<(), WebError> {
+        let me = self.require_user()?;
+        self.accounts()?
+            .sign_out_everywhere(&self.session, &me.id, &self.ru)
+            .await
     }
 
     /// Where this site is mounted ("" or "/v1").
@@ -149,13 +167,18 @@ impl FromRequest for Ctx {
             .app_data::<web::Data<Site>>()
             .map(|s| s.get_ref().clone())
             .unwrap_or(Site::BARE);
+        let accounts = req.app_data::<web::Data<Accounts>>().cloned();
         Box::pin(async move {
-            let user = crate::auth::signed_in(&session, site.base);
+            let user = match &accounts {
+                Some(a) => a.current(&session, site.base, &ru).await?,
+                None => None,
+            };
             Ok(Ctx {
                 session,
                 user,
                 ru,
                 site,
+                accounts,
             })
         })
     }

@@ -7,20 +7,26 @@
 pub mod assets;
 pub mod auth;
 pub mod ceiling;
+pub mod claim;
 pub mod container;
 pub mod csrf;
 pub mod db;
 pub mod error;
 pub mod form;
+pub mod guard;
 pub mod layout;
+pub mod names;
 pub mod paging;
 pub mod progress;
+pub mod proxy;
 pub mod ru;
 pub mod server;
 pub mod session;
+pub mod sessions;
 pub mod telemetry;
 #[cfg(feature = "testing")]
 pub mod testing;
+pub mod throttle;
 pub mod time;
 
 pub use db::Db;

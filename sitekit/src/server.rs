@@ -1,14 +1,18 @@
 //! One site's HTTP server: the shared middleware (RU header, request metrics, session, security
 //! headers, logging), error handling for malformed requests and the app's own routes.
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
 
 use actix_web::cookie::Key;
 use actix_web::dev::Server;
 use actix_web::middleware::{from_fn, DefaultHeaders, Logger, NormalizePath, TrailingSlash};
 use actix_web::{web, App, HttpServer};
 
+use crate::guard::{InFlight, Limits};
 use crate::layout::Site;
+use crate::proxy::TrustedProxy;
+use crate::throttle::{ExpensiveLimit, RateLimit, SignInThrottle, SignUpLimit};
 use crate::{assets, ru, session, telemetry, WebError};
 
 /// How to serve a site.
@@ -20,6 +24,31 @@ pub struct ServeOptions {
     pub secure_cookies: bool,
     /// Worker threads (default: one per core).
     pub workers: Option<usize>,
+    /// Who may hold on how long (body deadline, requests in flight per address).
+    pub limits: Limits,
+    /// Sign-ups per minute per client address (also the burst).
+    pub signups_per_minute: u32,
+    /// Anonymous requests per minute per address to pages that cost hundreds of RU.
+    pub expensive_per_minute: u32,
+    /// The reverse proxy whose `X-Forwarded-*` headers are believed (none: believe none).
+    pub trusted_proxy: Option<IpAddr>,
+}
+
+impl ServeOptions {
+    /// The defaults: 10 sign-ups and 30 expensive pages per minute per address, a 10 s body
+    /// deadline, 256 requests in flight per address, no trusted proxy.
+    pub fn new(site: Site, session_key: Key) -> ServeOptions {
+        ServeOptions {
+            site,
+            session_key,
+            secure_cookies: false,
+            workers: None,
+            limits: Limits::default(),
+            signups_per_minute: 10,
+            expensive_per_minute: 30,
+            trusted_proxy: None,
+        }
+    }
 }
 
 /// Binds `addr` and returns the running server (await it, or stop it through its handle) with
@@ -33,10 +62,29 @@ where
     F: Fn(&mut web::ServiceConfig) + Send + Clone + 'static,
 {
     let opts = options.clone();
+    // Shared by every worker: one count per address, whichever worker serves it.
+    let in_flight = web::Data::new(Arc::new(InFlight::default()));
+    let limits = web::Data::new(options.limits.clone());
+    let throttle = web::Data::new(SignInThrottle::default());
+    let signups = web::Data::new(SignUpLimit(RateLimit::per_minute(
+        options.signups_per_minute,
+        options.signups_per_minute,
+    )));
+    let expensive = web::Data::new(ExpensiveLimit(RateLimit::per_minute(
+        options.expensive_per_minute,
+        options.expensive_per_minute.min(10),
+    )));
+    let proxy = web::Data::new(TrustedProxy(options.trusted_proxy));
     let mut server = HttpServer::new(move || {
         let opts = opts.clone();
         App::new()
             .app_data(web::Data::new(opts.site.clone()))
+            .app_data(in_flight.clone())
+            .app_data(limits.clone())
+            .app_data(throttle.clone())
+            .app_data(signups.clone())
+            .app_data(expensive.clone())
+            .app_data(proxy.clone())
             .app_data(web::QueryConfig::default().error_handler(|e, _| {
                 WebError::BadRequest(format!("invalid query string: {e}")).into()
             }))
@@ -47,6 +95,7 @@ where
             .configure(configure.clone())
             .default_service(web::to(|| async { Err::<&str, _>(WebError::NotFound) }))
             .wrap(from_fn(ru::track_request_charge))
+            .wrap(from_fn(crate::guard::limit_clients))
             .wrap(from_fn(telemetry::record_request))
             .wrap(session::middleware(
                 opts.session_key.clone(),

@@ -53,7 +53,6 @@ pub struct WebStore {
     pub containers: Containers,
     pub processor: Arc<ChangeFeedProcessor>,
     pub customers: u64,
-    throttle: Arc<sitekit::auth::Throttle>,
 }
 
 impl WebStore {
@@ -69,20 +68,24 @@ impl WebStore {
             containers,
             processor,
             customers,
-            throttle: Arc::new(sitekit::auth::Throttle::default()),
         })
     }
 
     /// The routes and the state they use, for [`sitekit::server::serve`].
     pub fn configure(&self) -> impl Fn(&mut web::ServiceConfig) + Send + Clone + 'static {
         let containers = web::Data::new(self.containers.clone());
-        let throttle = web::Data::from(self.throttle.clone());
+        // Sessions live in the customer document (see sitekit::sessions).
+        let accounts = web::Data::new(sitekit::sessions::Accounts {
+            container: self.containers.customer.clone(),
+            name_property: "firstName",
+            admin_property: Some("admin"),
+        });
         let propagation = web::Data::new(Propagation {
             processor: self.processor.clone(),
         });
         move |cfg: &mut web::ServiceConfig| {
             cfg.app_data(containers.clone())
-                .app_data(throttle.clone())
+                .app_data(accounts.clone())
                 .app_data(propagation.clone())
                 .configure(routes::configure);
         }

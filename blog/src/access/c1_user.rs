@@ -2,114 +2,85 @@
 //!
 //! Usernames are unique across the site, but `users` is partitioned by `userId`: checking every
 //! partition for a name would be a fan-out on every sign-up. Each name instead owns a claim
-//! document in its own logical partition (`userId = "username:<name>"`), created first: the
-//! engine refuses a second create of the same id in one partition (409), so two people can never
-//! hold one name, and sign-in finds a user by name with a point read. A rename claims the new
-//! name, updates the user, then releases the old claim; the change feed carries the new name to
-//! every copy (`workers::propagate_usernames`).
+//! document in its own logical partition (`userId = "username:<name>"`, see
+//! [`sitekit::claim`]), created first: the engine refuses a second create of the same id in one
+//! partition (409), so two people can never hold one name, and sign-in finds a user by name with
+//! a point read. Names are compared folded (NFKC + case folding: `ＤＥＭＯ` is `demo`). A rename
+//! claims the new name, updates the user only if nobody changed it since it was read, then
+//! releases the old name (only if this user still holds it); the change feed carries the new
+//! name to every copy (`workers::propagate_usernames`).
 
 use engine::{ItemOptions, PatchOperation};
 use serde_json::json;
+use sitekit::claim::{ClaimError, UniqueValue};
 
 use super::{BlogError, DbOf, Result, UsersContainer};
-use crate::model::{User, UsernameClaim};
+use crate::model::User;
 
-/// The claim's partition key value: names are unique case-insensitively.
+/// The claim's id and partition key value.
 pub fn claim_key(username: &str) -> String {
-    format!("username:{}", username.to_lowercase())
+    format!("username:{}", sitekit::names::fold(username))
 }
 
-fn claim(username: &str, owner: &str) -> UsernameClaim {
-    let key = claim_key(username);
-    UsernameClaim {
-        id: key.clone(),
-        kind: "username".into(),
-        user_id: key,
-        owner_id: owner.to_owned(),
-    }
-}
+pub const USERNAME: UniqueValue = UniqueValue {
+    kind: "username",
+    partition_key: "userId",
+    owner_property: "username",
+    locate: |folded| {
+        let key = format!("username:{folded}");
+        (key.clone(), key)
+    },
+    normalize: sitekit::names::fold,
+};
 
-async fn claim_name<C: UsersContainer>(db: &DbOf<C>, username: &str, owner: &str) -> Result<()> {
-    let c = claim(username, owner);
-    match db.users().create_item(&c, None, None).await {
-        Ok(r) => {
-            db.ru.item("[C1] claim username", db.users(), &r);
-            Ok(())
-        }
-        Err(engine::Error::Conflict { .. }) => {
-            // Taken, unless its owner no longer exists (a crash between claim and user).
-            let existing = db
-                .users()
-                .read_item::<UsernameClaim>(&c.id, c.user_id.as_str(), None)
-                .await?;
-            db.ru
-                .item("[C1] read username claim", db.users(), &existing);
-            let holder = existing.resource.map(|x| x.owner_id).unwrap_or_default();
-            if holder == owner {
-                return Ok(());
-            }
-            match db
-                .users()
-                .read_item::<serde_json::Value>(&holder, holder.as_str(), None)
-                .await
-            {
-                Err(engine::Error::NotFound { .. }) => {
-                    let r = db
-                        .users()
-                        .replace_item(
-                            &c,
-                            &c.id,
-                            Some(c.user_id.as_str().into()),
-                            existing.etag.map(ItemOptions::if_match),
-                        )
-                        .await
-                        .map_err(|e| match e {
-                            engine::Error::PreconditionFailed { .. } => BlogError::UsernameTaken,
-                            e => e.into(),
-                        })?;
-                    db.ru.item("[C1] reclaim username", db.users(), &r);
-                    Ok(())
-                }
-                Ok(_) => Err(BlogError::UsernameTaken),
-                Err(e) => Err(e.into()),
-            }
-        }
-        Err(e) => Err(e.into()),
-    }
-}
-
-async fn release_name<C: UsersContainer>(db: &DbOf<C>, username: &str) {
-    let key = claim_key(username);
-    if let Ok(r) = db.users().delete_item(&key, key.as_str(), None).await {
-        db.ru.item("[C1] release username", db.users(), &r);
+fn taken(e: ClaimError) -> BlogError {
+    match e {
+        ClaimError::Taken => BlogError::UsernameTaken,
+        ClaimError::Engine(e) => e.into(),
     }
 }
 
 /// Signs a user up: claims the name, then writes the user.
 pub async fn create_user<C: UsersContainer>(db: &DbOf<C>, user: User) -> Result<User> {
-    claim_name(db, &user.username, &user.user_id).await?;
+    USERNAME
+        .claim(&db.ru, db.users(), &user.username, &user.user_id)
+        .await
+        .map_err(taken)?;
     match db.users().create_item(&user, None, None).await {
         Ok(r) => {
             db.ru.item("[C1] create user", db.users(), &r);
             Ok(r.resource.unwrap_or(user))
         }
         Err(e) => {
-            release_name(db, &user.username).await;
+            USERNAME
+                .release(&db.ru, db.users(), &user.username, &user.user_id)
+                .await;
             Err(e.into())
         }
     }
 }
 
-/// Changes a username: claim the new name, patch the user (bumping `usernameVersion`, which the
-/// propagation worker compares with `propagatedVersion`), release the old name.
+/// Changes a username: claim the new name, patch the user if it is as read (bumping
+/// `usernameVersion`, which the propagation worker compares with `propagatedVersion`), release
+/// the old name. The old name is the one in the database, never one a page or cookie remembers.
 pub async fn change_username<C: UsersContainer>(
     db: &DbOf<C>,
     user_id: &str,
-    old: &str,
     new: &str,
 ) -> Result<User> {
-    if old.to_lowercase() != new.to_lowercase() {
-        claim_name(db, new, user_id).await?;
+    let read = db.users().read_item::<User>(user_id, user_id, None).await?;
+    db.ru.item("[C1] read user", db.users(), &read);
+    let old = read
+        .resource
+        .as_ref()
+        .map(|u| u.username.clone())
+        .unwrap_or_default();
+    let same_name = sitekit::names::fold(&old) == sitekit::names::fold(new);
+    if !same_name {
+        USERNAME
+            .claim(&db.ru, db.users(), new, user_id)
+            .await
+            .map_err(taken)?;
     }
     let r = db
         .users()
@@ -120,21 +91,27 @@ pub async fn change_username<C: UsersContainer>(
                 PatchOperation::set("/username", json!(new)),
                 PatchOperation::increment("/usernameVersion", 1),
             ],
-            None,
+            read.etag.map(ItemOptions::if_match),
         )
         .await;
     let r = match r {
         Ok(r) => r,
         Err(e) => {
-            if old.to_lowercase() != new.to_lowercase() {
-                release_name(db, new).await;
+            // A lost race (another rename won) or a failure: the new name goes back.
+            if !same_name {
+                USERNAME.release(&db.ru, db.users(), new, user_id).await;
             }
-            return Err(e.into());
+            return Err(match e {
+                engine::Error::PreconditionFailed { .. } => BlogError::Invalid(
+                    "Your account changed while renaming: reload and try again.".into(),
+                ),
+                e => e.into(),
+            });
         }
     };
     db.ru.item("[C1] edit user", db.users(), &r);
-    if old.to_lowercase() != new.to_lowercase() {
-        release_name(db, old).await;
+    if !same_name {
+        USERNAME.release(&db.ru, db.users(), &old, user_id).await;
     }
     r.resource.ok_or_else(|| {
         engine::Error::NotFound {

@@ -1,29 +1,19 @@
 //! Sign-in by username without a fan-out: the name's claim document (see `c1_user`) is a point
 //! read, then the user it names another.
 
-use super::c1_user::claim_key;
+use super::c1_user::USERNAME;
 use super::{DbOf, Result, UsersContainer};
-use crate::model::{User, UsernameClaim};
+use crate::model::User;
 
 pub async fn user_by_username<C: UsersContainer>(
     db: &DbOf<C>,
     username: &str,
 ) -> Result<Option<User>> {
-    let key = claim_key(username);
-    let claim = match db
-        .users()
-        .read_item::<UsernameClaim>(&key, key.as_str(), None)
-        .await
-    {
-        Ok(r) => {
-            db.ru.item("read username claim", db.users(), &r);
-            r.resource
-        }
-        Err(engine::Error::NotFound { .. }) => None,
-        Err(e) => return Err(e.into()),
+    let Some(owner) = USERNAME.owner_of(&db.ru, db.users(), username).await? else {
+        return Ok(None);
     };
-    match claim {
-        Some(c) => super::q1_user::find_user(db, &c.owner_id).await,
-        None => Ok(None),
-    }
+    let user = super::q1_user::find_user(db, &owner).await?;
+    // A claim whose user was never written, or a rename not finished (or lost).
+    let folded = sitekit::names::fold(username);
+    Ok(user.filter(|u| sitekit::names::fold(&u.username) == folded))
 }

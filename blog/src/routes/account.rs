@@ -9,25 +9,12 @@ use crate::access::BlogError;
 use crate::model::User;
 use crate::requests::Requests;
 use crate::versions::{Version, Workers};
-use sitekit::auth::{self, SignedIn, Throttle};
-use sitekit::csrf::CsrfForm;
+use sitekit::auth;
+use sitekit::csrf::{CsrfForm, Empty};
 use sitekit::form::FieldErrors;
 use sitekit::layout::{html, html_status, see_other};
+use sitekit::throttle::{SignInThrottle, SignUpLimit};
 use sitekit::{Ctx, Page, WebError};
-
-/// Usernames: 3 to 30 letters, digits, `_`, `-` or `.` (they appear in URLs and copies).
-fn check_username(errors: &mut FieldErrors, value: &str) -> String {
-    let v = errors.text("username", value, 30);
-    if !v.is_empty()
-        && (v.chars().count() < 3 || !v.chars().all(|c| c.is_alphanumeric() || "_-.".contains(c)))
-    {
-        errors.add(
-            "username",
-            "must be 3 to 30 letters, digits, '_', '-' or '.'",
-        );
-    }
-    v
-}
 
 #[derive(Debug, Default, Deserialize)]
 pub struct SignUpForm {
@@ -54,11 +41,14 @@ pub async fn signup_form(ctx: Ctx) -> Result<HttpResponse, WebError> {
 pub async fn signup<M: Version>(
     ctx: Ctx,
     blog: Requests<M>,
+    req: HttpRequest,
+    limit: web::Data<SignUpLimit>,
     form: CsrfForm<SignUpForm>,
 ) -> Result<HttpResponse, WebError> {
+    limit.0.take(&auth::client_address(&req))?;
     let form = form.into_inner();
     let mut errors = FieldErrors::default();
-    let username = check_username(&mut errors, &form.username);
+    let username = errors.username("username", &form.username);
     errors.new_password("password", &form.password);
     if !errors.is_empty() {
         return html_status(
@@ -83,11 +73,7 @@ pub async fn signup<M: Version>(
     };
     match blog.c1_create_user(user).await {
         Ok(u) => {
-            ctx.sign_in(SignedIn {
-                id: u.user_id,
-                name: u.username,
-                admin: false,
-            })?;
+            ctx.sign_in(&u.user_id).await?;
             ctx.flash("Welcome! Write your first post.");
             Ok(see_other(&format!("{}/posts/new", M::BASE)))
         }
@@ -132,22 +118,22 @@ pub async fn signin<M: Version>(
     ctx: Ctx,
     blog: Requests<M>,
     req: HttpRequest,
-    throttle: web::Data<Throttle>,
+    throttle: web::Data<SignInThrottle>,
     form: CsrfForm<SignInForm>,
 ) -> Result<HttpResponse, WebError> {
     let form = form.into_inner();
     let name = form.username.trim().to_owned();
-    let key = name.to_lowercase();
+    let key = sitekit::names::fold(&name);
     let ip = auth::client_address(&req);
-    let keys = [key.as_str(), ip.as_str()];
-    throttle.check(&keys)?;
-    let user = if name.is_empty() || name.len() > 30 || name.contains(['/', '\\', '?', '#']) {
+    throttle.check(&key, &ip)?;
+    // The sign-up rule: a name it refuses has no account.
+    let user = if sitekit::names::check_username(&name).is_err() {
         None
     } else {
         blog.user_by_username(&name).await?
     };
     if !auth::verify_password(user.as_ref().map(|u| u.password.clone()), form.password).await {
-        throttle.failed(&keys);
+        throttle.failed(&key, &ip);
         return html_status(
             StatusCode::UNAUTHORIZED,
             &SignInPage {
@@ -157,24 +143,29 @@ pub async fn signin<M: Version>(
             },
         );
     }
-    throttle.succeeded(&keys);
+    throttle.succeeded(&key);
     let Some(user) = user else {
         return Err(WebError::Internal("verified without a user".into()));
     };
-    ctx.sign_in(SignedIn {
-        id: user.user_id,
-        name: user.username,
-        admin: false,
-    })?;
+    ctx.sign_in(&user.user_id).await?;
     Ok(see_other(&format!("{}/", M::BASE)))
 }
 
-#[derive(Deserialize)]
-pub struct Empty {}
+pub async fn signout<M: Version>(
+    ctx: Ctx,
+    _form: CsrfForm<Empty>,
+) -> Result<HttpResponse, WebError> {
+    ctx.sign_out().await?;
+    Ok(see_other(&format!("{}/", M::BASE)))
+}
 
-pub async fn signout<M: Version>(ctx: Ctx, _form: CsrfForm<Empty>) -> HttpResponse {
-    ctx.sign_out();
-    see_other(&format!("{}/", M::BASE))
+/// Ends every session of the account, on every browser.
+pub async fn signout_everywhere<M: Version>(
+    ctx: Ctx,
+    _form: CsrfForm<Empty>,
+) -> Result<HttpResponse, WebError> {
+    ctx.sign_out_everywhere().await?;
+    Ok(see_other(&format!("{}/signin", M::BASE)))
 }
 
 #[derive(Template)]
@@ -238,19 +229,15 @@ pub async fn rename<M: Version>(
 ) -> Result<HttpResponse, WebError> {
     let me = ctx.require_user()?.clone();
     let mut errors = FieldErrors::default();
-    let username = check_username(&mut errors, &form.username);
+    let username = errors.username("username", &form.username);
     if errors.is_empty() && username != me.name {
-        match blog.c1_change_username(&me.id, &me.name, &username).await {
-            Ok(u) => {
-                ctx.update_signed_in(SignedIn {
-                    id: u.user_id,
-                    name: u.username,
-                    admin: false,
-                })?;
+        match blog.c1_change_username(&me.id, &username).await {
+            Ok(_) => {
                 ctx.flash("Username changed. Your posts, comments and likes are being updated.");
                 return Ok(see_other(&format!("{}/account", M::BASE)));
             }
             Err(BlogError::UsernameTaken) => errors.add("username", "is taken"),
+            Err(BlogError::Invalid(m)) => errors.add("username", m),
             Err(e) => return Err(e.into()),
         }
     }

@@ -22,6 +22,10 @@ pub fn configure<M: Version>(cfg: &mut web::ServiceConfig) {
         .route("/signout", web::post().to(account::signout::<M>))
         .route("/account", web::get().to(account::account::<M>))
         .route("/account", web::post().to(account::rename::<M>))
+        .route(
+            "/account/signout-everywhere",
+            web::post().to(account::signout_everywhere::<M>),
+        )
         .route("/users/{user_id}", web::get().to(home::user::<M>))
         .route("/posts/new", web::get().to(posts::new_form::<M>))
         .route("/posts/new", web::post().to(posts::create::<M>))

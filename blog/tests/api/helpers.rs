@@ -96,6 +96,20 @@ pub async fn spawn_app_with(options: EngineOptions) -> TestApp {
     }
 }
 
+/// The routings of the page's own engine calls: the session check every signed-in page makes
+/// first (`read account (session)`, a point read) is left out; `session_checks` counts it.
 pub fn routings(r: &Reply) -> Vec<String> {
-    r.engine_calls().into_iter().map(|c| c.2).collect()
+    r.engine_calls()
+        .into_iter()
+        .filter(|c| c.0 != sitekit::sessions::SESSION_READ)
+        .map(|c| c.2)
+        .collect()
+}
+
+/// How many session checks the page's footer lists (1 on a signed-in page, else 0).
+pub fn session_checks(r: &Reply) -> usize {
+    r.engine_calls()
+        .into_iter()
+        .filter(|c| c.0 == sitekit::sessions::SESSION_READ)
+        .count()
 }

@@ -38,12 +38,20 @@ impl TestApp {
     where
         F: Fn(&mut actix_web::web::ServiceConfig) + Send + Clone + 'static,
     {
-        let options = crate::server::ServeOptions {
-            site,
-            session_key: actix_web::cookie::Key::generate(),
-            secure_cookies: false,
-            workers: Some(workers),
-        };
+        let mut options =
+            crate::server::ServeOptions::new(site, actix_web::cookie::Key::generate());
+        options.workers = Some(workers);
+        // The apps' tests sign many users up from one address; the limit has its own test.
+        options.signups_per_minute = 100_000;
+        options.expensive_per_minute = 100_000;
+        TestApp::serve_with(options, configure)
+    }
+
+    /// As [`serve`](Self::serve), with the given options (limits, proxy).
+    pub fn serve_with<F>(options: crate::server::ServeOptions, configure: F) -> TestApp
+    where
+        F: Fn(&mut actix_web::web::ServiceConfig) + Send + Clone + 'static,
+    {
         let addr = "127.0.0.1:0".parse().expect("a loopback address");
         let (server, addr) =
             crate::server::serve(addr, options, configure).expect("the server binds");
@@ -63,14 +71,7 @@ impl TestApp {
 
     /// A new visitor: its own cookie jar, redirects not followed (tests look at them).
     pub fn visitor(&self) -> Visitor {
-        Visitor {
-            base: format!("http://{}", self.addr),
-            client: reqwest::Client::builder()
-                .cookie_store(true)
-                .redirect(reqwest::redirect::Policy::none())
-                .build()
-                .expect("a client builds"),
-        }
+        Visitor::new(format!("http://{}", self.addr), None)
     }
 }
 
@@ -188,9 +189,46 @@ pub fn unescape(html: &str) -> String {
 pub struct Visitor {
     pub base: String,
     pub client: reqwest::Client,
+    jar: std::sync::Arc<reqwest::cookie::Jar>,
 }
 
 impl Visitor {
+    /// A browser at `base`, with the cookies of a `Cookie` header if given.
+    pub fn new(base: String, cookies: Option<&str>) -> Visitor {
+        let jar = std::sync::Arc::new(reqwest::cookie::Jar::default());
+        if let Some(header) = cookies {
+            let url = base.parse().expect("a base URL");
+            for pair in header.split("; ") {
+                jar.add_cookie_str(pair, &url);
+            }
+        }
+        Visitor {
+            client: reqwest::Client::builder()
+                .cookie_provider(jar.clone())
+                .redirect(reqwest::redirect::Policy::none())
+                .build()
+                .expect("a client builds"),
+            base,
+            jar,
+        }
+    }
+
+    /// The `Cookie` header this browser sends now (to replay it later, as an attacker who
+    /// copied it would).
+    pub fn cookies(&self) -> String {
+        use reqwest::cookie::CookieStore;
+        let url = self.base.parse().expect("a base URL");
+        self.jar
+            .cookies(&url)
+            .and_then(|v| v.to_str().ok().map(str::to_owned))
+            .unwrap_or_default()
+    }
+
+    /// Another browser holding a copy of these cookies.
+    pub fn replay(&self, cookies: &str) -> Visitor {
+        Visitor::new(self.base.clone(), Some(cookies))
+    }
+
     pub async fn get(&self, path: &str) -> Reply {
         let r = self
             .client

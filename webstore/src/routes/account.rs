@@ -8,10 +8,11 @@ use serde::Deserialize;
 
 use crate::access::{self, Db, StoreError};
 use crate::model::{Address, Customer};
-use sitekit::auth::{self, SignedIn, Throttle};
-use sitekit::csrf::CsrfForm;
+use sitekit::auth;
+use sitekit::csrf::{CsrfForm, Empty};
 use sitekit::form::FieldErrors;
 use sitekit::layout::{html, html_status, see_other};
+use sitekit::throttle::{SignInThrottle, SignUpLimit};
 use sitekit::{Ctx, Page, WebError};
 
 #[derive(Debug, Default, Deserialize)]
@@ -45,8 +46,11 @@ pub async fn signup_form(ctx: Ctx) -> Result<HttpResponse, WebError> {
 pub async fn signup(
     ctx: Ctx,
     db: Db,
+    req: HttpRequest,
+    limit: web::Data<SignUpLimit>,
     form: CsrfForm<SignUpForm>,
 ) -> Result<HttpResponse, WebError> {
+    limit.0.take(&auth::client_address(&req))?;
     let mut form = form.into_inner();
     let mut errors = FieldErrors::default();
     let title = errors.optional("title", &form.title, 10);
@@ -87,7 +91,7 @@ pub async fn signup(
     };
     match access::create_customer::create_customer(&db, customer).await {
         Ok(c) => {
-            ctx.sign_in(signed_in(&c))?;
+            ctx.sign_in(&c.customer_id).await?;
             ctx.flash("Welcome! Your account is ready.");
             Ok(see_other("/account"))
         }
@@ -96,14 +100,6 @@ pub async fn signup(
             show(&ctx, form, errors, StatusCode::CONFLICT)
         }
         Err(e) => Err(e.into()),
-    }
-}
-
-fn signed_in(c: &Customer) -> SignedIn {
-    SignedIn {
-        id: c.customer_id.clone(),
-        name: c.first_name.clone(),
-        admin: c.admin,
     }
 }
 
@@ -133,23 +129,22 @@ pub async fn signin(
     ctx: Ctx,
     db: Db,
     req: HttpRequest,
-    throttle: web::Data<Throttle>,
+    throttle: web::Data<SignInThrottle>,
     form: CsrfForm<SignInForm>,
 ) -> Result<HttpResponse, WebError> {
     let form = form.into_inner();
     let email = form.email.trim().to_lowercase();
     let ip = auth::client_address(&req);
-    let keys = [email.as_str(), ip.as_str()];
-    throttle.check(&keys)?;
-    let customer = if email.is_empty() || email.len() > 254 || email.contains(['/', '\\', '?', '#'])
-    {
+    throttle.check(&email, &ip)?;
+    // The sign-up rule: an address it refuses has no account.
+    let customer = if sitekit::names::check_email(&email).is_err() {
         None
     } else {
         access::customer_by_email::customer_by_email(&db, &email).await?
     };
     let phc = customer.as_ref().map(|c| c.password.clone());
     if !auth::verify_password(phc, form.password).await {
-        throttle.failed(&keys);
+        throttle.failed(&email, &ip);
         // The same answer whether the address or the password was wrong.
         return html_status(
             StatusCode::UNAUTHORIZED,
@@ -160,9 +155,9 @@ pub async fn signin(
             },
         );
     }
-    throttle.succeeded(&keys);
+    throttle.succeeded(&email);
     let customer = customer.expect("verified against a real hash");
-    ctx.sign_in(signed_in(&customer))?;
+    ctx.sign_in(&customer.customer_id).await?;
     Ok(see_other(if customer.admin {
         "/admin/customers/top"
     } else {
@@ -170,12 +165,18 @@ pub async fn signin(
     }))
 }
 
-#[derive(Deserialize)]
-pub struct Empty {}
+pub async fn signout(ctx: Ctx, _form: CsrfForm<Empty>) -> Result<HttpResponse, WebError> {
+    ctx.sign_out().await?;
+    Ok(see_other("/"))
+}
 
-pub async fn signout(ctx: Ctx, _form: CsrfForm<Empty>) -> HttpResponse {
-    ctx.sign_out();
-    see_other("/")
+/// Ends every session of the account, on every browser (a lost phone, a shared computer).
+pub async fn signout_everywhere(
+    ctx: Ctx,
+    _form: CsrfForm<Empty>,
+) -> Result<HttpResponse, WebError> {
+    ctx.sign_out_everywhere().await?;
+    Ok(see_other("/signin"))
 }
 
 #[derive(Debug, Default, Deserialize)]

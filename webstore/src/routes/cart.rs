@@ -4,7 +4,7 @@ use actix_web::HttpResponse;
 use askama::Template;
 use serde::Deserialize;
 
-use crate::access::{self, Db};
+use crate::access::{self, Db, StoreError};
 use crate::cart::{self, CartLine};
 use crate::model::{OrderLine, Product, SalesOrder};
 use sitekit::csrf::CsrfForm;
@@ -46,6 +46,8 @@ struct CartPage {
     page: Page,
     lines: Vec<Line>,
     total: f64,
+    /// The order this cart becomes (the checkout form carries it).
+    order_id: String,
 }
 
 pub async fn cart(ctx: Ctx, db: Db) -> Result<HttpResponse, WebError> {
@@ -55,6 +57,7 @@ pub async fn cart(ctx: Ctx, db: Db) -> Result<HttpResponse, WebError> {
         page: ctx.page("Your cart"),
         lines,
         total,
+        order_id: cart::order_id(&ctx.session).unwrap_or_default(),
     })
 }
 
@@ -95,21 +98,30 @@ pub async fn remove(ctx: Ctx, form: CsrfForm<RemoveForm>) -> Result<HttpResponse
 }
 
 #[derive(Deserialize)]
-pub struct CheckoutForm {}
+pub struct CheckoutForm {
+    /// The order id the cart page showed: a form from before the cart changed is refused.
+    order_id: Option<String>,
+}
 
 pub async fn checkout(
     ctx: Ctx,
     db: Db,
-    _form: CsrfForm<CheckoutForm>,
+    form: CsrfForm<CheckoutForm>,
 ) -> Result<HttpResponse, WebError> {
     let user = ctx.require_user()?.clone();
     let lines = priced(&db, &cart::lines(&ctx.session)).await?;
-    if lines.is_empty() {
+    let Some(order_id) = cart::order_id(&ctx.session).filter(|_| !lines.is_empty()) else {
         return Err(WebError::BadRequest("Your cart is empty.".into()));
+    };
+    if form.order_id.as_ref().is_some_and(|id| *id != order_id) {
+        return Err(WebError::BadRequest(
+            "Your cart changed since this page was shown: review it and place the order again."
+                .into(),
+        ));
     }
     let now = chrono::Utc::now().naive_utc();
     let order = SalesOrder {
-        id: format!("order-{:016x}", rand::random::<u64>()),
+        id: order_id.clone(),
         kind: "salesOrder".into(),
         customer_id: user.id.clone(),
         order_date: iso(now),
@@ -124,8 +136,19 @@ pub async fn checkout(
             })
             .collect(),
     };
-    let placed = access::place_order::place_order(&db, &order).await?;
-    cart::clear(&ctx.session);
-    ctx.flash("Thank you! Your order is placed.");
-    Ok(see_other(&format!("/orders/{}", placed.id)))
+    match access::place_order::place_order(&db, &order).await {
+        Ok(placed) => {
+            cart::clear(&ctx.session);
+            ctx.flash("Thank you! Your order is placed.");
+            Ok(see_other(&format!("/orders/{}", placed.id)))
+        }
+        // This cart's order exists: placed by an earlier click (or an earlier copy of this
+        // cookie). Show it; never a second one.
+        Err(StoreError::Engine(engine::Error::Conflict { .. })) => {
+            cart::clear(&ctx.session);
+            ctx.flash("This cart's order was already placed.");
+            Ok(see_other(&format!("/orders/{order_id}")))
+        }
+        Err(e) => Err(e.into()),
+    }
 }

@@ -24,7 +24,12 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/signin", web::post().to(account::signin))
         .route("/signout", web::post().to(account::signout))
         .route("/account", web::get().to(account::account))
+        .route("/account/addresses", web::get().to(account::account))
         .route("/account/addresses", web::post().to(account::add_address))
+        .route(
+            "/account/signout-everywhere",
+            web::post().to(account::signout_everywhere),
+        )
         .route("/cart", web::get().to(cart::cart))
         .route("/cart/add", web::post().to(cart::add))
         .route("/cart/remove", web::post().to(cart::remove))

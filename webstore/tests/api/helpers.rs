@@ -67,6 +67,18 @@ pub async fn spawn_app() -> TestApp {
     spawn_app_in(dir).await
 }
 
+/// A test app whose server options (limits, proxy) `tune` changes from the tests' defaults.
+pub async fn spawn_app_with(tune: impl FnOnce(&mut sitekit::server::ServeOptions)) -> TestApp {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let mut app = spawn_app_in(dir).await;
+    let mut options =
+        sitekit::server::ServeOptions::new(webstore::SITE, actix_web::cookie::Key::generate());
+    options.workers = Some(1);
+    tune(&mut options);
+    app.server = Server::serve_with(options, app.store.configure());
+    app
+}
+
 pub async fn spawn_app_in(dir: tempfile::TempDir) -> TestApp {
     let engine = Engine::open(dir.path(), EngineOptions::default()).expect("the engine opens");
     let store = WebStore::start(
@@ -98,6 +110,20 @@ pub fn assert_charge_adds_up(r: &Reply) {
 }
 
 /// The routing column of every footer row.
+/// The routings of the page's own engine calls: the session check every signed-in page makes
+/// first (`read account (session)`, a point read) is left out; `session_checks` counts it.
 pub fn routings(r: &Reply) -> Vec<String> {
-    r.engine_calls().into_iter().map(|c| c.2).collect()
+    r.engine_calls()
+        .into_iter()
+        .filter(|c| c.0 != sitekit::sessions::SESSION_READ)
+        .map(|c| c.2)
+        .collect()
+}
+
+/// How many session checks the page's footer lists (1 on a signed-in page, else 0).
+pub fn session_checks(r: &Reply) -> usize {
+    r.engine_calls()
+        .into_iter()
+        .filter(|c| c.0 == sitekit::sessions::SESSION_READ)
+        .count()
 }

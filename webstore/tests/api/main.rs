@@ -5,6 +5,7 @@ mod accounts;
 mod admin;
 mod checkout;
 mod helpers;
+mod hostile;
 mod security;
 mod shop;
 mod startup;

@@ -1,0 +1,197 @@
+//! What a hostile visitor tried on the blog (issue 17): double-submitted sign-ups, a stale page
+//! freeing someone else's name, concurrent renames, look-alike names, sign-in of the wrong model.
+
+use serde_json::{json, Value};
+
+use crate::helpers::{routings, session_checks, spawn_app, TestApp};
+
+async fn users_named(app: &TestApp, folded: &str) -> u64 {
+    app.blog
+        .containers
+        .users
+        .query_all::<u64>(
+            "SELECT VALUE COUNT(1) FROM c WHERE c.type = 'user' AND LOWER(c.username) = @n",
+            &[("@n", json!(folded))],
+            Default::default(),
+        )
+        .await
+        .unwrap()
+        .items[0]
+}
+
+async fn claims_owned_by(app: &TestApp, owner: &str) -> Vec<String> {
+    app.blog
+        .containers
+        .users
+        .query_all::<String>(
+            "SELECT VALUE c.id FROM c WHERE c.type = 'username' AND c.ownerId = @o",
+            &[("@o", json!(owner))],
+            Default::default(),
+        )
+        .await
+        .unwrap()
+        .items
+}
+
+async fn rename(v: &sitekit::testing::Visitor, to: &str) -> u16 {
+    v.submit("/account", "/account", &[("username", to)])
+        .await
+        .status
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn twenty_simultaneous_sign_ups_with_one_name_make_one_user() {
+    let app = spawn_app().await;
+    let mut pending = Vec::new();
+    for _ in 0..20 {
+        let v = app.visitor();
+        let token = v.get("/signup").await.csrf_token();
+        pending.push((v, token));
+    }
+    let mut tasks = tokio::task::JoinSet::new();
+    for (v, token) in pending {
+        tasks.spawn(async move {
+            v.post(
+                "/signup",
+                &[
+                    ("username", "Twin"),
+                    ("password", "a long password"),
+                    ("csrf_token", &token),
+                ],
+            )
+            .await
+            .status
+        });
+    }
+    let mut statuses = Vec::new();
+    while let Some(s) = tasks.join_next().await {
+        statuses.push(s.unwrap());
+    }
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 303).count(),
+        1,
+        "{statuses:?}"
+    );
+    assert_eq!(users_named(&app, "twin").await, 1);
+}
+
+/// A signs up as N and renames to Nb; B signs up as N; A, from a page (and cookie) of before
+/// the rename, renames to Nc. Before: the rename released "N" — B's claim.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_stale_page_never_frees_another_users_name() {
+    let app = spawn_app().await;
+    let (a, a_id) = app.new_user("Nomen").await;
+    let stale_cookie = a.cookies();
+    assert_eq!(rename(&a, "Nomen_b").await, 303);
+    let (_b, b_id) = app.new_user("Nomen").await;
+    let a_old = a.replay(&stale_cookie);
+    assert_eq!(rename(&a_old, "Nomen_c").await, 303);
+
+    // B still signs in as N, and N is still B's alone.
+    app.signed_in("Nomen", "a long password").await;
+    assert_eq!(claims_owned_by(&app, &b_id).await, ["username:nomen"]);
+    assert_eq!(users_named(&app, "nomen").await, 1);
+    assert_eq!(claims_owned_by(&app, &a_id).await, ["username:nomen_c"]);
+    // Comments carry the name from the database, not from the cookie.
+    let post = app.publish(&a_old, "Mine", "text").await;
+    let page = a_old.get(&format!("/posts/{post}")).await;
+    assert!(page.body.contains("Nomen_c"));
+    assert_eq!(session_checks(&page), 1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn concurrent_renames_from_one_session_leave_one_claim() {
+    let app = spawn_app().await;
+    let (v, id) = app.new_user("Renamer").await;
+    let token = v.get("/account").await.csrf_token();
+    let mut tasks = tokio::task::JoinSet::new();
+    for i in 0..10 {
+        let v = v.clone();
+        let token = token.clone();
+        tasks.spawn(async move {
+            let name = format!("Renamer_{i}");
+            v.post("/account", &[("username", &name), ("csrf_token", &token)])
+                .await
+                .status
+        });
+    }
+    while let Some(s) = tasks.join_next().await {
+        let s = s.unwrap();
+        assert!(s == 303 || s == 400 || s == 409, "{s}");
+    }
+    let user = app
+        .blog
+        .containers
+        .users
+        .read_item::<Value>(&id, id.as_str(), None)
+        .await
+        .unwrap()
+        .resource
+        .unwrap();
+    let name = user["username"].as_str().unwrap().to_lowercase();
+    assert_eq!(
+        claims_owned_by(&app, &id).await,
+        [format!("username:{name}")],
+        "only the name the user has stays claimed"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn look_alike_names_are_one_name_or_refused() {
+    let app = spawn_app().await;
+    let signup = |name: &'static str| {
+        let v = app.visitor();
+        async move {
+            v.submit(
+                "/signup",
+                "/signup",
+                &[("username", name), ("password", "a long password")],
+            )
+            .await
+        }
+    };
+    // Full-width letters fold to "demo", which is taken.
+    assert_eq!(signup("ＤＥＭＯ").await.status, 409);
+    // A Cyrillic е among Latin letters.
+    let r = signup("dеmo").await;
+    assert_eq!(r.status, 400);
+    assert!(r.body.contains("mixes letters of different alphabets"));
+    // A 20-letter Cyrillic name signs up, and signs in (characters, not bytes, both ways).
+    assert_eq!(signup("дмитрийпетровиванов").await.status, 303);
+    app.signed_in("дмитрийпетровиванов", "a long password")
+        .await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_models_pages_send_to_its_own_sign_in() {
+    let app = spawn_app().await;
+    let r = app.visitor().get("/v1/account").await;
+    assert_eq!(r.status, 303);
+    assert_eq!(r.location(), "/v1/signin");
+    let r = app.visitor().get("/v2/posts/new").await;
+    assert_eq!(r.location(), "/v2/signin");
+    // Signed in to V3 is not signed in to V1 (each model has its own users).
+    let v = app.demo().await;
+    assert_eq!(v.get("/v1/account").await.location(), "/v1/signin");
+    assert_eq!(routings(&v.get("/account").await), ["point"]);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sign_out_ends_the_session_on_the_server() {
+    let app = spawn_app().await;
+    let v = app.demo().await;
+    let token = v.get("/posts/new").await.csrf_token();
+    let saved = v.cookies();
+    let r = v.post("/signout", &[("csrf_token", &token)]).await;
+    assert_eq!(r.status, 303);
+    let thief = v.replay(&saved);
+    assert_eq!(thief.get("/account").await.location(), "/signin");
+    let r = thief
+        .post(
+            "/posts/new",
+            &[("title", "t"), ("content", "c"), ("csrf_token", &token)],
+        )
+        .await;
+    assert_eq!(r.status, 303);
+    assert_eq!(r.location(), "/signin");
+}

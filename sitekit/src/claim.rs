@@ -1,0 +1,191 @@
+//! Unique values (a customer's email, a blog username) without a fan-out.
+//!
+//! The accounts are partitioned by their own id, so "is this email taken?" would have to ask
+//! every partition. Instead each value owns a small claim document in its own logical partition,
+//! created before the value is used: the engine refuses a second create of one id in one
+//! partition (409), so two concurrent sign-ups can never both hold a value, and sign-in finds the
+//! account with a point read.
+//!
+//! The claim and the account are in different partitions, so no transaction spans them. A claim
+//! whose account never got the value (a crash between the two writes) would block the value
+//! forever; it is taken over only when that is provable: the claim is older than
+//! [`ABANDONED_AFTER`] (far longer than any request lives, so its writer is gone) and its owner
+//! does not exist or no longer holds the value. "The owner is not written yet" is never read as
+//! "the owner crashed": that was how a double-clicked sign-up made two accounts.
+
+use std::time::Duration;
+
+use engine::{ContainerClient, ItemOptions};
+use serde_json::{json, Value};
+
+use crate::RequestCharge;
+
+/// How old a claim must be before its owner can be presumed gone.
+pub const ABANDONED_AFTER: Duration = Duration::from_secs(10 * 60);
+
+#[derive(Debug, thiserror::Error)]
+pub enum ClaimError {
+    #[error("taken")]
+    Taken,
+    #[error(transparent)]
+    Engine(#[from] engine::Error),
+}
+
+/// How an app keeps one kind of unique value in one container.
+pub struct UniqueValue {
+    /// The claim documents' `type` ("login", "username").
+    pub kind: &'static str,
+    /// The container's partition key property: each claim is its own logical partition.
+    pub partition_key: &'static str,
+    /// The owner document's property that holds the value. Owners are documents whose id is
+    /// also their partition key value (a customer, a user).
+    pub owner_property: &'static str,
+    /// The claim's (id, partition key value) for a normalized value.
+    pub locate: fn(&str) -> (String, String),
+    /// How values compare (e.g. lower case, or NFKC + case folding for names).
+    pub normalize: fn(&str) -> String,
+}
+
+fn now_secs() -> i64 {
+    chrono::Utc::now().timestamp()
+}
+
+impl UniqueValue {
+    fn document(&self, value: &str, owner: &str) -> Value {
+        let (id, pk) = (self.locate)(&(self.normalize)(value));
+        json!({
+            "id": id,
+            "type": self.kind,
+            self.partition_key: pk,
+            "ownerId": owner,
+            "createdAt": now_secs(),
+        })
+    }
+
+    /// Makes `owner` the holder of `value`: Ok if it is (or already was) theirs, `Taken` if
+    /// someone else holds it.
+    pub async fn claim(
+        &self,
+        ru: &RequestCharge,
+        c: &ContainerClient,
+        value: &str,
+        owner: &str,
+    ) -> Result<(), ClaimError> {
+        let doc = self.document(value, owner);
+        let (id, pk) = (self.locate)(&(self.normalize)(value));
+        match c.create_item(&doc, None, None).await {
+            Ok(r) => {
+                ru.item(&format!("claim {}", self.kind), c, &r);
+                return Ok(());
+            }
+            Err(engine::Error::Conflict { .. }) => {}
+            Err(e) => return Err(e.into()),
+        }
+        let existing = match c.read_item::<Value>(&id, pk.as_str(), None).await {
+            Ok(r) => r,
+            // Released in between: try once more, as a fresh claim.
+            Err(engine::Error::NotFound { .. }) => {
+                let r = c.create_item(&doc, None, None).await.map_err(|e| match e {
+                    engine::Error::Conflict { .. } => ClaimError::Taken,
+                    e => e.into(),
+                })?;
+                ru.item(&format!("claim {}", self.kind), c, &r);
+                return Ok(());
+            }
+            Err(e) => return Err(e.into()),
+        };
+        ru.item(&format!("read {} claim", self.kind), c, &existing);
+        let held = existing.resource.clone().unwrap_or(Value::Null);
+        let holder = held["ownerId"].as_str().unwrap_or_default().to_owned();
+        if holder == owner {
+            return Ok(());
+        }
+        // Claims written before `createdAt` existed count as old.
+        let age = now_secs() - held["createdAt"].as_i64().unwrap_or(0);
+        if age < ABANDONED_AFTER.as_secs() as i64 || self.holds(ru, c, &holder, value).await? {
+            return Err(ClaimError::Taken);
+        }
+        let r = c
+            .replace_item(
+                &doc,
+                &id,
+                Some(pk.as_str().into()),
+                existing.etag.map(ItemOptions::if_match),
+            )
+            .await
+            .map_err(|e| match e {
+                // Someone else took it over first.
+                engine::Error::PreconditionFailed { .. } => ClaimError::Taken,
+                e => e.into(),
+            })?;
+        ru.item(&format!("take over abandoned {} claim", self.kind), c, &r);
+        Ok(())
+    }
+
+    /// Whether account `owner` exists and holds `value`.
+    async fn holds(
+        &self,
+        ru: &RequestCharge,
+        c: &ContainerClient,
+        owner: &str,
+        value: &str,
+    ) -> Result<bool, engine::Error> {
+        if owner.is_empty() {
+            return Ok(false);
+        }
+        match c.read_item::<Value>(owner, owner, None).await {
+            Ok(r) => {
+                ru.item(&format!("read {} claim's owner", self.kind), c, &r);
+                let current = r
+                    .resource
+                    .as_ref()
+                    .and_then(|d| d[self.owner_property].as_str())
+                    .map(self.normalize);
+                Ok(current.as_deref() == Some((self.normalize)(value).as_str()))
+            }
+            Err(engine::Error::NotFound { .. }) => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Gives `value` back, only if `owner` holds it (a stale page or a lost race must never
+    /// free someone else's name). Best effort: a claim left behind is taken over later.
+    pub async fn release(&self, ru: &RequestCharge, c: &ContainerClient, value: &str, owner: &str) {
+        let (id, pk) = (self.locate)(&(self.normalize)(value));
+        let Ok(existing) = c.read_item::<Value>(&id, pk.as_str(), None).await else {
+            return;
+        };
+        ru.item(&format!("read {} claim", self.kind), c, &existing);
+        let holder = existing
+            .resource
+            .as_ref()
+            .and_then(|d| d["ownerId"].as_str())
+            .unwrap_or_default();
+        if holder != owner {
+            return;
+        }
+        let options = existing.etag.clone().map(ItemOptions::if_match);
+        if let Ok(r) = c.delete_item(&id, pk.as_str(), options).await {
+            ru.item(&format!("release {} claim", self.kind), c, &r);
+        }
+    }
+
+    /// The id of the account holding `value` (a point read), if any.
+    pub async fn owner_of(
+        &self,
+        ru: &RequestCharge,
+        c: &ContainerClient,
+        value: &str,
+    ) -> Result<Option<String>, engine::Error> {
+        let (id, pk) = (self.locate)(&(self.normalize)(value));
+        match c.read_item::<Value>(&id, pk.as_str(), None).await {
+            Ok(r) => {
+                ru.item(&format!("read {} claim", self.kind), c, &r);
+                Ok(r.resource
+                    .and_then(|d| d["ownerId"].as_str().map(str::to_owned)))
+            }
+            Err(engine::Error::NotFound { .. }) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+}

@@ -1,0 +1,239 @@
+//! Server-side sessions, kept in the account's own document.
+//!
+//! The cookie (encrypted and signed) only names a session: `{account id, session id}`. The
+//! session itself is an entry in the account document's `sessions` array — one-to-few, always
+//! read with the account, so the way Cosmos DB modeling says to store it: embedded. Every
+//! signed-in request makes one point read (1 RU, in the footer as `read account (session)`),
+//! which both checks the session and reads the name and roles as they are now. Sign-out removes
+//! the entry, "sign out everywhere" empties the array, and an entry past its `expires` counts as
+//! gone (pruned at the next sign-in). A separate sessions container with a TTL would cost a
+//! second point read on every page to read the roles.
+
+use std::time::Duration;
+
+use actix_session::Session;
+use engine::{ContainerClient, ItemOptions};
+use rand::RngCore;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::auth::SignedIn;
+use crate::{RequestCharge, WebError};
+
+/// The footer's name for the session check of a signed-in request.
+pub const SESSION_READ: &str = "read account (session)";
+
+/// How long a sign-in lasts.
+pub const SESSION_LIFETIME: Duration = Duration::from_secs(14 * 24 * 3600);
+/// Sessions kept per account (the oldest goes first): a bound on the document's growth.
+pub const MAX_SESSIONS: usize = 10;
+
+/// An entry of the account document's `sessions` array.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionEntry {
+    pub id: String,
+    /// Unix seconds.
+    pub expires: i64,
+}
+
+/// What the cookie holds.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct SessionRef {
+    account: String,
+    session: String,
+}
+
+/// Where a site's accounts are and how to read who one is. Accounts are documents whose id is
+/// also their partition key value (a customer, a blog user).
+#[derive(Clone)]
+pub struct Accounts {
+    pub container: ContainerClient,
+    /// The property shown as the signed-in name (`firstName`, `username`).
+    pub name_property: &'static str,
+    /// A boolean property granting admin pages, if the site has any.
+    pub admin_property: Option<&'static str>,
+}
+
+fn now_secs() -> i64 {
+    chrono::Utc::now().timestamp()
+}
+
+fn cookie_key(base: &str) -> String {
+    format!("account{base}")
+}
+
+fn new_id() -> String {
+    let mut bytes = [0u8; 16];
+    rand::rng().fill_bytes(&mut bytes);
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn entries(doc: &Value) -> Vec<SessionEntry> {
+    serde_json::from_value(doc["sessions"].clone()).unwrap_or_default()
+}
+
+impl Accounts {
+    fn identity(&self, doc: &Value, id: &str) -> SignedIn {
+        SignedIn {
+            id: id.to_owned(),
+            name: doc[self.name_property]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned(),
+            admin: self
+                .admin_property
+                .is_some_and(|p| doc[p].as_bool() == Some(true)),
+        }
+    }
+
+    /// Who this browser is signed in as, checked against the account document: `None` when not
+    /// signed in, signed out, expired, revoked or the account is gone.
+    pub async fn current(
+        &self,
+        session: &Session,
+        base: &str,
+        ru: &RequestCharge,
+    ) -> Result<Option<SignedIn>, WebError> {
+        let Ok(Some(r)) = session.get::<SessionRef>(&cookie_key(base)) else {
+            return Ok(None);
+        };
+        let read = match self
+            .container
+            .read_item::<Value>(&r.account, r.account.as_str(), None)
+            .await
+        {
+            Ok(read) => read,
+            Err(engine::Error::NotFound { .. }) => {
+                session.remove(&cookie_key(base));
+                return Ok(None);
+            }
+            Err(e) => return Err(e.into()),
+        };
+        ru.item(SESSION_READ, &self.container, &read);
+        let doc = read.resource.unwrap_or(Value::Null);
+        let now = now_secs();
+        if entries(&doc)
+            .iter()
+            .any(|s| s.id == r.session && s.expires > now)
+        {
+            Ok(Some(self.identity(&doc, &r.account)))
+        } else {
+            session.remove(&cookie_key(base));
+            Ok(None)
+        }
+    }
+
+    /// Signs `account` in on this browser: a new session entry, a new cookie id (against
+    /// fixation) and a new CSRF token, keeping what the anonymous session held (a cart).
+    pub async fn sign_in(
+        &self,
+        session: &Session,
+        base: &str,
+        account: &str,
+        ru: &RequestCharge,
+    ) -> Result<(), WebError> {
+        let entry = SessionEntry {
+            id: new_id(),
+            expires: now_secs() + SESSION_LIFETIME.as_secs() as i64,
+        };
+        let added = entry.clone();
+        self.edit(account, ru, "add session", move |list| {
+            list.push(added.clone());
+            let excess = list.len().saturating_sub(MAX_SESSIONS);
+            list.drain(..excess);
+        })
+        .await?;
+        session.renew();
+        session
+            .insert(
+                cookie_key(base),
+                SessionRef {
+                    account: account.to_owned(),
+                    session: entry.id,
+                },
+            )
+            .map_err(|e| WebError::Internal(format!("session: {e}")))?;
+        crate::csrf::rotate(session);
+        Ok(())
+    }
+
+    /// Ends this browser's session (on the server too) and clears the cookie.
+    pub async fn sign_out(
+        &self,
+        session: &Session,
+        base: &str,
+        ru: &RequestCharge,
+    ) -> Result<(), WebError> {
+        if let Ok(Some(r)) = session.get::<SessionRef>(&cookie_key(base)) {
+            let id = r.session.clone();
+            self.edit(&r.account, ru, "remove session", move |list| {
+                list.retain(|s| s.id != id)
+            })
+            .await?;
+        }
+        session.purge();
+        Ok(())
+    }
+
+    /// Ends every session of `account`, on every browser.
+    pub async fn sign_out_everywhere(
+        &self,
+        session: &Session,
+        account: &str,
+        ru: &RequestCharge,
+    ) -> Result<(), WebError> {
+        self.edit(account, ru, "remove all sessions", |list| list.clear())
+            .await?;
+        session.purge();
+        Ok(())
+    }
+
+    /// Read, change the `sessions` array, replace if nobody wrote in between (else again).
+    async fn edit(
+        &self,
+        account: &str,
+        ru: &RequestCharge,
+        what: &str,
+        change: impl Fn(&mut Vec<SessionEntry>),
+    ) -> Result<(), WebError> {
+        for _ in 0..8 {
+            let read = match self
+                .container
+                .read_item::<Value>(account, account, None)
+                .await
+            {
+                Ok(r) => r,
+                Err(engine::Error::NotFound { .. }) => return Ok(()),
+                Err(e) => return Err(e.into()),
+            };
+            ru.item("read account", &self.container, &read);
+            let mut doc = read.resource.unwrap_or(Value::Null);
+            let now = now_secs();
+            let mut list = entries(&doc);
+            list.retain(|s| s.expires > now);
+            change(&mut list);
+            doc["sessions"] = serde_json::to_value(&list)
+                .map_err(|e| WebError::Internal(format!("sessions: {e}")))?;
+            match self
+                .container
+                .replace_item(
+                    &doc,
+                    account,
+                    Some(account.into()),
+                    read.etag.map(ItemOptions::if_match),
+                )
+                .await
+            {
+                Ok(r) => {
+                    ru.item(what, &self.container, &r);
+                    return Ok(());
+                }
+                Err(engine::Error::PreconditionFailed { .. }) => continue,
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Err(WebError::Internal(format!(
+            "{what}: the account kept changing"
+        )))
+    }
+}
