@@ -7,6 +7,7 @@
 pub mod access;
 pub mod comparison;
 pub mod containers;
+pub mod feed_cache;
 pub mod markdown;
 pub mod model;
 pub mod requests;

@@ -117,6 +117,7 @@ impl Blog {
         let v1 = web::Data::new(self.v1.clone());
         let measurements = web::Data::from(self.measurements.clone());
         let users = web::Data::new(SeededUsers(self.users));
+        let feed_cache = web::Data::new(crate::feed_cache::FeedCache::default());
         let workers = web::Data::from(self.workers.clone());
         let workers_v2 = web::Data::from(self.workers_v2.clone());
         // Each model has its own users (and so its own sessions, in their documents).
@@ -129,6 +130,7 @@ impl Blog {
                 .app_data(v1.clone())
                 .app_data(measurements.clone())
                 .app_data(users.clone())
+                .app_data(feed_cache.clone())
                 .route("/models", web::get().to(routes::models::models))
                 .route("/models.json", web::get().to(routes::models::models_json))
                 .route("/models/measure", web::post().to(routes::models::measure))

@@ -1,14 +1,16 @@
 //! The home feed (Q6) and a user's page (Q1 + Q3).
 
-use actix_web::{web, HttpResponse};
+use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
 
 use super::Paging;
+use crate::feed_cache::{Cached, FeedCache};
 use crate::model::{PostShort, User};
 use crate::requests::Requests;
 use crate::versions::Version;
 use sitekit::layout::html;
 use sitekit::paging::next_page_link;
+use sitekit::throttle::ExpensiveLimit;
 use sitekit::{Ctx, Page, WebError};
 
 #[derive(Template)]
@@ -16,13 +18,36 @@ use sitekit::{Ctx, Page, WebError};
 struct FeedPage {
     page: Page,
     posts: Vec<PostShort>,
+    cached: Option<Cached>,
 }
 
-pub async fn feed<M: Version>(ctx: Ctx, blog: Requests<M>) -> Result<HttpResponse, WebError> {
-    let posts = blog.q6_feed().await?;
+/// Q6. V1/V2 feeds for anonymous visitors come from a short cache (see `feed_cache`).
+pub async fn feed<M: Version>(
+    ctx: Ctx,
+    blog: Requests<M>,
+    req: HttpRequest,
+    cache: web::Data<FeedCache>,
+    limit: web::Data<ExpensiveLimit>,
+) -> Result<HttpResponse, WebError> {
+    let shared = !M::BASE.is_empty() && ctx.user.is_none();
+    let (posts, cached) = match shared.then(|| cache.get(M::NAME)).flatten() {
+        Some((posts, cached)) => (posts, Some(cached)),
+        None => {
+            if shared {
+                limit.0.take(&sitekit::auth::client_address(&req))?;
+            }
+            let before = ctx.ru.total();
+            let posts = blog.q6_feed().await?;
+            if shared {
+                cache.put(M::NAME, posts.clone(), ctx.ru.total() - before);
+            }
+            (posts, None)
+        }
+    };
     html(&FeedPage {
         page: ctx.page("Recent posts"),
         posts,
+        cached,
     })
 }
 

@@ -3,12 +3,12 @@
 
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
-use serde::Deserialize;
 
 use crate::comparison::{article, chart, sample, Measurements, Request, Stat, VERSIONS};
 use crate::startup::SeededUsers;
-use sitekit::csrf::CsrfForm;
+use sitekit::csrf::{CsrfForm, Empty};
 use sitekit::layout::{html, see_other};
+use sitekit::throttle::ExpensiveLimit;
 use sitekit::{Ctx, Page, WebError};
 
 pub struct Cell {
@@ -92,15 +92,16 @@ pub async fn models_json(
     HttpResponse::Ok().json(serde_json::json!({"users": users.0, "requests": rows}))
 }
 
-#[derive(Deserialize)]
-pub struct Empty {}
-
+/// Measuring costs thousands of RU: signed-in users only (and per-address limited).
 pub async fn measure(
     ctx: Ctx,
+    limit: web::Data<ExpensiveLimit>,
     req: HttpRequest,
     users: web::Data<SeededUsers>,
     _form: CsrfForm<Empty>,
 ) -> Result<HttpResponse, WebError> {
+    ctx.require_user()?;
+    limit.0.take(&sitekit::auth::client_address(&req))?;
     sample::run(&req, users.0).await?;
     ctx.flash("Measured Q1–Q6 on every model.");
     Ok(see_other("/models"))

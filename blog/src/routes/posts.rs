@@ -6,11 +6,10 @@ use askama::Template;
 use serde::Deserialize;
 
 use super::Paging;
-use crate::markdown::to_safe_html;
 use crate::model::{Comment, Like, Post};
 use crate::requests::Requests;
 use crate::versions::Version;
-use sitekit::csrf::CsrfForm;
+use sitekit::csrf::{CsrfForm, Empty};
 use sitekit::form::FieldErrors;
 use sitekit::layout::{html, html_status, see_other};
 use sitekit::paging::next_page_link;
@@ -38,6 +37,9 @@ fn check(form: &PostForm) -> (String, String, FieldErrors) {
     let mut errors = FieldErrors::default();
     let title = errors.text("title", &form.title, 200);
     let content = errors.text("content", &form.content, MAX_CONTENT);
+    if let Err(m) = crate::markdown::check_nesting(&content) {
+        errors.add("content", m);
+    }
     (title, content, errors)
 }
 
@@ -180,7 +182,7 @@ async fn post_page<M: Version>(
         status,
         &PostPage {
             page: ctx.page(post.title.clone()),
-            body: to_safe_html(&post.content),
+            body: crate::markdown::render(post.content.clone()).await?,
             next: next_page_link(
                 &format!("{}/posts/{post_id}", M::BASE),
                 &comments.continuation,
@@ -240,9 +242,6 @@ pub async fn comment<M: Version>(
     blog.c3_create_comment(&comment).await?;
     Ok(see_other(&format!("{}/posts/{post_id}#comments", M::BASE)))
 }
-
-#[derive(Deserialize)]
-pub struct Empty {}
 
 pub async fn like<M: Version>(
     ctx: Ctx,

@@ -231,7 +231,11 @@ async fn c1_a_v2_username_change_reaches_its_posts_and_comments() {
 #[tokio::test(flavor = "multi_thread")]
 async fn models_page_measures_every_model_beside_the_article() {
     let app = spawn_app().await;
-    let v = app.visitor();
+    // Measuring spends thousands of RU: anonymous visitors are sent to sign in.
+    let anonymous = app.visitor();
+    let r = anonymous.submit("/models", "/models/measure", &[]).await;
+    assert_eq!(r.location(), "/signin");
+    let v = app.demo().await;
     let page = v.get("/models").await;
     assert_eq!(page.status, 200);
     assert!(page.body.contains("<svg") && page.body.contains("2063.54"));
@@ -258,4 +262,26 @@ async fn models_page_measures_every_model_beside_the_article() {
     assert!(page.body.contains(&format!("{:.2}", q6("V1"))));
     // The form needs its CSRF token.
     assert_eq!(v.post("/models/measure", &[]).await.status, 403);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn anonymous_v1_and_v2_feeds_come_from_a_short_cache_and_say_so() {
+    let app = spawn_app().await;
+    let v = app.visitor();
+    let first = v.get("/v1").await;
+    assert!(first.request_charge() > 100.0);
+    assert!(!first.body.contains("id=\"cached\""));
+    let second = app.visitor().get("/v1").await;
+    assert_eq!(second.request_charge(), 0.0, "served from the cache");
+    assert!(second.body.contains("Served from a 5-second cache"));
+    assert!(second
+        .body
+        .contains(&format!("{:.2} RU", first.request_charge())));
+    // Signed-in visitors run it live.
+    let member = app
+        .signed_in_at("/v1", blog::seed::DEMO_USERNAME, blog::seed::DEMO_PASSWORD)
+        .await;
+    let live = member.get("/v1").await;
+    assert!(live.request_charge() > 100.0);
+    assert!(!live.body.contains("id=\"cached\""));
 }

@@ -217,3 +217,23 @@ async fn forms_need_the_csrf_token() {
     assert_eq!(r.status, 403);
     assert_eq!(v.get("/signout").await.status, 404, "sign-out is a POST");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn deeply_nested_markdown_is_refused_at_the_form() {
+    let app = crate::helpers::spawn_app().await;
+    let v = app.demo().await;
+    let deep = ">".repeat(49_000);
+    let r = v
+        .submit(
+            "/posts/new",
+            "/posts/new",
+            &[("title", "Quotes"), ("content", deep.as_str())],
+        )
+        .await;
+    assert_eq!(r.status, 400);
+    assert!(
+        r.body.contains("nests deeper than 16 levels (line 1)"),
+        "{}",
+        r.body
+    );
+}
