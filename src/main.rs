@@ -46,11 +46,12 @@ struct Args {
     /// Worker threads per site (default: one per core).
     #[arg(long, env = "WORKERS")]
     workers: Option<usize>,
-    /// Sign-ups per minute from one client address (each is an argon2id hash).
+    /// Sign-ups per minute from one client address (each is an argon2id hash); 0: no limit
+    /// (for load tests, which sign many users up from one address).
     #[arg(long, env = "SIGNUPS_PER_MINUTE", default_value_t = 10)]
     signups_per_minute: u32,
     /// Anonymous requests per minute from one address to pages that cost hundreds of RU (the
-    /// blog's V1/V2 feeds).
+    /// blog's V1/V2 feeds); 0: no limit.
     #[arg(long, env = "EXPENSIVE_PER_MINUTE", default_value_t = 30)]
     expensive_per_minute: u32,
     /// The reverse proxy (its IP address) whose X-Forwarded-For/-Host/-Proto headers are

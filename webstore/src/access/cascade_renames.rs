@@ -2,12 +2,14 @@
 //! tags' names; when a name changes in `productMeta`, this handler — fed by a change-feed
 //! processor on `productMeta` — rewrites every copy. A category's products are one logical
 //! partition (single-partition query); a tag's products are spread over every category (fan-out).
+//! The home page's `featured` document copies category names too, and is rewritten with them.
 //! It is idempotent (only stale copies are written), so a batch delivered twice after a crash or
 //! restart changes nothing the second time.
 
 use engine::{PatchOperation, QueryOptions};
 use serde_json::{json, Value};
 
+use super::featured_products::FEATURED_ID;
 use crate::containers::Containers;
 
 pub const PROCESSOR: &str = "renameCascade";
@@ -54,6 +56,47 @@ async fn rename_category_copies(
             )
             .await?;
     }
+    rename_featured_copies(c, category_id, name).await
+}
+
+/// The `featured` document's copies of the category's name (one point read, one patch).
+async fn rename_featured_copies(
+    c: &Containers,
+    category_id: &str,
+    name: &str,
+) -> engine::Result<()> {
+    let featured = match c
+        .product_meta
+        .read_item::<Value>(FEATURED_ID, "featured", None)
+        .await
+    {
+        Ok(r) => r,
+        Err(engine::Error::NotFound { .. }) => return Ok(()),
+        Err(e) => return Err(e),
+    };
+    let ops: Vec<PatchOperation> = featured
+        .resource
+        .as_ref()
+        .and_then(|f| f["products"].as_array())
+        .into_iter()
+        .flatten()
+        .enumerate()
+        .filter(|(_, p)| p["categoryId"] == category_id && p["categoryName"] != name)
+        .map(|(i, _)| PatchOperation::set(&format!("/products/{i}/categoryName"), name))
+        .collect();
+    if ops.is_empty() {
+        return Ok(());
+    }
+    // If the list was rewritten meanwhile, the positions may be stale: the next change (or a
+    // redelivery) retries.
+    c.product_meta
+        .patch_item::<Value>(
+            FEATURED_ID,
+            "featured",
+            &ops,
+            featured.etag.map(engine::ItemOptions::if_match),
+        )
+        .await?;
     Ok(())
 }
 

@@ -100,6 +100,20 @@ async fn renames_reach_every_product_through_the_change_feed() {
         })
     })
     .await;
+    // The home page's featured list copies category names too (it kept the old one forever).
+    let meta = app.engine.database("webstore").container("productMeta");
+    eventually("the featured list renamed", || async {
+        let featured = meta
+            .read_item::<serde_json::Value>("featured", "featured", None)
+            .await
+            .unwrap()
+            .resource
+            .unwrap();
+        featured["products"].as_array().unwrap().iter().all(|p| {
+            p["categoryId"] != category.as_str() || p["categoryName"] == "Renamed Category"
+        })
+    })
+    .await;
     eventually("the admin page says done", || async {
         admin
             .get("/admin/tags")
