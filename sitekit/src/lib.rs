@@ -11,6 +11,7 @@ pub mod claim;
 pub mod container;
 pub mod csrf;
 pub mod db;
+pub mod dead_letter;
 pub mod error;
 pub mod form;
 pub mod guard;

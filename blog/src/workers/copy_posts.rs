@@ -1,7 +1,8 @@
 //! Posts in short form, copied by the `posts` change feed to their author's partition of `users`
 //! (for Q3) and to `feed` (for Q6, truncated to the 100 newest by the `truncateFeed`
 //! post-trigger). Comments and likes in the feed are skipped; updates (a new count, a new
-//! username) are copied again, so the copies follow the post. Idempotent: upserts only.
+//! username) are copied again, so the copies follow the post. Idempotent: upserts only. A post
+//! that cannot be decoded is set aside (`sitekit::dead_letter`) rather than stopping the worker.
 
 use serde_json::Value;
 
@@ -18,7 +19,13 @@ pub async fn copy_posts(c: &Containers, changes: Vec<Value>) -> engine::Result<(
         if doc["type"] != "post" {
             continue;
         }
-        let post: Post = serde_json::from_value(doc)?;
+        let post: Post = match serde_json::from_value(doc.clone()) {
+            Ok(p) => p,
+            Err(e) => {
+                sitekit::dead_letter::set_aside(&c.leases, PROCESSOR, &doc, &e.to_string()).await?;
+                continue;
+            }
+        };
         posts.retain(|p| p.id != post.id);
         posts.push(post);
     }

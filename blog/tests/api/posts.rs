@@ -237,3 +237,44 @@ async fn deeply_nested_markdown_is_refused_at_the_form() {
         r.body
     );
 }
+
+/// A post the copy worker cannot decode used to stop its lease for good: every later post of
+/// those partitions never reached `users` or `feed`.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_post_the_worker_cannot_decode_is_set_aside_and_the_worker_goes_on() {
+    let app = crate::helpers::spawn_app().await;
+    let c = app.blog.containers.clone();
+    c.posts
+        .create_item(
+            &serde_json::json!({"id": "broken", "postId": "broken", "type": "post", "title": 7}),
+            None,
+            None,
+        )
+        .await
+        .unwrap();
+    let v = app.demo().await;
+    let post = app.publish(&v, "After the broken one", "text").await;
+    crate::helpers::eventually("the later post copied to the feed", || async {
+        c.feed
+            .read_item::<serde_json::Value>(&post, "post", None)
+            .await
+            .is_ok()
+    })
+    .await;
+    let dead = c
+        .leases
+        .query_all::<serde_json::Value>(
+            "SELECT * FROM c",
+            engine::NO_PARAMS,
+            engine::QueryOptions {
+                partition_key: Some(sitekit::dead_letter::partition("copyPosts").as_str().into()),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap()
+        .items;
+    assert_eq!(dead.len(), 1, "{dead:?}");
+    assert_eq!(dead[0]["change"]["id"], "broken");
+    assert!(dead[0]["error"].as_str().unwrap().contains("invalid type"));
+}
