@@ -60,6 +60,12 @@ impl WebError {
             },
             _ => match self {
                 WebError::Engine(engine::Error::NotFound { .. }) => WebError::NotFound.to_string(),
+                // A `?page=` link from an old page, or edited by hand: the visitor's mistake.
+                WebError::Engine(engine::Error::BadRequest { field: Some(f), .. })
+                    if f == "continuation" =>
+                {
+                    "That page link is no longer valid.".into()
+                }
                 WebError::Engine(engine::Error::TooManyRequests { .. }) => {
                     "The store is busy (request rate too large). Try again shortly.".into()
                 }

@@ -84,13 +84,3 @@ impl<T> From<FeedResponse<T>> for Page<T> {
         }
     }
 }
-
-/// A bad continuation in a URL is the visitor's mistake, not a server fault.
-pub(crate) fn continuation_error(e: engine::Error) -> BlogError {
-    match e {
-        engine::Error::BadRequest { field: Some(f), .. } if f == "continuation" => {
-            BlogError::Invalid("That page link is no longer valid.".into())
-        }
-        e => e.into(),
-    }
-}

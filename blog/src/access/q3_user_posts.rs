@@ -5,7 +5,7 @@
 use engine::QueryOptions;
 use serde_json::json;
 
-use super::{continuation_error, Db, Page, Result};
+use super::{Db, Page, Result};
 use crate::model::PostShort;
 
 pub async fn user_posts(
@@ -26,7 +26,7 @@ pub async fn user_posts(
             },
         )
         .await
-        .map_err(continuation_error)?;
+        ?;
     db.ru.query("[Q3] query user's posts", &db.users, &r);
     Ok(r.into())
 }

@@ -4,7 +4,7 @@
 use engine::QueryOptions;
 use serde_json::json;
 
-use super::{continuation_error, DbOf, Page, PostsContainer, Result};
+use super::{DbOf, Page, PostsContainer, Result};
 use crate::model::Like;
 
 pub const PAGE_SIZE: usize = 100;
@@ -29,8 +29,7 @@ pub async fn likes<C: PostsContainer>(
                 ..Default::default()
             },
         )
-        .await
-        .map_err(continuation_error)?;
+        .await?;
     db.ru.query("[Q5] query likes", db.posts(), &r);
     Ok(r.into())
 }

@@ -5,7 +5,7 @@
 use engine::QueryOptions;
 use serde_json::json;
 
-use super::{Db, Page, Result, StoreError};
+use super::{Db, Page, Result};
 use crate::model::Product;
 
 pub const PAGE_SIZE: usize = 12;
@@ -65,13 +65,7 @@ pub async fn products_by_category(
                 ..Default::default()
             },
         )
-        .await
-        .map_err(|e| match e {
-            engine::Error::BadRequest { field: Some(f), .. } if f == "continuation" => {
-                StoreError::Invalid("That page link is no longer valid.".into())
-            }
-            e => e.into(),
-        })?;
+        .await?;
     db.ru.query("query products by category", &db.product, &r);
     Ok(r.into())
 }

@@ -96,6 +96,17 @@ async fn category_pages_are_single_partition_sorted_and_paged_by_continuation() 
         .get(&format!("/categories/{}?page=bm90IGEgdG9rZW4", category.id))
         .await;
     assert_eq!(r.status, 400, "{}", r.body);
+    assert!(r.body.contains("That page link is no longer valid."));
+    // The same on every listing (tags and search used to show the engine's raw message).
+    let tag = &catalog().tags[0].id;
+    for url in [
+        format!("/tags/{tag}?page=bm90IGEgdG9rZW4"),
+        "/search?q=bike&page=bm90IGEgdG9rZW4".to_owned(),
+    ] {
+        let r = v.get(&url).await;
+        assert_eq!(r.status, 400, "{url}: {}", r.body);
+        assert!(r.body.contains("That page link is no longer valid."), "{url}");
+    }
     // An unknown category has no products and no document: 404.
     assert_eq!(v.get("/categories/no-such-category").await.status, 404);
 }

@@ -7,7 +7,7 @@ use serde_json::json;
 
 use super::{lookups, Db};
 use crate::access::v2::q3_user_posts::QUERY;
-use crate::access::{continuation_error, Page, Result};
+use crate::access::{Page, Result};
 use crate::model::v1::PostV1;
 use crate::model::PostShort;
 
@@ -27,8 +27,7 @@ pub async fn user_posts(
                 ..Default::default()
             },
         )
-        .await
-        .map_err(continuation_error)?;
+        .await?;
     db.ru.query("[Q3] query user's posts", &db.posts, &r);
     let names = lookups::usernames(db, "[Q3]", [user_id]).await?;
     let mut items = Vec::with_capacity(r.items.len());

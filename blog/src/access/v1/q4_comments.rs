@@ -6,7 +6,7 @@ use serde_json::json;
 
 use super::{lookups, Db};
 use crate::access::q4_comments::{PAGE_SIZE, QUERY};
-use crate::access::{continuation_error, Page, Result};
+use crate::access::{Page, Result};
 use crate::model::v1::CommentV1;
 use crate::model::Comment;
 
@@ -27,8 +27,7 @@ pub async fn comments(
                 ..Default::default()
             },
         )
-        .await
-        .map_err(continuation_error)?;
+        .await?;
     db.ru.query("[Q4] query comments", &db.posts, &r);
     let names = lookups::usernames(db, "[Q4]", r.items.iter().map(|c| c.user_id.as_str())).await?;
     Ok(Page {

@@ -6,7 +6,7 @@ use serde_json::json;
 
 use super::{lookups, Db};
 use crate::access::q5_likes::{PAGE_SIZE, QUERY};
-use crate::access::{continuation_error, Page, Result};
+use crate::access::{Page, Result};
 use crate::model::v1::LikeV1;
 use crate::model::Like;
 
@@ -23,8 +23,7 @@ pub async fn likes(db: &Db, post_id: &str, continuation: Option<String>) -> Resu
                 ..Default::default()
             },
         )
-        .await
-        .map_err(continuation_error)?;
+        .await?;
     db.ru.query("[Q5] query likes", &db.posts, &r);
     let names = lookups::usernames(db, "[Q5]", r.items.iter().map(|l| l.user_id.as_str())).await?;
     Ok(Page {

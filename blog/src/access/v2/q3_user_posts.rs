@@ -6,7 +6,7 @@ use engine::QueryOptions;
 use serde_json::json;
 
 use super::Db;
-use crate::access::{continuation_error, Page, Result};
+use crate::access::{Page, Result};
 use crate::model::{Post, PostShort};
 
 /// The statement, also V1's (which then counts comments and likes and looks up the name).
@@ -29,8 +29,7 @@ pub async fn user_posts(
                 ..Default::default()
             },
         )
-        .await
-        .map_err(continuation_error)?;
+        .await?;
     db.ru.query("[Q3] query user's posts", &db.posts, &r);
     Ok(Page {
         items: r.items.iter().map(Post::short).collect(),
