@@ -12,6 +12,7 @@ pub mod csrf;
 pub mod db;
 pub mod error;
 pub mod form;
+pub mod gate;
 pub mod layout;
 pub mod paging;
 pub mod progress;

@@ -9,7 +9,7 @@ use actix_web::middleware::{from_fn, DefaultHeaders, Logger, NormalizePath, Trai
 use actix_web::{web, App, HttpServer};
 
 use crate::layout::Site;
-use crate::{assets, ru, session, telemetry, WebError};
+use crate::{assets, gate, ru, session, telemetry, WebError};
 
 /// How to serve a site.
 #[derive(Clone)]
@@ -53,6 +53,8 @@ where
                 opts.site.cookie_name,
                 opts.secure_cookies,
             ))
+            // Outside the session and the routes, inside the security headers and the log.
+            .wrap(from_fn(gate::run))
             .wrap(
                 DefaultHeaders::new()
                     .add(("X-Content-Type-Options", "nosniff"))
