@@ -266,7 +266,45 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_throughput;
+    use clap::Parser;
+
+    use super::{explorer_options, parse_throughput, Args};
+
+    fn args(flags: &[&str]) -> Result<Args, clap::Error> {
+        Args::try_parse_from(std::iter::once("cosmos-lmdb").chain(flags.iter().copied()))
+    }
+
+    #[test]
+    fn explorer_flags_give_the_hosts_and_the_token() {
+        let o = explorer_options(
+            &args(&[
+                "--explorer-host",
+                "Box.lan:8082,b.lan",
+                "--explorer-host",
+                "[::2]",
+                "--explorer-addr",
+                "192.168.1.5:8082",
+                "--explorer-token",
+                "tok",
+            ])
+            .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(
+            o.allowed_hosts,
+            ["box.lan", "b.lan", "[::2]", "192.168.1.5"]
+        );
+        assert_eq!(o.token, "tok");
+        // (Unless the environment gives a token: flags override the environment, not absent ones.)
+        if std::env::var_os("EXPLORER_TOKEN").is_none() {
+            let e =
+                explorer_options(&args(&["--explorer-addr", "[::]:8082"]).unwrap()).unwrap_err();
+            assert!(e.contains("--explorer-token"), "{e}");
+        }
+        assert!(args(&["--explorer-token", ""]).is_err());
+        assert!(args(&["--explorer-token", "a/b"]).is_err());
+        assert!(args(&["--explorer-host", "http://x/"]).is_err());
+    }
 
     #[test]
     fn throughput_flags_parse_or_say_what_is_expected() {

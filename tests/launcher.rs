@@ -182,6 +182,8 @@ fn starts_seeds_serves_stops_on_ctrl_c_and_restarts_on_the_same_data() {
             "0.0.0.0:0",
             "--explorer-token",
             "my-own-token",
+            "--explorer-host",
+            "box.lan,Other.Lan",
         ],
     );
     let explorer = urls.explorer.expect("the explorer is on");
@@ -192,6 +194,27 @@ fn starts_seeds_serves_stops_on_ctrl_c_and_restarts_on_the_same_data() {
     let metrics = format!("{base}/metrics");
     assert_eq!(fetch(&client, &metrics, Some("my-own-token")).0, 200);
     assert_eq!(fetch(&client, &metrics, Some("another-token")).0, 401);
+    // The names given with --explorer-host are answered; others are not.
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    for (host, status) in [
+        ("box.lan:8082", 200),
+        ("other.lan", 200),
+        ("evil.example:8082", 403),
+    ] {
+        let r = rt
+            .block_on(
+                client
+                    .get(&metrics)
+                    .header("host", host)
+                    .bearer_auth("my-own-token")
+                    .send(),
+            )
+            .unwrap();
+        assert_eq!(r.status().as_u16(), status, "Host: {host}");
+    }
     interrupt_and_wait(child);
 }
 
