@@ -39,9 +39,10 @@ loadtest-ceiling: k6
     k6 run -e BASE_URL=http://127.0.0.1:8081 loadtest/ceiling.js
     k6 run -e BASE_URL=http://127.0.0.1:8080 -e PAGE=category loadtest/ceiling.js
 
-# One hot logical partition against the same load spread (demo started with --throughput blog/posts=3500).
+# One hot logical partition against the same load spread (demo started with --throughput blog/posts=3500
+# and the same EXPLORER_TOKEN in the environment: the explorer's /metrics needs its token).
 loadtest-hot: k6
-    k6 run -e BASE_URL=http://127.0.0.1:8081 -e METRICS_URL=http://127.0.0.1:8082/metrics loadtest/hot-partition.js
+    k6 run -e BASE_URL=http://127.0.0.1:8081 -e METRICS_URL=http://127.0.0.1:8082/metrics -e EXPLORER_TOKEN="${EXPLORER_TOKEN:-}" loadtest/hot-partition.js
 
 # Ten minutes of both sites at once, with the server's memory sampled every 30 s.
 loadtest-soak: k6

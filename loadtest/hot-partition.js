@@ -8,9 +8,11 @@
 //   k6 run -e BASE_URL=http://127.0.0.1:8081 loadtest/hot-partition.js
 //
 // RATE requests/s (default 40), DURATION per phase (default 20s), RESULTS_DIR, METRICS_URL
-// (optional: the Data Explorer's /metrics, e.g. http://127.0.0.1:8082/metrics; then a watcher reads
-// the engine's per-partition counters of DATABASE/posts (DATABASE default blog) before, between and
-// after the phases, and the report adds what each phase did to each physical partition).
+// (optional: the Data Explorer's /metrics, e.g. http://127.0.0.1:8082/metrics, with EXPLORER_TOKEN
+// its token (the demo started with the same EXPLORER_TOKEN, or the token of the Explorer URL it
+// printed); then a watcher reads the engine's per-partition counters of DATABASE/posts (DATABASE
+// default blog) before, between and after the phases, and the report adds what each phase did to
+// each physical partition).
 
 import http from 'k6/http';
 import { check, sleep } from 'k6';
@@ -22,6 +24,7 @@ const PHASE_S = Number((__ENV.DURATION || '20s').replace(/s$/, ''));
 const RESULTS_DIR = (__ENV.RESULTS_DIR || 'loadtest/results').replace(/\/+$/, '');
 
 const METRICS_URL = __ENV.METRICS_URL || '';
+const EXPLORER_TOKEN = __ENV.EXPLORER_TOKEN || '';
 const DATABASE = __ENV.DATABASE || 'blog';
 
 const throttled = new Counter('throttled_429');
@@ -97,7 +100,15 @@ export function spread(data) {
 
 // The engine's counters of DATABASE/posts per physical partition: { partition: { ru, requests, throttled } }.
 function scrape() {
-  const r = http.get(METRICS_URL, { tags: { name: 'metrics' } });
+  const r = http.get(METRICS_URL, {
+    tags: { name: 'metrics' },
+    headers: EXPLORER_TOKEN ? { Authorization: `Bearer ${EXPLORER_TOKEN}` } : {},
+  });
+  if (r.status === 401 || r.status === 403) {
+    throw new Error(
+      `${METRICS_URL} answered ${r.status}: set EXPLORER_TOKEN to the explorer's token (start the demo with the same EXPLORER_TOKEN, or take it from the Explorer URL it printed)`,
+    );
+  }
   const out = {};
   const re = /^engine_(request_units|requests|throttled_requests)_total\{([^}]*)\} (\S+)$/;
   for (const line of (r.body || '').split('\n')) {

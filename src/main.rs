@@ -63,9 +63,18 @@ struct Args {
     /// `--throughput blog/posts=3500` for the hot-partition load test.
     #[arg(long = "throughput", env = "THROUGHPUT", value_delimiter = ',', value_parser = parse_throughput)]
     throughput: Vec<Throughput>,
-    /// Where the Data Explorer (and `/metrics`) listens; keep it on loopback unless you mean it.
+    /// Where the Data Explorer (and `/metrics`) listens; keep it on loopback unless you mean it
+    /// (another address needs --explorer-token).
     #[arg(long, env = "EXPLORER_ADDR", default_value = "127.0.0.1:8082")]
     explorer_addr: SocketAddr,
+    /// A host name the explorer answers to besides localhost, 127.0.0.1 and [::1] (any other
+    /// `Host` is refused: DNS rebinding); repeat or separate with commas.
+    #[arg(long = "explorer-host", env = "EXPLORER_HOST", value_delimiter = ',', value_parser = explorer::guard::parse_host_name)]
+    explorer_hosts: Vec<String>,
+    /// The explorer's access token (default: a new random one per start, printed in its URL).
+    /// Browsers open `/?token=TOKEN` once; scripts send `Authorization: Bearer TOKEN`.
+    #[arg(long, env = "EXPLORER_TOKEN", value_parser = parse_token)]
+    explorer_token: Option<String>,
     /// Do not serve the Data Explorer.
     #[arg(long, env = "NO_EXPLORER")]
     no_explorer: bool,
@@ -96,6 +105,39 @@ fn parse_throughput(s: &str) -> Result<Throughput, String> {
     })
 }
 
+fn parse_token(s: &str) -> Result<String, String> {
+    explorer::guard::check_token(s).map(|()| s.to_owned())
+}
+
+/// The explorer's options from the flags. A non-loopback address needs a token chosen on
+/// purpose (a random one printed on a console is easy to leak to the whole network); a specific
+/// address is answered under its own IP (an IP literal cannot be rebound).
+fn explorer_options(args: &Args) -> Result<ExplorerOptions, String> {
+    let ip = args.explorer_addr.ip();
+    if !ip.is_loopback() && args.explorer_token.is_none() {
+        return Err(format!(
+            "--explorer-addr {} is not a loopback address: the explorer shows and edits every \
+             document, so set --explorer-token TOKEN (EXPLORER_TOKEN) too, or use --no-explorer",
+            args.explorer_addr
+        ));
+    }
+    let mut allowed_hosts = args.explorer_hosts.clone();
+    if !ip.is_loopback() && !ip.is_unspecified() {
+        allowed_hosts.push(match ip {
+            std::net::IpAddr::V4(ip) => ip.to_string(),
+            std::net::IpAddr::V6(ip) => format!("[{ip}]"),
+        });
+    }
+    Ok(ExplorerOptions {
+        writes: args.explorer_writes,
+        allowed_hosts,
+        token: args
+            .explorer_token
+            .clone()
+            .unwrap_or_else(explorer::guard::new_token),
+    })
+}
+
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
     match run().await {
@@ -116,18 +158,16 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         )
         .init();
     let args = Args::parse();
+    let explorer_options = (!args.no_explorer)
+        .then(|| explorer_options(&args))
+        .transpose()?;
     let started = std::time::Instant::now();
     let engine = Engine::open(&args.data, EngineOptions::default())?;
     let session_key = sitekit::session::load_or_create_key(&args.data)?;
     // First, so that its metrics recorder sees every request of the sites.
-    let explorer = (!args.no_explorer).then(|| {
-        Explorer::new(
-            &engine,
-            ExplorerOptions {
-                writes: args.explorer_writes,
-            },
-        )
-    });
+    let explorer = explorer_options
+        .clone()
+        .map(|options| Explorer::new(&engine, options));
 
     let options = |site| {
         let mut o = ServeOptions::new(site, session_key.clone());
@@ -196,13 +236,25 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         blog::seed::DEMO_USERNAME,
         blog::seed::DEMO_PASSWORD
     );
-    if let Some((_, addr)) = &explorer_server {
+    if let (Some((_, addr)), Some(options)) = (&explorer_server, &explorer_options) {
         let mode = if args.explorer_writes {
             "writes allowed"
         } else {
             "read-only; --explorer-writes to edit"
         };
-        println!("  Explorer  http://{addr}  ({mode}; Prometheus metrics at /metrics)");
+        // 0.0.0.0 is no address to open (nor an allowed Host): the loopback one is.
+        let mut shown = *addr;
+        if addr.ip().is_unspecified() {
+            shown.set_ip(match addr {
+                SocketAddr::V4(_) => std::net::Ipv4Addr::LOCALHOST.into(),
+                SocketAddr::V6(_) => std::net::Ipv6Addr::LOCALHOST.into(),
+            });
+        }
+        println!(
+            "  Explorer  http://{shown}/?token={}  ({mode}; Prometheus metrics at /metrics with \
+             Authorization: Bearer TOKEN)",
+            options.token
+        );
     }
     println!("Ctrl-C stops.");
 
@@ -229,7 +281,45 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_throughput;
+    use clap::Parser;
+
+    use super::{explorer_options, parse_throughput, Args};
+
+    fn args(flags: &[&str]) -> Result<Args, clap::Error> {
+        Args::try_parse_from(std::iter::once("cosmos-lmdb").chain(flags.iter().copied()))
+    }
+
+    #[test]
+    fn explorer_flags_give_the_hosts_and_the_token() {
+        let o = explorer_options(
+            &args(&[
+                "--explorer-host",
+                "Box.lan:8082,b.lan",
+                "--explorer-host",
+                "[::2]",
+                "--explorer-addr",
+                "192.168.1.5:8082",
+                "--explorer-token",
+                "tok",
+            ])
+            .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(
+            o.allowed_hosts,
+            ["box.lan", "b.lan", "[::2]", "192.168.1.5"]
+        );
+        assert_eq!(o.token, "tok");
+        // (Unless the environment gives a token: flags override the environment, not absent ones.)
+        if std::env::var_os("EXPLORER_TOKEN").is_none() {
+            let e =
+                explorer_options(&args(&["--explorer-addr", "[::]:8082"]).unwrap()).unwrap_err();
+            assert!(e.contains("--explorer-token"), "{e}");
+        }
+        assert!(args(&["--explorer-token", ""]).is_err());
+        assert!(args(&["--explorer-token", "a/b"]).is_err());
+        assert!(args(&["--explorer-host", "http://x/"]).is_err());
+    }
 
     #[test]
     fn throughput_flags_parse_or_say_what_is_expected() {

@@ -29,11 +29,16 @@ fn start(dir: &std::path::Path, extra: &[&str]) -> (Child, Urls) {
             "127.0.0.1:0",
             "--workers",
             "1",
-            "--explorer-addr",
-            "127.0.0.1:0",
         ])
+        .args(if extra.contains(&"--explorer-addr") {
+            &[][..]
+        } else {
+            &["--explorer-addr", "127.0.0.1:0"][..]
+        })
         .args(extra)
         .env("RUST_LOG", "warn")
+        .env_remove("EXPLORER_TOKEN")
+        .env_remove("EXPLORER_HOST")
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -91,14 +96,31 @@ fn interrupt_and_wait(mut child: Child) {
 }
 
 fn get(url: &str) -> (u16, String) {
+    fetch(&reqwest::Client::new(), url, None)
+}
+
+/// GET `url` with `client` (and a bearer token), following redirects.
+fn fetch(client: &reqwest::Client, url: &str, bearer: Option<&str>) -> (u16, String) {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .unwrap();
     rt.block_on(async {
-        let r = reqwest::get(url).await.unwrap();
+        let mut req = client.get(url);
+        if let Some(token) = bearer {
+            req = req.bearer_auth(token);
+        }
+        let r = req.send().await.unwrap();
         (r.status().as_u16(), r.text().await.unwrap())
     })
+}
+
+/// The explorer's printed URL split into its address and token.
+fn explorer_token(url: &str) -> (&str, &str) {
+    let (base, token) = url
+        .split_once("/?token=")
+        .unwrap_or_else(|| panic!("the explorer URL carries its token: {url}"));
+    (base, token)
 }
 
 #[test]
@@ -112,13 +134,29 @@ fn starts_seeds_serves_stops_on_ctrl_c_and_restarts_on_the_same_data() {
     assert_eq!(status, 200);
     assert!(body.contains("Recent posts"));
 
-    // The explorer sees both sites' containers, and /metrics what they served.
+    // The explorer sees both sites' containers, and /metrics what they served. Its printed URL
+    // carries a fresh token: a browser opening it gets a cookie and the page; nobody else does.
     let explorer = urls.explorer.expect("the explorer is on by default");
-    let (status, body) = get(&explorer);
+    let (base, token) = explorer_token(&explorer);
+    assert_eq!(token.len(), 64, "{token}");
+    let browser = reqwest::Client::builder()
+        .cookie_store(true)
+        .build()
+        .unwrap();
+    let (status, body) = fetch(&browser, &explorer, None);
     assert_eq!(status, 200);
     assert!(body.contains("webstore") && body.contains("blog"), "{body}");
     assert!(body.contains("read-only"));
-    let (status, metrics) = get(&format!("{explorer}/metrics"));
+    assert_eq!(fetch(&browser, &format!("{base}/partitions"), None).0, 200);
+    let (status, body) = get(base);
+    assert_eq!(status, 401);
+    assert!(body.contains("launcher printed"), "{body}");
+    assert_eq!(get(&format!("{base}/metrics")).0, 401);
+    let (status, metrics) = fetch(
+        &reqwest::Client::new(),
+        &format!("{base}/metrics"),
+        Some(token),
+    );
     assert_eq!(status, 200);
     assert!(metrics.contains("engine_request_units_total{"), "{metrics}");
     assert!(
@@ -134,4 +172,70 @@ fn starts_seeds_serves_stops_on_ctrl_c_and_restarts_on_the_same_data() {
     assert_eq!(status, 200);
     assert!(body.contains("Sign in"));
     interrupt_and_wait(child);
+
+    // On all interfaces with a token of one's own: the printed URL is the loopback one, with
+    // that token, and it is the only token answered.
+    let (child, urls) = start(
+        dir.path(),
+        &[
+            "--explorer-addr",
+            "0.0.0.0:0",
+            "--explorer-token",
+            "my-own-token",
+            "--explorer-host",
+            "box.lan,Other.Lan",
+        ],
+    );
+    let explorer = urls.explorer.expect("the explorer is on");
+    let (base, token) = explorer_token(&explorer);
+    assert!(base.starts_with("http://127.0.0.1:"), "{base}");
+    assert_eq!(token, "my-own-token");
+    let client = reqwest::Client::new();
+    let metrics = format!("{base}/metrics");
+    assert_eq!(fetch(&client, &metrics, Some("my-own-token")).0, 200);
+    assert_eq!(fetch(&client, &metrics, Some("another-token")).0, 401);
+    // The names given with --explorer-host are answered; others are not.
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    for (host, status) in [
+        ("box.lan:8082", 200),
+        ("other.lan", 200),
+        ("evil.example:8082", 403),
+    ] {
+        let r = rt
+            .block_on(
+                client
+                    .get(&metrics)
+                    .header("host", host)
+                    .bearer_auth("my-own-token")
+                    .send(),
+            )
+            .unwrap();
+        assert_eq!(r.status().as_u16(), status, "Host: {host}");
+    }
+    interrupt_and_wait(child);
+}
+
+#[test]
+fn a_non_loopback_explorer_needs_a_token_of_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_cosmos-lmdb"))
+        .args(["--data", dir.path().to_str().unwrap()])
+        .args(["--explorer-addr", "0.0.0.0:0"])
+        .env_remove("EXPLORER_TOKEN")
+        .env("RUST_LOG", "warn")
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "it must not start");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("--explorer-addr 0.0.0.0:0 is not a loopback address")
+            && stderr.contains("--explorer-token"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.trim().lines().count(), 1, "one line: {stderr}");
+    // Refused before anything is opened or seeded.
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }

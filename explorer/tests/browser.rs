@@ -25,10 +25,17 @@ async fn a_query_runs_and_its_stats_are_read() {
         let p = json!({"id": format!("p{i}"), "categoryId": if i % 2 == 0 { "bikes" } else { "helmets" }, "price": i});
         products.create_item(&p, None, None).await.unwrap();
     }
-    let x = Explorer::new(&engine, ExplorerOptions::default());
+    let options = ExplorerOptions::default();
+    let token = options.token.clone();
+    let x = Explorer::new(&engine, options);
     let app = TestApp::serve(explorer::SITE, x.configure(), 2);
 
     let result = async {
+        // As a person opens the URL the launcher printed: the token becomes a cookie.
+        browser.goto(&app.url(&format!("/?token={token}"))).await?;
+        let url = browser.current_url().await?;
+        assert!(!url.contains("token"), "{url}");
+        assert!(browser.body_text().await?.contains("shop"));
         browser
             .goto(&app.url("/dbs/shop/colls/products/query"))
             .await?;

@@ -13,7 +13,7 @@ use crate::guard::{InFlight, Limits};
 use crate::layout::Site;
 use crate::proxy::TrustedProxy;
 use crate::throttle::{ExpensiveLimit, RateLimit, SignInThrottle, SignUpLimit};
-use crate::{assets, ru, session, telemetry, WebError};
+use crate::{assets, gate, ru, session, telemetry, WebError};
 
 /// How to serve a site.
 #[derive(Clone)]
@@ -102,6 +102,8 @@ where
                 opts.site.cookie_name,
                 opts.secure_cookies,
             ))
+            // Outside the session and the routes, inside the security headers and the log.
+            .wrap(from_fn(gate::run))
             .wrap(
                 DefaultHeaders::new()
                     .add(("X-Content-Type-Options", "nosniff"))

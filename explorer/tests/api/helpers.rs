@@ -12,6 +12,8 @@ pub const BIKES: usize = 25;
 
 pub struct TestApp {
     pub server: Server,
+    /// The explorer's token (every request needs it: see explorer::guard).
+    pub token: String,
     pub engine: Engine,
     pub products: ContainerClient,
     pub names: ContainerClient,
@@ -20,7 +22,16 @@ pub struct TestApp {
 }
 
 impl TestApp {
+    /// A visitor that sends the token (`Authorization: Bearer`), as a script would.
     pub fn visitor(&self) -> Visitor {
+        let mut headers = reqwest::header::HeaderMap::new();
+        let bearer = format!("Bearer {}", self.token);
+        headers.insert("authorization", bearer.parse().unwrap());
+        Visitor::with_headers(self.server.url(""), None, headers)
+    }
+
+    /// A visitor without the token: its own cookie jar, redirects not followed.
+    pub fn stranger(&self) -> Visitor {
         self.server.visitor()
     }
 
@@ -29,10 +40,19 @@ impl TestApp {
     }
 }
 
+/// [`spawn_with`] a fresh token, loopback hosts only.
+pub async fn spawn_app(writes: bool) -> TestApp {
+    spawn_with(ExplorerOptions {
+        writes,
+        ..ExplorerOptions::default()
+    })
+    .await
+}
+
 /// `shop/products` (partition key `/categoryId`, two physical partitions, 400 RU/s) with 25
 /// bikes and 3 helmets, a stored procedure and a trigger; a change-feed processor copying
 /// product names into `shop/names`.
-pub async fn spawn_app(writes: bool) -> TestApp {
+pub async fn spawn_with(options: ExplorerOptions) -> TestApp {
     let dir = tempfile::tempdir().expect("a temp dir");
     let engine = Engine::open(dir.path(), EngineOptions::default()).expect("the engine opens");
     let db = engine.create_database("shop").await.unwrap();
@@ -90,10 +110,12 @@ pub async fn spawn_app(writes: bool) -> TestApp {
         .build()
         .unwrap();
     processor.start().await.unwrap();
-    let x = Explorer::new(&engine, ExplorerOptions { writes });
+    let token = options.token.clone();
+    let x = Explorer::new(&engine, options);
     let server = Server::serve(explorer::SITE, x.configure(), 1);
     TestApp {
         server,
+        token,
         engine,
         products,
         names,

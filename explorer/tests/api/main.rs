@@ -1,6 +1,7 @@
 //! The explorer through real HTTP on a real engine: every page and action.
 
 mod changefeed;
+mod guard;
 mod helpers;
 mod items;
 mod metrics;

@@ -195,6 +195,11 @@ pub struct Visitor {
 impl Visitor {
     /// A browser at `base`, with the cookies of a `Cookie` header if given.
     pub fn new(base: String, cookies: Option<&str>) -> Visitor {
+        Visitor::with_headers(base, cookies, HeaderMap::new())
+    }
+
+    /// As [`new`](Self::new), sending `headers` with every request (e.g. a bearer token).
+    pub fn with_headers(base: String, cookies: Option<&str>, headers: HeaderMap) -> Visitor {
         let jar = std::sync::Arc::new(reqwest::cookie::Jar::default());
         if let Some(header) = cookies {
             let url = base.parse().expect("a base URL");
@@ -205,6 +210,7 @@ impl Visitor {
         Visitor {
             client: reqwest::Client::builder()
                 .cookie_provider(jar.clone())
+                .default_headers(headers)
                 .redirect(reqwest::redirect::Policy::none())
                 .build()
                 .expect("a client builds"),

@@ -105,7 +105,10 @@ async fn category_pages_are_single_partition_sorted_and_paged_by_continuation() 
     ] {
         let r = v.get(&url).await;
         assert_eq!(r.status, 400, "{url}: {}", r.body);
-        assert!(r.body.contains("That page link is no longer valid."), "{url}");
+        assert!(
+            r.body.contains("That page link is no longer valid."),
+            "{url}"
+        );
     }
     // An unknown category has no products and no document: 404.
     assert_eq!(v.get("/categories/no-such-category").await.status, 404);
