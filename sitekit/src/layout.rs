@@ -13,7 +13,7 @@ use actix_web::{web, FromRequest, HttpRequest, HttpResponse};
 use askama::Template;
 
 use crate::auth::SignedIn;
-use crate::ru::{EngineCall, RequestCharge};
+use crate::ru::{EngineCall, LastAction, RequestCharge};
 use crate::sessions::Accounts;
 use crate::{csrf, WebError};
 
@@ -49,6 +49,8 @@ pub struct Page {
     pub total_ru: f64,
     /// A one-time message from the previous request (e.g. "Order placed").
     pub flash: Option<String>,
+    /// What the form post that led here cost (a write's 303 has no page of its own).
+    pub last_action: Option<LastAction>,
 }
 
 impl Page {
@@ -62,7 +64,20 @@ impl Page {
             calls: Vec::new(),
             total_ru: 0.0,
             flash: None,
+            last_action: None,
         }
+    }
+
+    /// Footer rows shown before the rest fold away.
+    pub const FOOTER_ROWS: usize = 20;
+
+    /// The first [`FOOTER_ROWS`](Self::FOOTER_ROWS) calls, and the rest (folded).
+    pub fn calls_shown(&self) -> &[EngineCall] {
+        &self.calls[..self.calls.len().min(Self::FOOTER_ROWS)]
+    }
+
+    pub fn calls_folded(&self) -> &[EngineCall] {
+        &self.calls[self.calls.len().min(Self::FOOTER_ROWS)..]
     }
 
     pub fn is_admin(&self) -> bool {
@@ -110,6 +125,10 @@ impl Ctx {
             flash: self
                 .session
                 .remove_as::<String>("flash")
+                .and_then(Result::ok),
+            last_action: self
+                .session
+                .remove_as::<LastAction>(crate::ru::LAST_ACTION)
                 .and_then(Result::ok),
         }
     }

@@ -18,7 +18,7 @@ use serde::Serialize;
 pub const REQUEST_CHARGE_HEADER: &str = "x-ms-request-charge";
 
 /// How an engine call was routed: what the seeds teach to look at first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub enum Routing {
     /// A point read or write: id and partition key known.
     Point,
@@ -60,7 +60,7 @@ impl std::fmt::Display for Routing {
 }
 
 /// One engine call behind a page.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct EngineCall {
     /// What the access pattern did, e.g. `read customer` or `query products by category`.
     pub operation: String,
@@ -149,15 +149,49 @@ impl FromRequest for RequestCharge {
     }
 }
 
+/// A form post's engine calls, kept in the session for the page its redirect lands on: a write
+/// answers with a 303 and no page of its own, so without this the cost of writes — the heart of
+/// the articles' comparisons — would never be on a page.
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
+pub struct LastAction {
+    /// `POST /posts/{id}/comments`.
+    pub request: String,
+    pub calls: Vec<EngineCall>,
+    pub total_ru: f64,
+}
+
+/// The session key of the [`LastAction`].
+pub const LAST_ACTION: &str = "last_action";
+
 /// Middleware: gives each request a ledger and answers with its total in `x-ms-request-charge`
-/// (also on error pages, whose engine calls cost RU too).
+/// (also on error pages, whose engine calls cost RU too); a redirected form post leaves its
+/// calls for the next page ([`LastAction`]).
 pub async fn track_request_charge(
     req: ServiceRequest,
     next: Next<impl MessageBody>,
 ) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
     let charge = RequestCharge::default();
     req.extensions_mut().insert(charge.clone());
+    let post = (req.method() == actix_web::http::Method::POST).then(|| {
+        (
+            actix_session::SessionExt::get_session(&req),
+            req.path().to_owned(),
+        )
+    });
     let mut res = next.call(req).await?;
+    if let Some((session, path)) = post {
+        let calls = charge.calls();
+        if res.status().is_redirection() && !calls.is_empty() {
+            let _ = session.insert(
+                LAST_ACTION,
+                LastAction {
+                    request: format!("POST {path}"),
+                    total_ru: charge.total(),
+                    calls,
+                },
+            );
+        }
+    }
     let total = HeaderValue::from_str(&format!("{:.2}", charge.total()))
         .expect("a number is a valid header value");
     res.headers_mut()

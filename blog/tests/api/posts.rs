@@ -165,10 +165,22 @@ async fn c3_c4_q4_q5_comments_and_likes_keep_their_counts_exact() {
             .submit(&page, &format!("{page}/comments"), &[("content", text)])
             .await;
         assert_eq!(r.status, 303);
+        let landed = v.get(&page).await;
+        assert_eq!(routings(&landed)[..2], ["point", "single-partition"]);
+        // The write's cost is on the page it led to, once.
+        let last = landed.last_action_calls();
+        let names: Vec<&str> = last.iter().map(|c| c.0.as_str()).collect();
         assert_eq!(
-            routings(&v.get(&page).await)[..2],
-            ["point", "single-partition"]
+            names,
+            [
+                sitekit::sessions::SESSION_READ,
+                "[C3] execute createComment"
+            ]
         );
+        assert_eq!(last[1].2, "stored procedure");
+        let total: f64 = last.iter().map(|c| c.3).sum();
+        assert!((total - r.request_charge()).abs() < 0.02, "{total}");
+        assert!(v.get(&page).await.last_action_calls().is_empty());
     }
     let r = a.submit(&page, &format!("{page}/like"), &[]).await;
     assert_eq!(r.status, 303);

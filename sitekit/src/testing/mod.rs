@@ -116,26 +116,40 @@ impl Reply {
 
     /// Rows of the footer's engine-call table: (operation, container, routing, RU).
     pub fn engine_calls(&self) -> Vec<(String, String, String, f64)> {
-        let Some(start) = self.body.find("<table class=\"ru\">") else {
-            return Vec::new();
-        };
-        let table = &self.body[start..];
-        let table = &table[..table.find("</table>").unwrap_or(table.len())];
-        table
-            .split("<tr>")
-            .skip(2)
-            .map(|row| {
-                let cells: Vec<String> = row
-                    .split("<td")
+        Self::rows(&self.body, "<table class=\"ru\">")
+    }
+
+    /// The rows of the footer's "your last action" table (what the form post that redirected
+    /// here cost).
+    pub fn last_action_calls(&self) -> Vec<(String, String, String, f64)> {
+        Self::rows(&self.body, "<table class=\"ru last\">")
+    }
+
+    /// The rows of every table opening with `opening` (the footer folds long lists into a
+    /// second table).
+    fn rows(body: &str, opening: &str) -> Vec<(String, String, String, f64)> {
+        body.match_indices(opening)
+            .flat_map(|(start, _)| {
+                let table = &body[start..];
+                let table = &table[..table.find("</table>").unwrap_or(table.len())];
+                table
+                    .split("<tr>")
                     .skip(1)
-                    .map(|c| strip_tags(&c[c.find('>').map(|i| i + 1).unwrap_or(0)..]))
-                    .collect();
-                (
-                    cells[0].clone(),
-                    cells[1].clone(),
-                    cells[2].clone(),
-                    cells[4].parse().unwrap_or(f64::NAN),
-                )
+                    .filter(|row| row.contains("<td"))
+                    .map(|row| {
+                        let cells: Vec<String> = row
+                            .split("<td")
+                            .skip(1)
+                            .map(|c| strip_tags(&c[c.find('>').map(|i| i + 1).unwrap_or(0)..]))
+                            .collect();
+                        (
+                            cells[0].clone(),
+                            cells[1].clone(),
+                            cells[2].clone(),
+                            cells[4].parse().unwrap_or(f64::NAN),
+                        )
+                    })
+                    .collect::<Vec<_>>()
             })
             .collect()
     }
