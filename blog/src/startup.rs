@@ -126,6 +126,7 @@ impl Blog {
         let accounts_v1 = accounts(&self.v1.users);
         move |cfg: &mut web::ServiceConfig| {
             cfg.app_data(containers.clone())
+                .app_data(web::Data::new(routes::ERROR_PAGE))
                 .app_data(v2.clone())
                 .app_data(v1.clone())
                 .app_data(measurements.clone())

@@ -122,6 +122,48 @@ impl ResponseError for WebError {
     }
 }
 
+/// How a site draws its error pages in its own layout (navigation, signed-in user): registered
+/// by the app as app data; sites without one get the bare [`error_page`].
+#[derive(Clone, Copy)]
+pub struct SiteErrorPage(pub fn(Page, u16, String, String) -> Result<String, askama::Error>);
+
+/// Middleware (innermost, in [`crate::server::serve`]): an error answer of a site with a
+/// [`SiteErrorPage`] is drawn again in the site's layout, with the visitor's session (so a
+/// signed-in visitor's 404 says who they are), keeping the status and headers.
+pub async fn in_site_layout(
+    req: actix_web::dev::ServiceRequest,
+    next: actix_web::middleware::Next<impl actix_web::body::MessageBody + 'static>,
+) -> Result<actix_web::dev::ServiceResponse<actix_web::body::BoxBody>, actix_web::Error> {
+    use actix_web::FromRequest;
+    let res = next.call(req).await?;
+    let info = res
+        .response()
+        .error()
+        .and_then(|e| e.as_error::<WebError>())
+        .filter(|e| !matches!(e, WebError::SignInRequired(_)))
+        .map(|e| (e.status_code(), e.public_message()));
+    let render = res
+        .request()
+        .app_data::<actix_web::web::Data<SiteErrorPage>>()
+        .map(|r| r.0);
+    let (Some((status, message)), Some(render)) = (info, render) else {
+        return Ok(res.map_into_boxed_body());
+    };
+    let reason = status.canonical_reason().unwrap_or("Error").to_owned();
+    let ctx = crate::Ctx::extract(res.request()).await?;
+    let Ok(html) = render(ctx.page(reason.clone()), status.as_u16(), reason, message) else {
+        return Ok(res.map_into_boxed_body());
+    };
+    let (req, old) = res.into_parts();
+    let mut new = HttpResponse::build(status);
+    for (name, value) in old.headers() {
+        if name != header::CONTENT_LENGTH {
+            new.insert_header((name.clone(), value.clone()));
+        }
+    }
+    Ok(actix_web::dev::ServiceResponse::new(req, new.body(html)))
+}
+
 /// The error page of every site: the status, its reason and `message` (shown as is, escaped).
 pub fn error_page(status: StatusCode, message: String) -> String {
     let reason = status.canonical_reason().unwrap_or("Error").to_owned();

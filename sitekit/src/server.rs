@@ -94,6 +94,7 @@ where
             .configure(crate::ceiling::configure)
             .configure(configure.clone())
             .default_service(web::to(|| async { Err::<&str, _>(WebError::NotFound) }))
+            .wrap(from_fn(crate::error::in_site_layout))
             .wrap(from_fn(ru::track_request_charge))
             .wrap(from_fn(crate::guard::limit_clients))
             .wrap(from_fn(telemetry::record_request))

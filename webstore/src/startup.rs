@@ -85,6 +85,7 @@ impl WebStore {
         });
         move |cfg: &mut web::ServiceConfig| {
             cfg.app_data(containers.clone())
+                .app_data(web::Data::new(routes::ERROR_PAGE))
                 .app_data(accounts.clone())
                 .app_data(propagation.clone())
                 .configure(routes::configure);

@@ -195,3 +195,24 @@ async fn sign_out_ends_the_session_on_the_server() {
     assert_eq!(r.status, 303);
     assert_eq!(r.location(), "/signin");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn error_pages_are_in_the_sites_layout_with_the_visitors_session() {
+    let app = spawn_app().await;
+    let v = app
+        .signed_in_at("/v1", blog::seed::DEMO_USERNAME, blog::seed::DEMO_PASSWORD)
+        .await;
+    let r = v.get("/v1/posts/no-such-post").await;
+    assert_eq!(r.status, 404);
+    assert!(r.body.contains("That page does not exist."));
+    assert!(
+        r.body.contains("href=\"/v1/posts/new\">Write</a>"),
+        "the blog's navigation"
+    );
+    assert!(r.body.contains(">demo</a>"), "who is signed in");
+    assert!(!r.body.contains("cosmos-lmdb"), "not the bare brand");
+    let r = app.visitor().get("/no/such/page").await;
+    assert_eq!(r.status, 404);
+    assert!(r.body.contains("Sign in"));
+    assert!(r.body.contains("class=\"brand\" href=\"/\">Blog</a>"));
+}

@@ -328,3 +328,17 @@ async fn one_cart_places_one_order_whatever_the_clicks_and_replays() {
     assert_eq!(r.location(), format!("/orders/{order_id}"));
     assert_eq!(orders_of(&app, "cust-demo").await, before + 1);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn error_pages_are_in_the_shops_layout_and_know_who_is_signed_in() {
+    let app = spawn_app().await;
+    let v = app.signed_in(ADMIN_EMAIL, ADMIN_PASSWORD).await;
+    let r = v.get("/orders/no-such-order").await;
+    assert_eq!(r.status, 404);
+    assert!(r.body.contains("Back office"), "the shop's navigation");
+    assert!(!r.body.contains("Sign up"), "a signed-in visitor");
+    let customer = app.signed_in(DEMO_EMAIL, DEMO_PASSWORD).await;
+    let r = customer.get("/admin/customers/top").await;
+    assert_eq!(r.status, 403);
+    assert!(r.body.contains("href=\"/cart\">Cart</a>"));
+}
