@@ -36,6 +36,34 @@ pub async fn render(markdown: String) -> Result<String, sitekit::WebError> {
         .map_err(|e| sitekit::WebError::Internal(format!("markdown: {e}")))
 }
 
+/// Plain text of the start of `markdown`, at most `max` characters (an ellipsis when cut): what
+/// a listing shows of a post. Only the first few KB are parsed (the excerpt needs no more), so
+/// its cost is bounded whatever the post's length; the text is escaped where it is shown.
+pub fn excerpt(markdown: &str, max: usize) -> String {
+    use pulldown_cmark::{Event, Parser, TagEnd};
+    let head: String = markdown.chars().take(max * 8).collect();
+    let mut text = String::new();
+    for event in Parser::new(&head) {
+        match event {
+            Event::Text(t) | Event::Code(t) => text.push_str(&t),
+            Event::SoftBreak | Event::HardBreak => text.push(' '),
+            Event::End(TagEnd::Paragraph | TagEnd::Heading(_) | TagEnd::Item) => text.push(' '),
+            _ => {}
+        }
+        if text.chars().count() > max {
+            break;
+        }
+    }
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if text.chars().count() > max || head.len() < markdown.len() {
+        let mut cut: String = text.chars().take(max).collect();
+        cut.push('…');
+        cut
+    } else {
+        text
+    }
+}
+
 pub fn to_safe_html(markdown: &str) -> String {
     let parser = pulldown_cmark::Parser::new_ext(
         markdown,
@@ -49,6 +77,15 @@ pub fn to_safe_html(markdown: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::{check_nesting, to_safe_html};
+
+    #[test]
+    fn excerpts_are_plain_text() {
+        let e = super::excerpt("# Hello\n\n**bold** and <script>x</script> `code`", 280);
+        assert_eq!(e, "Hello bold and x code");
+        let long = super::excerpt(&"word ".repeat(200), 20);
+        assert_eq!(long.chars().count(), 21);
+        assert!(long.ends_with('…'));
+    }
 
     #[test]
     fn deep_nesting_is_refused_with_the_line() {

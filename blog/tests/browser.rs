@@ -48,6 +48,12 @@ async fn a_writer_joins_posts_comments_likes_and_sees_the_counts() {
         browser
             .submit_form("#comment", &[("content", "First!")])
             .await?;
+        // The comment's cost is on the page it led to (a write answers with a redirect).
+        let text = browser.body_text().await?;
+        assert!(
+            text.contains("for your last action") && text.contains("[C3] execute createComment"),
+            "{text}"
+        );
         browser.submit_form("#like", &[]).await?;
         let text = browser.body_text().await?;
         assert!(text.contains("1 comment · 1 like"), "{text}");
@@ -72,6 +78,10 @@ async fn a_writer_joins_posts_comments_likes_and_sees_the_counts() {
             browser.goto(&app.url("/")).await?;
         }
         assert!(seen, "the change feed put the post in the feed");
+        // Excerpts are plain text, not Markdown.
+        let text = browser.body_text().await?;
+        assert!(text.contains("Hello from Chromium."), "{text}");
+        assert!(!text.contains("**") && !text.contains("# "), "{text}");
         browser.screenshot("blog-2-feed").await?;
         Ok::<_, Box<dyn std::error::Error + Send + Sync>>(())
     }

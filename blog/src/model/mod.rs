@@ -109,11 +109,10 @@ impl Like {
 pub const SHORT_CONTENT: usize = 280;
 
 impl Post {
+    /// The post in short form: its content becomes a plain-text excerpt (listings showed raw
+    /// Markdown: `**bold**`, `# Hello`).
     pub fn short(&self) -> PostShort {
-        let mut content: String = self.content.chars().take(SHORT_CONTENT).collect();
-        if content.len() < self.content.len() {
-            content.push('…');
-        }
+        let content = crate::markdown::excerpt(&self.content, SHORT_CONTENT);
         PostShort {
             id: self.id.clone(),
             kind: "post".into(),
