@@ -22,7 +22,8 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 #[derive(Debug, Parser)]
 #[command(
     version,
-    about = "WebStore and the blog on one embedded Cosmos-DB-style engine"
+    about = "WebStore (127.0.0.1:8080), the blog (:8081) and the Data Explorer (:8082) on one \
+             embedded Cosmos-DB-style engine under ./data"
 )]
 struct Args {
     /// The engine's data directory (LMDB files, the session key).
@@ -151,10 +152,13 @@ async fn main() -> std::process::ExitCode {
 }
 
 async fn run() -> Result<(), Box<dyn std::error::Error>> {
+    // Colour codes only on a terminal (CI logs and `> file` get plain text); actix's start and
+    // stop lines are debug-level noise beside our own "Ready" lines.
     tracing_subscriber::fmt()
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stdout()))
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| "info,access=off".into()),
+                .unwrap_or_else(|_| "info,access=off,actix_server=warn,actix_web=warn".into()),
         )
         .init();
     let args = Args::parse();
