@@ -71,6 +71,18 @@ pub struct EngineCall {
     pub request_charge: f64,
 }
 
+impl EngineCall {
+    /// What to say beside the routing when it would mislead: a fan-out over a container that has
+    /// one physical partition now visits just that one, but grows with every split.
+    pub fn routing_note(&self) -> &'static str {
+        if self.routing == Routing::FanOut && self.partitions == 1 {
+            "every partition; this container has 1 now"
+        } else {
+            ""
+        }
+    }
+}
+
 /// The engine calls of one HTTP request. Cheap to clone (all clones share the list).
 #[derive(Debug, Clone, Default)]
 pub struct RequestCharge {

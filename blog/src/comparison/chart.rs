@@ -11,14 +11,17 @@ const LABEL: f64 = 60.0;
 const BAR: f64 = 9.0;
 const ROW: f64 = 3.0 * BAR + 10.0;
 const TOP: f64 = 24.0;
-/// Decades on the axis: 10^0 .. 10^4 RU.
+/// Decades labelled on the axis: 10^0 .. 10^4 RU.
 const DECADES: f64 = 4.0;
+/// Where the axis starts: half a decade below 1 RU, so a 1 RU point read has a visible bar.
+const AXIS_MIN: f64 = 0.5;
 /// Fill per model: V1 red, V2 amber, V3 green, as the article's ⚠/✅ read.
 const COLOURS: [&str; 3] = ["#c0392b", "#d68910", "#1e8449"];
 
 fn x(ru: f64) -> f64 {
     let plot = WIDTH - LABEL - 10.0;
-    LABEL + plot * (ru.max(1.0).log10() / DECADES).min(1.0)
+    let span = DECADES - AXIS_MIN.log10();
+    LABEL + plot * ((ru.max(AXIS_MIN).log10() - AXIS_MIN.log10()) / span).min(1.0)
 }
 
 pub fn svg(measured: &Measurements) -> String {
@@ -87,4 +90,13 @@ pub fn svg(measured: &Measurements) -> String {
     }
     s.push_str("</svg>");
     s
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_one_ru_bar_has_a_width() {
+        assert!(super::x(1.0) - super::LABEL > 10.0);
+        assert!(super::x(0.1) == super::LABEL);
+    }
 }

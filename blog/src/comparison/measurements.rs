@@ -30,9 +30,17 @@ impl Stat {
 #[derive(Debug, Default)]
 pub struct Measurements {
     stats: Mutex<BTreeMap<(&'static str, Request), Stat>>,
+    sampled: std::sync::atomic::AtomicBool,
 }
 
 impl Measurements {
+    /// True once, for the caller that should run the first sample (the first view of an empty
+    /// `/models`), false for everyone after.
+    pub fn claim_first_sample(&self) -> bool {
+        self.stats.lock().is_empty()
+            && !self.sampled.swap(true, std::sync::atomic::Ordering::SeqCst)
+    }
+
     pub fn record(&self, version: &'static str, request: Request, ru: f64, took: Duration) {
         let mut stats = self.stats.lock();
         let s = stats.entry((version, request)).or_default();

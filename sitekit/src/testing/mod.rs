@@ -145,7 +145,8 @@ impl Reply {
                         (
                             cells[0].clone(),
                             cells[1].clone(),
-                            cells[2].clone(),
+                            // The routing, without the note some rows carry.
+                            cells[2].split(" (").next().unwrap_or_default().to_owned(),
                             cells[4].parse().unwrap_or(f64::NAN),
                         )
                     })

@@ -172,6 +172,8 @@ async fn tag_pages_and_search_fan_out_and_say_so() {
     assert_eq!(r.status, 200);
     assert_eq!(routings(&r), ["fan-out"]);
     assert!(r.body.contains("fans out"));
+    // One physical partition now: the footer says so beside "fan-out".
+    assert!(r.body.contains("every partition; this container has 1 now"));
     assert_eq!(names(&r.body).len(), carriers.min(24));
 
     let word = cat.products[0]
