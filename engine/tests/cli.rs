@@ -610,17 +610,25 @@ fn check_reports_bit_flipped_items() {
     // Flip bytes in the data file, where the two items' values are stored.
     let mdb = data.join("data.mdb");
     let mut bytes = std::fs::read(&mdb).unwrap();
-    let find = |bytes: &[u8], needle: &[u8]| {
-        bytes
+    // Every copy: LMDB's copy-on-write leaves stale copies in free pages, and which copy is
+    // live depends on the order the writes were committed in.
+    let find_all = |bytes: &[u8], needle: &[u8]| -> Vec<usize> {
+        let found: Vec<usize> = bytes
             .windows(needle.len())
-            .position(|w| w == needle)
-            .unwrap()
+            .enumerate()
+            .filter(|(_, w)| *w == needle)
+            .map(|(i, _)| i)
+            .collect();
+        assert!(!found.is_empty());
+        found
     };
     // (Quoted: the stored JSON, not the index keys, which hold the values unquoted.)
-    let at = find(&bytes, b"\"FLIPMEFLIPME\"");
-    bytes[at] ^= 0x20; // the opening quote becomes a byte no JSON allows there
-    let at = find(&bytes, b"\"SWAPMESWAPME\"");
-    bytes[at + 1] ^= 0x01; // 'S' becomes 'R': still JSON, no longer what the index holds
+    for at in find_all(&bytes, b"\"FLIPMEFLIPME\"") {
+        bytes[at] ^= 0x20; // the opening quote becomes a byte no JSON allows there
+    }
+    for at in find_all(&bytes, b"\"SWAPMESWAPME\"") {
+        bytes[at + 1] ^= 0x01; // 'S' becomes 'R': still JSON, no longer what the index holds
+    }
     std::fs::write(&mdb, &bytes).unwrap();
     let o = engine(&data, &["check"]);
     assert!(!o.status.success());

@@ -1,15 +1,22 @@
 //! `engine import`: streams a JSON array or JSON lines file into a container with many requests
 //! in flight. Every input line is either imported or reported (`line N: reason` on stderr, and
 //! the line itself in the `--rejects` file, ready to fix and re-import); a bad line never stops
-//! the good ones, unless `--stop-on-error` asks for it.
+//! the good ones, unless `--stop-on-error` asks for it (a full disk, 507, always stops it).
+//!
+//! Writes run in parallel lanes, and every line goes to the lane of its id: two lines with the
+//! same id are applied in file order (with upsert, the later line wins, as in the file), while
+//! different ids run concurrently. A JSON array is streamed element by element like JSON lines.
 
-use std::io::{BufRead, BufReader, IsTerminal, Read, Write};
+use std::collections::BTreeMap;
+use std::hash::{Hash, Hasher};
+use std::io::{BufRead, BufReader, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use engine::{ContainerClient, ContainerProperties, Engine, Error};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{json, Value};
+use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
 pub struct ImportOptions<'a> {
@@ -19,14 +26,15 @@ pub struct ImportOptions<'a> {
     pub partitions: u32,
     pub upsert: bool,
     pub concurrency: usize,
-    pub file: &'a Path,
     pub rejects: Option<PathBuf>,
     pub stop_on_error: bool,
 }
 
 /// One unit of input: where it came from (a line, or an element of an array) and its text.
-struct Unit {
+pub struct Unit {
     label: String,
+    /// The file line the unit starts on.
+    line: usize,
     text: String,
     /// Bytes of the file consumed up to and including this unit (for progress).
     offset: u64,
@@ -36,13 +44,16 @@ struct Unit {
 struct Outcome {
     imported: u64,
     failed: u64,
+    /// Failures per status code (a malformed line counts as 400).
+    by_status: BTreeMap<u16, u64>,
     charge: f64,
     rejects: Option<std::fs::File>,
 }
 
 impl Outcome {
-    fn reject(&mut self, unit: &Unit, reason: &str) -> Result<(), Error> {
+    fn reject(&mut self, unit: &Unit, status: u16, reason: &str) -> Result<(), Error> {
         self.failed += 1;
+        *self.by_status.entry(status).or_default() += 1;
         eprintln!("{}: {reason}", unit.label);
         if let Some(f) = &mut self.rejects {
             writeln!(f, "{}", unit.text.trim_end())
@@ -54,7 +65,20 @@ impl Outcome {
 
 async fn container(engine: &Engine, o: &ImportOptions<'_>) -> Result<ContainerClient, Error> {
     let database = engine.create_database_if_not_exists(o.db).await?;
-    if database.container(o.container).read_container().is_ok() {
+    if let Ok(def) = database.container(o.container).read_container() {
+        let existing = def.partition_key.paths.join(",");
+        if let Some(wanted) = o.partition_key {
+            if wanted != existing {
+                return Err(Error::BadRequest {
+                    field: Some("--partition-key".into()),
+                    message: format!(
+                        "container '{}' exists with partition key {existing}, not {wanted}: \
+                         drop --partition-key or import into another container",
+                        o.container
+                    ),
+                });
+            }
+        }
         return Ok(database.container(o.container));
     }
     let pk = o.partition_key.ok_or_else(|| Error::BadRequest {
@@ -71,32 +95,20 @@ async fn container(engine: &Engine, o: &ImportOptions<'_>) -> Result<ContainerCl
         .await
 }
 
-type Units = Box<dyn Iterator<Item = Result<Unit, Error>>>;
+pub type Units = Box<dyn Iterator<Item = Result<Unit, Error>>>;
 
-/// The file's units (JSON lines, or the elements of one JSON array) and its size.
+/// The file's units (JSON lines, or the elements of one JSON array, streamed) and its size. A
+/// UTF-8 byte order mark at the start is skipped.
 fn units(file: &Path) -> Result<(Units, u64), Error> {
     let io = |e: std::io::Error| Error::bad("FILE", format!("{}: {e}", file.display()));
     let size = std::fs::metadata(file).map_err(io)?.len();
     let mut reader = BufReader::new(std::fs::File::open(file).map_err(io)?);
+    let bom = skip_bom(&mut reader).map_err(io)?;
+    let mut offset = bom;
     if starts_with_bracket(&mut reader).map_err(io)? {
-        let mut text = String::new();
-        reader.read_to_string(&mut text).map_err(io)?;
-        // An array is one JSON value: if it does not parse, no element can be trusted.
-        let array: Vec<Value> = serde_json::from_str(&text)
-            .map_err(|e| Error::bad("FILE", format!("not a JSON array: {e}")))?;
-        let n = array.len().max(1) as u64;
-        return Ok((
-            Box::new(array.into_iter().enumerate().map(move |(i, v)| {
-                Ok(Unit {
-                    label: format!("item {}", i + 1),
-                    text: v.to_string(),
-                    offset: size * (i as u64 + 1) / n,
-                })
-            })),
-            size,
-        ));
+        reader.consume(1); // the '['
+        return Ok((Box::new(ArrayElements::new(reader)), size));
     }
-    let mut offset = 0u64;
     let mut n = 0usize;
     let lines = std::iter::from_fn(move || {
         let mut line = String::new();
@@ -107,6 +119,7 @@ fn units(file: &Path) -> Result<(Units, u64), Error> {
                 offset += read as u64;
                 Some(Ok(Unit {
                     label: format!("line {n}"),
+                    line: n,
                     text: line,
                     offset,
                 }))
@@ -116,6 +129,145 @@ fn units(file: &Path) -> Result<(Units, u64), Error> {
     })
     .filter(|u| !matches!(u, Ok(u) if u.text.trim().is_empty()));
     Ok((Box::new(lines), size))
+}
+
+/// Bytes of a UTF-8 byte order mark skipped at the start (0 or 3).
+fn skip_bom(r: &mut impl BufRead) -> std::io::Result<u64> {
+    let buf = r.fill_buf()?;
+    if buf.starts_with(&[0xEF, 0xBB, 0xBF]) {
+        r.consume(3);
+        return Ok(3);
+    }
+    Ok(0)
+}
+
+/// The elements of a JSON array read one at a time (after its `[`): each element's text is cut
+/// out by tracking strings and nesting, so memory holds one element, not the file.
+struct ArrayElements<R> {
+    reader: R,
+    offset: u64,
+    line: usize,
+    index: usize,
+    done: bool,
+}
+
+impl<R: BufRead> ArrayElements<R> {
+    fn new(reader: R) -> Self {
+        ArrayElements {
+            reader,
+            offset: 0,
+            line: 1,
+            index: 0,
+            done: false,
+        }
+    }
+
+    fn byte(&mut self) -> std::io::Result<Option<u8>> {
+        let buf = self.reader.fill_buf()?;
+        let Some(&b) = buf.first() else {
+            return Ok(None);
+        };
+        self.reader.consume(1);
+        self.offset += 1;
+        if b == b'\n' {
+            self.line += 1;
+        }
+        Ok(Some(b))
+    }
+
+    fn peek(&mut self) -> std::io::Result<Option<u8>> {
+        Ok(self.reader.fill_buf()?.first().copied())
+    }
+
+    fn next_element(&mut self) -> Result<Option<Unit>, String> {
+        let io = |e: std::io::Error| e.to_string();
+        // Skip whitespace and one separating comma.
+        loop {
+            match self.peek().map_err(io)? {
+                None => return Err("the array is not closed with ']'".into()),
+                Some(b']') => {
+                    self.done = true;
+                    return Ok(None);
+                }
+                Some(b',') if self.index > 0 => {
+                    self.byte().map_err(io)?;
+                }
+                Some(b) if b.is_ascii_whitespace() => {
+                    self.byte().map_err(io)?;
+                }
+                Some(_) => break,
+            }
+        }
+        let start_line = self.line;
+        let mut text = Vec::new();
+        let (mut depth, mut in_string, mut escaped) = (0i32, false, false);
+        loop {
+            let Some(b) = self.peek().map_err(io)? else {
+                return Err(format!(
+                    "element {} (line {start_line}) is cut short by the end of the file",
+                    self.index + 1
+                ));
+            };
+            if !in_string && depth == 0 && (b == b',' || b == b']') && !text.is_empty() {
+                break;
+            }
+            self.byte().map_err(io)?;
+            text.push(b);
+            if in_string {
+                match b {
+                    _ if escaped => escaped = false,
+                    b'\\' => escaped = true,
+                    b'"' => in_string = false,
+                    _ => {}
+                }
+            } else {
+                match b {
+                    b'"' => in_string = true,
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => depth -= 1,
+                    _ => {}
+                }
+            }
+        }
+        self.index += 1;
+        Ok(Some(Unit {
+            label: format!("item {} (line {start_line})", self.index),
+            line: start_line,
+            text: String::from_utf8_lossy(&text).into_owned(),
+            offset: self.offset,
+        }))
+    }
+}
+
+impl<R: BufRead> Iterator for ArrayElements<R> {
+    type Item = Result<Unit, Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        match self.next_element() {
+            Ok(Some(u)) => Some(Ok(u)),
+            Ok(None) => None,
+            Err(e) => {
+                self.done = true;
+                Some(Err(Error::bad("FILE", format!("not a JSON array: {e}"))))
+            }
+        }
+    }
+}
+
+/// A JSON error at its place in the file (serde counts from the start of the unit).
+fn json_error(unit: &Unit, e: &serde_json::Error) -> String {
+    let message = e.to_string();
+    let message = message
+        .rsplit_once(" at line ")
+        .map_or(message.as_str(), |(m, _)| m);
+    format!(
+        "invalid JSON at line {} column {}: {message}",
+        unit.line + e.line().saturating_sub(1),
+        e.column()
+    )
 }
 
 fn progress_bar(size: u64) -> ProgressBar {
@@ -134,9 +286,48 @@ fn progress_bar(size: u64) -> ProgressBar {
     bar
 }
 
-pub async fn run(engine: &Engine, o: ImportOptions<'_>) -> Result<(), Error> {
+/// The input file's units, opened before anything is created: a missing file must not leave an
+/// empty database and container behind.
+pub fn open(file: &Path) -> Result<(Units, u64), Error> {
+    units(file)
+}
+
+/// The lane of a unit: lines with the same id share a lane, so they are applied in file order.
+fn lane_of(item: &Value, lanes: usize) -> usize {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    item["id"].to_string().hash(&mut h);
+    (h.finish() % lanes as u64) as usize
+}
+
+/// Why an import did not import everything.
+#[derive(Debug)]
+pub enum ImportError {
+    Engine(Error),
+    /// Some lines failed (each reported on its own line before).
+    Failed(String),
+}
+
+impl From<Error> for ImportError {
+    fn from(e: Error) -> Self {
+        ImportError::Engine(e)
+    }
+}
+
+impl std::fmt::Display for ImportError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ImportError::Engine(e) => write!(f, "error ({}): {e}", e.status_code()),
+            ImportError::Failed(m) => write!(f, "error: {m}"),
+        }
+    }
+}
+
+pub async fn run(
+    engine: &Engine,
+    o: ImportOptions<'_>,
+    (units, size): (Units, u64),
+) -> Result<(), ImportError> {
     let c = container(engine, &o).await?;
-    let (units, size) = units(o.file)?;
     let rejects = match &o.rejects {
         Some(p) => Some(
             std::fs::File::create(p)
@@ -147,57 +338,84 @@ pub async fn run(engine: &Engine, o: ImportOptions<'_>) -> Result<(), Error> {
     let mut out = Outcome {
         imported: 0,
         failed: 0,
+        by_status: BTreeMap::new(),
         charge: 0.0,
         rejects,
     };
     let bar = progress_bar(size);
     let started = Instant::now();
     let mut last_line = Instant::now();
-    let mut in_flight: JoinSet<(Unit, Result<f64, Error>)> = JoinSet::new();
     let mut stopped_at: Option<String> = None;
 
-    let settle = |r: Result<(Unit, Result<f64, Error>), tokio::task::JoinError>,
-                  out: &mut Outcome|
-     -> Result<bool, Error> {
+    // One task per lane writes its units in the order received; results come back on `done`.
+    let lanes = o.concurrency.max(1);
+    let (done_tx, mut done) = mpsc::unbounded_channel::<(Unit, Result<f64, Error>)>();
+    let mut senders = Vec::with_capacity(lanes);
+    let mut workers = JoinSet::new();
+    for _ in 0..lanes {
+        let (tx, mut rx) = mpsc::channel::<(Unit, Value)>(2);
+        let (c, done_tx, upsert) = (c.clone(), done_tx.clone(), o.upsert);
+        workers.spawn(async move {
+            while let Some((unit, item)) = rx.recv().await {
+                let r = if upsert {
+                    c.upsert_item(&item, None, None).await
+                } else {
+                    c.create_item(&item, None, None).await
+                };
+                if done_tx.send((unit, r.map(|r| r.request_charge))).is_err() {
+                    break;
+                }
+            }
+        });
+        senders.push(tx);
+    }
+    drop(done_tx);
+
+    let settle = |(unit, r): (Unit, Result<f64, Error>),
+                  out: &mut Outcome,
+                  stopped_at: &mut Option<String>|
+     -> Result<(), Error> {
         match r {
-            Ok((_, Ok(ru))) => {
+            Ok(ru) => {
                 out.imported += 1;
                 out.charge += ru;
-                Ok(true)
             }
-            Ok((unit, Err(e))) => {
-                out.reject(&unit, &format!("{} ({})", e, e.status_code()))?;
-                Ok(false)
+            Err(e) => {
+                out.reject(
+                    &unit,
+                    e.status_code(),
+                    &format!("{} ({})", e, e.status_code()),
+                )?;
+                // A full disk fails every later write too: stop and say so.
+                if e.status_code() == 507 {
+                    stopped_at
+                        .get_or_insert_with(|| format!("{} (insufficient storage)", unit.label));
+                } else if o.stop_on_error {
+                    stopped_at.get_or_insert_with(|| unit.label.clone());
+                }
             }
-            Err(e) => Err(Error::Unavailable(format!("an import task failed: {e}"))),
         }
+        Ok(())
     };
 
     for unit in units {
-        let unit = unit?;
+        while let Ok(r) = done.try_recv() {
+            settle(r, &mut out, &mut stopped_at)?;
+        }
         if stopped_at.is_some() {
             break;
         }
-        let item = match serde_json::from_str::<Value>(&unit.text) {
+        let unit = unit?;
+        let item = match serde_json::from_str::<Value>(unit.text.trim_end()) {
             Ok(v) => v,
             Err(e) => {
-                out.reject(&unit, &format!("invalid JSON: {e}"))?;
+                out.reject(&unit, 400, &json_error(&unit, &e))?;
                 if o.stop_on_error {
                     stopped_at = Some(unit.label.clone());
                 }
                 continue;
             }
         };
-        while in_flight.len() >= o.concurrency.max(1) {
-            if let Some(r) = in_flight.join_next().await {
-                if !settle(r, &mut out)? && o.stop_on_error {
-                    stopped_at.get_or_insert_with(|| "a failed write".into());
-                }
-            }
-        }
-        if stopped_at.is_some() {
-            break;
-        }
         bar.set_position(unit.offset);
         if !bar.is_hidden() && last_line.elapsed() >= Duration::from_millis(500) {
             last_line = Instant::now();
@@ -209,16 +427,10 @@ pub async fn run(engine: &Engine, o: ImportOptions<'_>) -> Result<(), Error> {
                 out.failed
             ));
         }
-        let c = c.clone();
-        let upsert = o.upsert;
-        in_flight.spawn(async move {
-            let r = if upsert {
-                c.upsert_item(&item, None, None).await
-            } else {
-                c.create_item(&item, None, None).await
-            };
-            (unit, r.map(|r| r.request_charge))
-        });
+        let lane = lane_of(&item, lanes);
+        if senders[lane].send((unit, item)).await.is_err() {
+            return Err(Error::Unavailable("an import lane stopped".into()).into());
+        }
         if bar.is_hidden() && last_line.elapsed() >= Duration::from_secs(1) {
             last_line = Instant::now();
             let secs = started.elapsed().as_secs_f64().max(1e-3);
@@ -231,21 +443,31 @@ pub async fn run(engine: &Engine, o: ImportOptions<'_>) -> Result<(), Error> {
         }
     }
     // Everything sent is awaited: what was acknowledged is committed, whatever comes next.
-    while let Some(r) = in_flight.join_next().await {
-        settle(r, &mut out)?;
+    drop(senders);
+    while let Some(r) = done.recv().await {
+        settle(r, &mut out, &mut stopped_at)?;
+    }
+    while let Some(r) = workers.join_next().await {
+        r.map_err(|e| Error::Unavailable(format!("an import task failed: {e}")))?;
     }
     bar.finish_and_clear();
     if let Some(at) = &stopped_at {
         eprintln!(
-            "stopped at {at} (--stop-on-error): the {} items reported imported are committed; nothing after it was sent",
+            "stopped at {at}: the {} items reported imported are committed; nothing after it was sent",
             out.imported
         );
     }
+    let by_status: BTreeMap<String, u64> = out
+        .by_status
+        .iter()
+        .map(|(s, n)| (s.to_string(), *n))
+        .collect();
     eprintln!(
         "{}",
         json!({
             "imported": out.imported,
             "failed": out.failed,
+            "failedByStatus": by_status,
             "requestCharge": (out.charge * 100.0).round() / 100.0,
             "seconds": started.elapsed().as_secs_f64(),
             "stoppedAt": stopped_at,
@@ -253,21 +475,39 @@ pub async fn run(engine: &Engine, o: ImportOptions<'_>) -> Result<(), Error> {
         })
     );
     if out.failed > 0 {
-        return Err(Error::BadRequest {
-            field: None,
-            message: format!(
-                "{} of {} items failed (each is listed above{})",
-                out.failed,
-                out.imported + out.failed,
-                if o.rejects.is_some() {
-                    " and written to the rejects file"
-                } else {
-                    "; --rejects FILE keeps them"
-                }
-            ),
-        });
+        let counts: Vec<String> = out
+            .by_status
+            .iter()
+            .map(|(status, n)| format!("{n} × {status} {}", reason(*status)))
+            .collect();
+        return Err(ImportError::Failed(format!(
+            "{} of {} items failed: {} (each is listed above{})",
+            out.failed,
+            out.imported + out.failed,
+            counts.join(", "),
+            if o.rejects.is_some() {
+                " and written to the rejects file"
+            } else {
+                "; --rejects FILE keeps them"
+            }
+        )));
     }
     Ok(())
+}
+
+/// The name of a status an import line can fail with.
+fn reason(status: u16) -> &'static str {
+    match status {
+        400 => "bad request",
+        403 => "forbidden (partition full)",
+        409 => "conflict",
+        412 => "precondition failed",
+        413 => "too large",
+        429 => "too many requests",
+        503 => "unavailable",
+        507 => "insufficient storage",
+        _ => "error",
+    }
 }
 
 fn starts_with_bracket(r: &mut impl BufRead) -> std::io::Result<bool> {

@@ -142,9 +142,15 @@ fn charge_line(charge: f64, diagnostics: &engine::Diagnostics) {
     );
 }
 
-async fn run(cli: Cli) -> Result<(), engine::Error> {
+async fn run(cli: Cli) -> Result<(), import::ImportError> {
     // Only `import` writes; everything else reads, beside any process writing the directory.
     let read_only = !matches!(cli.command, Command::Import { .. });
+    // The input file is opened first: a missing one must not create the store, database or
+    // container.
+    let input = match &cli.command {
+        Command::Import { file, .. } => Some(import::open(file)?),
+        _ => None,
+    };
     let storage = engine::StorageOptions {
         read_only,
         ..Default::default()
@@ -165,7 +171,7 @@ async fn run(cli: Cli) -> Result<(), engine::Error> {
             concurrency,
             rejects,
             stop_on_error,
-            file,
+            file: _,
         } => {
             import::run(
                 &engine,
@@ -176,10 +182,10 @@ async fn run(cli: Cli) -> Result<(), engine::Error> {
                     partitions,
                     upsert: mode == "upsert",
                     concurrency,
-                    file: &file,
                     rejects,
                     stop_on_error,
                 },
+                input.expect("opened above"),
             )
             .await
         }
@@ -250,7 +256,7 @@ async fn run(cli: Cli) -> Result<(), engine::Error> {
                 out(&serde_json::to_string(r).unwrap_or_default());
             }
             match engine::check::failed(&reports) {
-                Some(e) => Err(e),
+                Some(e) => Err(e.into()),
                 None => Ok(()),
             }
         }
@@ -350,7 +356,7 @@ fn main() -> ExitCode {
     match rt.block_on(run(cli)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error ({}): {e}", e.status_code());
+            eprintln!("{e}");
             ExitCode::FAILURE
         }
     }

@@ -1,0 +1,184 @@
+//! `engine import` on hostile files (issue 18): file order kept for one id, BOM, array streaming,
+//! positions, counts per status, a missing file, a partition key that disagrees.
+
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn engine(dir: &std::path::Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_engine"))
+        .arg("--data")
+        .arg(dir)
+        .args(args)
+        .output()
+        .expect("run engine")
+}
+
+fn import(data: &std::path::Path, file: &std::path::Path, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "import",
+        "--db",
+        "d",
+        "--container",
+        "c",
+        "--partition-key",
+        "/pk",
+    ];
+    args.extend_from_slice(extra);
+    args.push(file.to_str().unwrap());
+    engine(data, &args)
+}
+
+fn export(data: &std::path::Path) -> Vec<Value> {
+    let o = engine(data, &["export", "--db", "d", "--container", "c"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// 1 000 ids, each written three times on consecutive lines with a growing version, then once
+/// more 1 000 lines later: with upsert the last line of each id must win. Before, 5–17 ids kept
+/// an earlier line (the writes of one id raced).
+#[test]
+fn lines_of_one_id_are_applied_in_file_order() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("dupes.jsonl");
+    let line = |i: usize, version: usize| {
+        format!(
+            "{{\"id\":\"i{i}\",\"pk\":\"p{}\",\"version\":{version},\"pad\":\"{}\"}}\n",
+            i % 7,
+            "x".repeat(version * 300)
+        )
+    };
+    let mut text = String::new();
+    for i in 0..1000 {
+        for version in 0..3 {
+            text.push_str(&line(i, version));
+        }
+    }
+    for i in 0..1000 {
+        if i.is_multiple_of(2) {
+            text.push_str(&line(i, 5));
+        }
+    }
+    std::fs::write(&file, text).unwrap();
+    let data = tmp.path().join("data");
+    let o = import(&data, &file, &["--concurrency", "64"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let items = export(&data);
+    assert_eq!(items.len(), 1000);
+    for item in items {
+        let n: usize = item["id"].as_str().unwrap()[1..].parse().unwrap();
+        let want = if n.is_multiple_of(2) { 5 } else { 2 };
+        assert_eq!(item["version"], want, "{item}");
+    }
+}
+
+#[test]
+fn a_byte_order_mark_and_a_streamed_array_are_read() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let lines = tmp.path().join("bom.jsonl");
+    std::fs::write(
+        &lines,
+        "\u{feff}{\"id\":\"a\",\"pk\":\"p\"}\n{\"id\":\"b\",\"pk\":\"p\"}\n",
+    )
+    .unwrap();
+    let o = import(&data, &lines, &[]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let array = tmp.path().join("array.json");
+    std::fs::write(
+        &array,
+        "\u{feff}[\n {\"id\":\"c\",\"pk\":\"p\",\"s\":\"a ] , } [ \\\" quote\"},\n {\"id\":\"d\",\"pk\":\"p\",\"n\":[1,[2]]}\n]\n",
+    )
+    .unwrap();
+    let o = import(&data, &array, &[]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let items = export(&data);
+    assert_eq!(items.len(), 4);
+    let c = items.iter().find(|i| i["id"] == "c").unwrap();
+    assert_eq!(c["s"], "a ] , } [ \" quote");
+    // A broken element is reported at its file line.
+    let bad = tmp.path().join("bad.json");
+    std::fs::write(&bad, "[\n{\"id\":\"e\",\"pk\":\"p\"},\n\n{\"id\": nope}\n]").unwrap();
+    let o = import(&data, &bad, &[]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success());
+    assert!(
+        err.contains("item 2 (line 4): invalid JSON at line 4 column"),
+        "{err}"
+    );
+}
+
+#[test]
+fn json_errors_name_the_file_line_and_column() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("bad.jsonl");
+    std::fs::write(
+        &file,
+        "{\"id\":\"a\",\"pk\":\"p\"}\n\n{\"id\":\"b\",\"pk\":\n",
+    )
+    .unwrap();
+    let o = import(&tmp.path().join("data"), &file, &[]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("line 3: invalid JSON at line 3 column"),
+        "{err}"
+    );
+    assert!(!err.contains("at line 2 column"), "{err}");
+}
+
+#[test]
+fn the_summary_counts_failures_per_status() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let file = tmp.path().join("f.jsonl");
+    std::fs::write(&file, "{\"id\":\"a\",\"pk\":\"p\"}\n{not json\n").unwrap();
+    import(&data, &file, &[]);
+    let o = import(&data, &file, &["--mode", "create"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success());
+    assert!(
+        err.contains("2 of 2 items failed: 1 × 400 bad request, 1 × 409 conflict"),
+        "{err}"
+    );
+    assert!(!err.contains("error (400)"), "{err}");
+}
+
+#[test]
+fn a_missing_file_creates_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let o = import(&data, &tmp.path().join("nope.jsonl"), &[]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("nope.jsonl"), "{err}");
+    assert!(!data.exists(), "no data directory was created");
+}
+
+#[test]
+fn another_partition_key_for_an_existing_container_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let file = tmp.path().join("f.jsonl");
+    std::fs::write(&file, "{\"id\":\"a\",\"pk\":\"p\",\"other\":\"o\"}\n").unwrap();
+    assert!(import(&data, &file, &[]).status.success());
+    let o = engine(
+        &data,
+        &[
+            "import",
+            "--db",
+            "d",
+            "--container",
+            "c",
+            "--partition-key",
+            "/other",
+            file.to_str().unwrap(),
+        ],
+    );
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("/pk") && err.contains("/other"), "{err}");
+}
