@@ -58,7 +58,7 @@ fn lines_of_one_id_are_applied_in_file_order() {
             text.push_str(&line(i, version));
         }
     }
-    for i in 0..1000 {
+    for i in 0..1000usize {
         if i.is_multiple_of(2) {
             text.push_str(&line(i, 5));
         }
