@@ -182,3 +182,128 @@ fn another_partition_key_for_an_existing_container_is_refused() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("/pk") && err.contains("/other"), "{err}");
 }
+
+/// The CLI a person can use (issue 18 §4): a query from a file or stdin, strict JSON
+/// parameters, no zero page size, named backup errors, a backup with the source's permissions.
+#[test]
+fn query_files_strict_params_page_sizes_and_backups() {
+    use std::io::Write;
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let file = tmp.path().join("f.jsonl");
+    std::fs::write(&file, "{\"id\":\"a\",\"pk\":\"p\",\"n\":1}\n").unwrap();
+    assert!(import(&data, &file, &[]).status.success());
+
+    // A query longer than a shell takes: from a file, and from stdin.
+    let long = format!(
+        "SELECT VALUE c.id FROM c WHERE c.n IN ({})",
+        (0..60_000)
+            .map(|i| i.to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    );
+    assert!(long.len() > 300_000);
+    let sql = tmp.path().join("q.sql");
+    std::fs::write(&sql, &long).unwrap();
+    let args = ["query", "--db", "d", "--container", "c"];
+    let o = engine(&data, &[&args[..], &["-f", sql.to_str().unwrap()]].concat());
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("\"a\""));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_engine"))
+        .arg("--data")
+        .arg(&data)
+        .args(args)
+        .args(["-f", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"SELECT VALUE c.n FROM c")
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success());
+    assert!(String::from_utf8_lossy(&o.stdout).contains('1'));
+
+    // A parameter that is not JSON is an error, not silently a string.
+    let o = engine(
+        &data,
+        &[
+            &args[..],
+            &["--param", "@v={\"a\":1", "SELECT * FROM c WHERE c.x = @v"],
+        ]
+        .concat(),
+    );
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--param-str"));
+    let o = engine(
+        &data,
+        &[
+            &args[..],
+            &[
+                "--param-str",
+                "@v=a",
+                "SELECT VALUE c.id FROM c WHERE c.id = @v",
+            ],
+        ]
+        .concat(),
+    );
+    assert!(o.status.success());
+    assert!(String::from_utf8_lossy(&o.stdout).contains("\"a\""));
+    let o = engine(
+        &data,
+        &[&args[..], &["--max-item-count", "0", "SELECT * FROM c"]].concat(),
+    );
+    assert!(!o.status.success());
+
+    // Backups: the source's permissions; an existing path named.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let out = tmp.path().join("backup");
+        assert!(engine(&data, &["backup", out.to_str().unwrap()])
+            .status
+            .success());
+        let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&out.join("data.mdb")), mode(&data.join("data.mdb")));
+        assert!(!out.join("data.mdb.partial").exists());
+    }
+    let taken = tmp.path().join("a-file");
+    std::fs::write(&taken, "x").unwrap();
+    let o = engine(&data, &["backup", taken.to_str().unwrap()]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("a-file"));
+}
+
+#[test]
+fn every_argument_has_a_description_in_help() {
+    for cmd in ["import", "get", "export", "stats", "query", "backup"] {
+        let o = Command::new(env!("CARGO_BIN_EXE_engine"))
+            .args([cmd, "--help"])
+            .output()
+            .unwrap();
+        let help = String::from_utf8_lossy(&o.stdout);
+        let lines: Vec<&str> = help.lines().collect();
+        let indent = |l: &str| l.len() - l.trim_start().len();
+        for (i, line) in lines.iter().enumerate() {
+            let l = line.trim_start();
+            let is_argument = l.starts_with('-') || l.starts_with('<') || l.starts_with('[');
+            if !is_argument || indent(line) == 0 {
+                continue;
+            }
+            // Described on the same line (after two spaces), or on the next, indented deeper.
+            let same_line = l.trim_end().contains("  ");
+            let next_line = lines
+                .get(i + 1)
+                .is_some_and(|n| !n.trim().is_empty() && indent(n) > indent(line));
+            assert!(
+                same_line || next_line,
+                "{cmd}: '{line}' has no description\n{help}"
+            );
+        }
+    }
+}

@@ -146,7 +146,15 @@ impl Engine {
     /// `data.mdb`.
     pub fn backup(&self, out: &Path) -> Result<u64> {
         let io = |e: std::io::Error| Error::Storage(heed::Error::Io(e));
-        std::fs::create_dir_all(out).map_err(io)?;
+        std::fs::create_dir_all(out).map_err(|e| {
+            Error::bad(
+                "OUT",
+                format!(
+                    "{}: {e} (give a directory to write data.mdb into)",
+                    out.display()
+                ),
+            )
+        })?;
         let target = out.join("data.mdb");
         if target.exists() {
             return Err(Error::bad(
@@ -157,13 +165,32 @@ impl Engine {
                 ),
             ));
         }
-        let file = self
-            .inner
-            .store
-            .env
-            .copy_to_path(&target, heed::CompactionOption::Enabled)?;
-        file.sync_all().map_err(io)?;
-        Ok(file.metadata().map_err(io)?.len())
+        // Written under another name and renamed when complete: a failed copy never leaves a
+        // file that looks like a backup (nor one that blocks the next attempt).
+        let partial = out.join("data.mdb.partial");
+        let _ = std::fs::remove_file(&partial);
+        let copied = (|| -> Result<u64> {
+            let file = self
+                .inner
+                .store
+                .env
+                .copy_to_path(&partial, heed::CompactionOption::Enabled)?;
+            file.sync_all().map_err(io)?;
+            // The copy keeps the source's permissions (a 0600 store stays 0600).
+            let source = std::fs::metadata(self.inner.path.join("data.mdb")).map_err(io)?;
+            std::fs::set_permissions(&partial, source.permissions()).map_err(io)?;
+            Ok(file.metadata().map_err(io)?.len())
+        })();
+        match copied {
+            Ok(bytes) => {
+                std::fs::rename(&partial, &target).map_err(io)?;
+                Ok(bytes)
+            }
+            Err(e) => {
+                let _ = std::fs::remove_file(&partial);
+                Err(e)
+            }
+        }
     }
 
     pub fn path(&self) -> &Path {

@@ -28,8 +28,10 @@ struct Cli {
 
 #[derive(clap::Args)]
 struct Target {
+    /// The database (e.g. `webstore`, `blog` in the demo's data).
     #[arg(long)]
     db: String,
+    /// The container in that database (e.g. `customer`, `posts`).
     #[arg(long)]
     container: String,
 }
@@ -58,6 +60,7 @@ enum Command {
         /// Stop at the first failure (everything sent before it is still awaited and reported).
         #[arg(long)]
         stop_on_error: bool,
+        /// The file to load: JSON lines, or one JSON array (streamed either way).
         file: PathBuf,
     },
     /// Point read of one item.
@@ -70,12 +73,14 @@ enum Command {
         /// The item has no partition key property (Cosmos DB's PartitionKey.None).
         #[arg(long, conflicts_with = "pk")]
         pk_none: bool,
+        /// The item's id.
         id: String,
     },
     /// Every item of a container (or of one logical partition with --pk), as JSON lines.
     Export {
         #[command(flatten)]
         target: Target,
+        /// Only this logical partition (read as JSON when it parses as JSON, else a string).
         #[arg(long, allow_hyphen_values = true)]
         pk: Option<String>,
         /// Print one JSON array instead of JSON lines.
@@ -86,6 +91,7 @@ enum Command {
     Stats {
         #[command(flatten)]
         target: Target,
+        /// How many of the largest logical partitions to list per physical partition.
         #[arg(long, default_value_t = 5)]
         top: usize,
     },
@@ -96,19 +102,41 @@ enum Command {
         /// Confine the query to one logical partition (read as JSON when it parses as JSON).
         #[arg(long, allow_hyphen_values = true)]
         pk: Option<String>,
-        /// A parameter, `@name=JSON` (a value that is not JSON is a string). Repeatable.
+        /// A parameter, `@name=JSON`: the value must be JSON (a string is written `'"text"'`,
+        /// or use --param-str). Repeatable.
         #[arg(long = "param", value_name = "@NAME=JSON", allow_hyphen_values = true)]
         params: Vec<String>,
-        /// Results per page (the RU and metrics on stderr are per page).
-        #[arg(long)]
-        max_item_count: Option<usize>,
-        sql: String,
+        /// A string parameter, `@name=text`, taken as it is. Repeatable.
+        #[arg(
+            long = "param-str",
+            value_name = "@NAME=TEXT",
+            allow_hyphen_values = true
+        )]
+        string_params: Vec<String>,
+        /// Results per page, at least 1 (the RU and metrics on stderr are per page).
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+        max_item_count: Option<u32>,
+        /// Read the query from this file (`-` for standard input) instead of the SQL argument:
+        /// for queries too long for a shell.
+        #[arg(
+            short = 'f',
+            long = "file",
+            value_name = "FILE",
+            conflicts_with = "sql"
+        )]
+        sql_file: Option<PathBuf>,
+        /// The query, e.g. "SELECT * FROM c WHERE c.type = 'post'".
+        #[arg(required_unless_present = "sql_file")]
+        sql: Option<String>,
     },
     /// Databases and containers.
     List,
     /// A consistent, compacted copy of the data in OUT/data.mdb, safe while an app writes the
     /// directory. Restore: stop the app, put OUT/data.mdb in place of DATA/data.mdb.
-    Backup { out: PathBuf },
+    Backup {
+        /// The directory to write `data.mdb` into (must not hold one already).
+        out: PathBuf,
+    },
     /// Verify every container: items parse, index entries and counters match the items,
     /// partitions tile the hash space. Prints a report per container; exits non-zero on any problem.
     Check,
@@ -278,25 +306,42 @@ async fn run(cli: Cli) -> Result<(), import::ImportError> {
             target,
             pk,
             params,
+            string_params,
             max_item_count,
+            sql_file,
             sql,
         } => {
             let c = engine.database(&target.db).container(&target.container);
-            let params = params
-                .iter()
-                .map(|p| {
-                    let (name, raw) = p.split_once('=').ok_or_else(|| {
-                        engine::Error::bad("--param", format!("'{p}' is not @name=value"))
-                    })?;
-                    Ok((
-                        name.to_owned(),
-                        serde_json::from_str(raw).unwrap_or_else(|_| Value::String(raw.to_owned())),
-                    ))
-                })
-                .collect::<Result<Vec<(String, Value)>, engine::Error>>()?;
+            let sql = match (sql, sql_file) {
+                (Some(sql), _) => sql,
+                (None, Some(file)) => read_query(&file)?,
+                (None, None) => unreachable!("clap requires one"),
+            };
+            let mut all_params = Vec::new();
+            for p in &params {
+                let (name, raw) = p.split_once('=').ok_or_else(|| {
+                    engine::Error::bad("--param", format!("'{p}' is not @name=JSON"))
+                })?;
+                let value = serde_json::from_str(raw).map_err(|e| {
+                    engine::Error::bad(
+                        "--param",
+                        format!(
+                            "{name}: {raw} is not JSON ({e}); write a string as '\"text\"' or use --param-str {name}=text"
+                        ),
+                    )
+                })?;
+                all_params.push((name.to_owned(), value));
+            }
+            for p in &string_params {
+                let (name, raw) = p.split_once('=').ok_or_else(|| {
+                    engine::Error::bad("--param-str", format!("'{p}' is not @name=text"))
+                })?;
+                all_params.push((name.to_owned(), Value::String(raw.to_owned())));
+            }
+            let params = all_params;
             let mut opts = engine::QueryOptions {
                 partition_key: pk.as_deref().map(parse_pk).transpose()?,
-                max_item_count,
+                max_item_count: max_item_count.map(|n| n as usize),
                 ..Default::default()
             };
             let mut all = Vec::new();
@@ -339,6 +384,19 @@ async fn run(cli: Cli) -> Result<(), import::ImportError> {
             Ok(())
         }
     }
+}
+
+/// A query from a file, or from standard input for `-`.
+fn read_query(file: &std::path::Path) -> Result<String, engine::Error> {
+    use std::io::Read;
+    let mut sql = String::new();
+    let read = if file.as_os_str() == "-" {
+        std::io::stdin().read_to_string(&mut sql)
+    } else {
+        std::fs::File::open(file).and_then(|mut f| f.read_to_string(&mut sql))
+    };
+    read.map_err(|e| engine::Error::bad("--file", format!("{}: {e}", file.display())))?;
+    Ok(sql)
 }
 
 fn main() -> ExitCode {
