@@ -193,10 +193,17 @@ fn hot_partition_gets_429_with_retry_after_and_others_do_not() {
         // A fan-out visits the hot partition too, as a request of its own: it is throttled
         // (the hot partition is driven into debt again first); the same query confined to the
         // cold partition is not.
-        for i in 0..200 {
-            let doc = json!({"id": format!("again{i}"), "pk": "hot"});
-            if c.create_item(&doc, None, None).await.is_err() {
-                break;
+        // Large writes: the last one admitted leaves a debt of tens of RU (hundreds of ms at
+        // 100 RU/s), so the query below meets it however long it takes to be scheduled.
+        let pad = "x".repeat(20_000);
+        let mut admitted = 0;
+        for i in 0..400 {
+            let doc = json!({"id": format!("again{i}"), "pk": "hot", "pad": pad});
+            match c.create_item(&doc, None, None).await {
+                Ok(_) => admitted += 1,
+                Err(_) if admitted > 0 => break,
+                // Still in debt from above: wait it out, then write until throttled.
+                Err(e) => tokio::time::sleep(e.retry_after().unwrap()).await,
             }
         }
         let e = c

@@ -130,7 +130,10 @@ impl ContainerClient {
     ) -> Result<ItemResponse<T>> {
         let pk = partition_key.into();
         let (raw, retries) = self
-            .retrying(|| std::future::ready(self.read_item_raw(id, &pk)))
+            .retrying(|| {
+                let (me, id, pk) = (self.clone(), id.to_owned(), pk.clone());
+                super::blocking::light(move || me.read_item_raw(&id, &pk))
+            })
             .await?;
         let mut r = raw.into_typed::<T>()?;
         r.diagnostics.throttle_retries = retries;

@@ -1,6 +1,7 @@
 //! The public API, shaped like the Azure Cosmos DB SDKs: engine → database → container.
 
 pub mod batch;
+pub(crate) mod blocking;
 pub mod container;
 pub mod database;
 pub mod engine;

@@ -83,7 +83,14 @@ impl ContainerClient {
         };
         let (page, retries) = self
             .retrying(|| {
-                let r = (|| {
+                let (me, shared, query, params, options) = (
+                    self.clone(),
+                    shared.clone(),
+                    query.clone(),
+                    params.clone(),
+                    options.clone(),
+                );
+                super::blocking::heavy(move || {
                     // Every partition the query will visit admits it as a request of its own:
                     // one hot partition throttles a fan-out.
                     let def = shared.def.load_full();
@@ -97,10 +104,10 @@ impl ContainerClient {
                             }
                         }
                     }
-                    self.engine.inner.store.read(|rtxn| {
-                        let def = self.definition_in(rtxn)?;
-                        let page = run::run_page(
-                            &self.engine.inner.store,
+                    me.engine.inner.store.read(|rtxn| {
+                        let def = me.definition_in(rtxn)?;
+                        run::run_page(
+                            &me.engine.inner.store,
                             rtxn,
                             &def,
                             &query,
@@ -109,11 +116,9 @@ impl ContainerClient {
                             options.partition_key.as_ref(),
                             budget,
                             options.continuation.as_deref(),
-                        )?;
-                        Ok(page)
+                        )
                     })
-                })();
-                std::future::ready(r)
+                })
             })
             .await?;
         let charge = page.meter.charge();

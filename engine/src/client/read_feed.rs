@@ -13,7 +13,7 @@ use crate::ttl;
 
 impl ContainerClient {
     /// Every item of one logical partition, in id order (a single-partition prefix scan).
-    pub async fn read_all_items_in_partition<T: DeserializeOwned>(
+    pub async fn read_all_items_in_partition<T: DeserializeOwned + Send + 'static>(
         &self,
         partition_key: impl Into<PartitionKey>,
     ) -> Result<FeedResponse<T>> {
@@ -26,12 +26,11 @@ impl ContainerClient {
         let now = ttl::now();
         let ((items, meter), retries) = self
             .retrying(|| {
-                std::future::ready(
-                    shared
-                        .throughput
-                        .admit(pp)
-                        .and_then(|_| self.scan_prefix::<T>(&prefix, def.default_ttl, now)),
-                )
+                let (me, shared, ttl) = (self.clone(), shared.clone(), def.default_ttl);
+                super::blocking::heavy(move || {
+                    shared.throughput.admit(pp)?;
+                    me.scan_prefix::<T>(&prefix, ttl, now)
+                })
             })
             .await?;
         let charge = meter.charge();
@@ -48,7 +47,7 @@ impl ContainerClient {
     }
     /// Reads the whole container in key order, `max_item_count` items per page (a "read feed":
     /// visits every physical partition). Pass the previous page's continuation to go on.
-    pub async fn read_all_items<T: DeserializeOwned>(
+    pub async fn read_all_items<T: DeserializeOwned + Send + 'static>(
         &self,
         max_item_count: usize,
         continuation: Option<&str>,
@@ -60,41 +59,47 @@ impl ContainerClient {
             None => None,
         };
         let now = ttl::now();
-        let store = &self.engine.inner.store;
-        let prefix = keys::container_prefix(def.rid);
-        let (items, last, meter, visited) = store.read(|rtxn| {
-            let mut meter = Meter {
-                queries: 1,
-                ..Default::default()
-            };
-            let mut items = Vec::new();
-            let mut last: Option<Vec<u8>> = None;
-            let mut visited: Vec<u32> = Vec::new();
-            let lower = after.clone().unwrap_or_else(|| prefix.to_vec());
-            for entry in store.docs.range(rtxn, &crate::storage::from(&lower))? {
-                let (k, v) = entry?;
-                if !k.starts_with(&prefix) || items.len() >= max_item_count.max(1) {
-                    break;
+        let me = self.clone();
+        let def_in = def.clone();
+        let (items, last, meter, visited) = super::blocking::heavy(move || {
+            let def = def_in;
+            let store = &me.engine.inner.store;
+            let prefix = keys::container_prefix(def.rid);
+            store.read(|rtxn| {
+                let mut meter = Meter {
+                    queries: 1,
+                    ..Default::default()
+                };
+                let mut items = Vec::new();
+                let mut last: Option<Vec<u8>> = None;
+                let mut visited: Vec<u32> = Vec::new();
+                let lower = after.clone().unwrap_or_else(|| prefix.to_vec());
+                for entry in store.docs.range(rtxn, &crate::storage::from(&lower))? {
+                    let (k, v) = entry?;
+                    if !k.starts_with(&prefix) || items.len() >= max_item_count.max(1) {
+                        break;
+                    }
+                    if after.as_deref() == Some(k) {
+                        continue;
+                    }
+                    let pp = def.partitions.owner(&keys::epk_of(k)).id;
+                    if visited.last() != Some(&pp) {
+                        visited.push(pp);
+                    }
+                    last = Some(k.to_vec());
+                    let (h, json) = DocHeader::decode(v)
+                        .ok_or_else(|| Error::Corrupt("short item header".into()))?;
+                    if ttl::is_expired(&h, def.default_ttl, now) {
+                        continue;
+                    }
+                    meter.scan_item(v.len());
+                    items.push(crate::item::parse_stored::<T>(json)?);
                 }
-                if after.as_deref() == Some(k) {
-                    continue;
-                }
-                let pp = def.partitions.owner(&keys::epk_of(k)).id;
-                if visited.last() != Some(&pp) {
-                    visited.push(pp);
-                }
-                last = Some(k.to_vec());
-                let (h, json) = DocHeader::decode(v)
-                    .ok_or_else(|| Error::Corrupt("short item header".into()))?;
-                if ttl::is_expired(&h, def.default_ttl, now) {
-                    continue;
-                }
-                meter.scan_item(v.len());
-                items.push(crate::item::parse_stored::<T>(json)?);
-            }
-            meter.partitions_visited = visited.len() as u64;
-            Ok((items, last, meter, visited))
-        })?;
+                meter.partitions_visited = visited.len() as u64;
+                Ok((items, last, meter, visited))
+            })
+        })
+        .await?;
         let charge = meter.charge();
         for pp in &visited {
             shared.throughput.charge(*pp, charge / visited.len() as f64);

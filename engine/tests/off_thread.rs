@@ -1,0 +1,75 @@
+//! Storage work runs off the caller's async thread (issue 19): on a single-threaded runtime —
+//! what each actix worker is — a point read completes while heavy cross-partition queries are
+//! still paging, instead of waiting for all of them. Before, every page ran inline on the one
+//! thread, so the point read finished last.
+
+mod common;
+
+use std::sync::{Arc, Mutex};
+
+use engine::{ContainerProperties, EngineOptions, QueryOptions};
+use serde_json::{json, Value};
+
+#[test]
+fn a_point_read_is_not_stuck_behind_heavy_queries_on_its_thread() {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let t = common::open(EngineOptions::default());
+        let c = common::container(
+            &t,
+            ContainerProperties::new("c", "/pk").with_initial_partitions(4),
+        )
+        .await;
+        let mut writes = tokio::task::JoinSet::new();
+        for i in 0..2000 {
+            let c = c.clone();
+            writes.spawn(async move {
+                c.create_item(
+                    &json!({"id": format!("i{i}"), "pk": format!("p{}", i % 50), "n": i}),
+                    None,
+                    None,
+                )
+                .await
+                .unwrap();
+            });
+        }
+        while writes.join_next().await.is_some() {}
+
+        let finished: Arc<Mutex<Vec<&'static str>>> = Arc::default();
+        let mut heavy = tokio::task::JoinSet::new();
+        for _ in 0..4 {
+            let (c, finished) = (c.clone(), finished.clone());
+            heavy.spawn(async move {
+                // A fan-out with a filter no index answers, ten rows a page: many pages.
+                c.query_all::<Value>(
+                    "SELECT * FROM c WHERE c.n % 3 = 1",
+                    engine::NO_PARAMS,
+                    QueryOptions {
+                        max_item_count: Some(10),
+                        ..Default::default()
+                    },
+                )
+                .await
+                .unwrap();
+                finished.lock().unwrap().push("heavy");
+            });
+        }
+        // Let the heavy queries start, then read one item.
+        tokio::task::yield_now().await;
+        let item = c.read_item::<Value>("i7", "p7", None).await.unwrap();
+        assert_eq!(item.resource.unwrap()["n"], 7);
+        finished.lock().unwrap().push("point");
+        while heavy.join_next().await.is_some() {}
+        let order = finished.lock().unwrap().clone();
+        assert_eq!(order.len(), 5);
+        assert_ne!(
+            order.last(),
+            Some(&"point"),
+            "the point read waited for every heavy query: {order:?}"
+        );
+        assert_eq!(order[0], "point", "{order:?}");
+    });
+}
