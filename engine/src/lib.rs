@@ -50,6 +50,7 @@ pub use client::stats::{ContainerStats, LogicalPartitionStats, PhysicalPartition
 pub use error::{Error, Result};
 pub use item::PatchOperation;
 pub use partition::{PartitionKey, PartitionKeyDefinition};
+pub use scripts::js::JavaScript;
 pub use scripts::{ScriptBudget, ScriptContext, StoredProcedure, Trigger, TriggerOperation};
 pub use sql::run::QueryMetrics;
 pub use storage::StorageOptions;
