@@ -1,0 +1,127 @@
+//! Issue 18 §1: damaged data never passes as good data, and never crashes a command. Every
+//! damaged copy is made here, by writing over the data file the way a bad disk or copy would.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::{json, Value};
+
+const PAGE: usize = 4096;
+
+fn engine(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_engine"))
+        .arg("--data")
+        .arg(dir)
+        .args(args)
+        .output()
+        .expect("run engine")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A store of `n` items in d/c (partition key /pk, 40 logical partitions), made by `import`.
+fn store(root: &Path, n: usize) -> PathBuf {
+    let data = root.join("data");
+    let file = root.join("items.jsonl");
+    let lines: Vec<String> = (0..n)
+        .map(|i| {
+            json!({"id": format!("i{i}"), "pk": format!("p{}", i % 40), "body": "x".repeat(300)})
+                .to_string()
+        })
+        .collect();
+    std::fs::write(&file, lines.join("\n")).unwrap();
+    let o = engine(
+        &data,
+        &[
+            "import",
+            "--db",
+            "d",
+            "--container",
+            "c",
+            "--partition-key",
+            "/pk",
+            file.to_str().unwrap(),
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    data
+}
+
+/// LMDB page header (64-bit): pgno(8) pad(2) flags(2) lower(2) upper(2).
+fn flags(page: &[u8]) -> u16 {
+    u16::from_le_bytes([page[10], page[11]])
+}
+
+const P_LEAF: u16 = 0x02;
+
+/// The numbers of the leaf pages holding items (stale copies in free pages included).
+fn item_leaves(bytes: &[u8]) -> Vec<usize> {
+    (2..bytes.len() / PAGE)
+        .filter(|&n| {
+            let page = &bytes[n * PAGE..(n + 1) * PAGE];
+            // Nodes live from `upper` to the end; the gap before it holds stale bytes.
+            let upper = usize::from(u16::from_le_bytes([page[14], page[15]])).min(PAGE);
+            flags(page) & P_LEAF != 0 && page[upper..].windows(8).any(|w| w == b"\"body\":\"")
+        })
+        .collect()
+}
+
+fn export_lines(o: &Output) -> usize {
+    String::from_utf8_lossy(&o.stdout).lines().count()
+}
+
+/// Items hidden by damage (a leaf whose key count shrank: LMDB walks it without an error) make
+/// `export` fail, saying how many are missing, instead of exiting 0 with fewer items.
+#[test]
+fn export_fails_on_a_shortfall_against_the_counters() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = store(tmp.path(), 2000);
+    let o = engine(&data, &["export", "--db", "d", "--container", "c"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(export_lines(&o), 2000);
+
+    let mdb = data.join("data.mdb");
+    let mut bytes = std::fs::read(&mdb).unwrap();
+    let leaves = item_leaves(&bytes);
+    assert!(!leaves.is_empty());
+    for n in leaves {
+        // lower = 16 + 2 × keys: one key fewer.
+        let at = n * PAGE + 12;
+        let lower = u16::from_le_bytes([bytes[at], bytes[at + 1]]);
+        if lower > 16 + 2 {
+            bytes[at..at + 2].copy_from_slice(&(lower - 2).to_le_bytes());
+        }
+    }
+    std::fs::write(&mdb, &bytes).unwrap();
+
+    let o = engine(&data, &["export", "--db", "d", "--container", "c"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "an error exit: {err}");
+    assert!(export_lines(&o) < 2000);
+    assert!(
+        err.contains("items missing") && err.contains("engine check"),
+        "{err}"
+    );
+    // Every logical partition that lost an item says so too.
+    let failed = (0..40)
+        .filter(|p| {
+            let pk = format!("p{p}");
+            let o = engine(
+                &data,
+                &["export", "--db", "d", "--container", "c", "--pk", &pk],
+            );
+            !o.status.success() && stderr(&o).contains("items missing")
+        })
+        .count();
+    assert!(failed > 0);
+    let o = engine(&data, &["check"]);
+    assert!(!o.status.success());
+    let report: Value =
+        serde_json::from_slice(o.stdout.split(|b| *b == b'\n').next().unwrap()).unwrap();
+    assert!(
+        report["problems"].to_string().contains("counts"),
+        "{report}"
+    );
+}
