@@ -125,3 +125,68 @@ fn export_fails_on_a_shortfall_against_the_counters() {
         "{report}"
     );
 }
+
+fn names(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+/// A 0-byte and a 100-byte `data.mdb`: one line naming the file, an error exit, and nothing
+/// created (before, a reader failed with "Bad file descriptor" and `import` started a new store).
+#[test]
+fn an_empty_or_tiny_data_file_is_named_and_left_alone() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("in.jsonl");
+    std::fs::write(&input, "{\"id\": \"a\", \"pk\": \"a\"}\n").unwrap();
+    for size in [0usize, 100, 3 * PAGE] {
+        let data = tmp.path().join(format!("data{size}"));
+        std::fs::create_dir(&data).unwrap();
+        let mdb = data.join("data.mdb");
+        std::fs::write(&mdb, vec![0x5a; size]).unwrap();
+        for args in [
+            &["list"][..],
+            &["export", "--db", "d", "--container", "c"][..],
+            &["check"][..],
+            &[
+                "import",
+                "--db",
+                "d",
+                "--container",
+                "c",
+                "--partition-key",
+                "/pk",
+                input.to_str().unwrap(),
+            ][..],
+        ] {
+            let o = engine(&data, args);
+            let err = stderr(&o);
+            assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+            assert_eq!(err.lines().count(), 1, "{args:?}: one line: {err}");
+            assert!(
+                err.contains(&mdb.display().to_string()) && err.contains("not an engine data file"),
+                "{args:?}: {err}"
+            );
+            assert_eq!(names(&data), ["data.mdb"], "{args:?}: nothing created");
+            assert_eq!(std::fs::metadata(&mdb).unwrap().len() as usize, size);
+        }
+    }
+    // LMDB's magic with nothing valid after it: LMDB's own MDB_INVALID, with the file named.
+    let data = tmp.path().join("magic");
+    std::fs::create_dir(&data).unwrap();
+    let mut bytes = vec![0u8; 2 * PAGE];
+    for page in 0..2 {
+        bytes[page * PAGE + 16..page * PAGE + 20].copy_from_slice(&0xBEEF_C0DEu32.to_ne_bytes());
+    }
+    std::fs::write(data.join("data.mdb"), bytes).unwrap();
+    let o = engine(&data, &["list"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&data.join("data.mdb").display().to_string()) && err.contains("MDB_INVALID"),
+        "{err}"
+    );
+}

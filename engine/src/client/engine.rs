@@ -74,6 +74,8 @@ impl Engine {
             },
             _ => Error::Storage(heed::Error::Io(e)),
         })?;
+        // Before anything is created in the directory (the lock file, LMDB's lock).
+        crate::storage::validate_data_file(&path)?;
         if !open_paths()
             .lock()
             .unwrap_or_else(|e| e.into_inner())

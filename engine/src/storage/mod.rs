@@ -75,7 +75,8 @@ impl Store {
                 .map_size(initial)
                 .max_dbs(8)
                 .max_readers(opts.max_readers)
-                .open(dir)?
+                .open(dir)
+                .map_err(|e| open_error(dir, e))?
         };
         check_not_truncated(dir, &env)?;
         // A data file larger than the requested map (a reopened, grown store) keeps its size.
@@ -127,7 +128,7 @@ impl Store {
                 .max_dbs(8)
                 .max_readers(opts.max_readers)
                 .flags(heed::EnvFlags::READ_ONLY);
-            options.open(dir)?
+            options.open(dir).map_err(|e| open_error(dir, e))?
         };
         check_not_truncated(dir, &env)?;
         let rtxn = env.read_txn()?;
@@ -210,6 +211,20 @@ fn round_up(n: usize, to: usize) -> usize {
     n.div_ceil(to) * to
 }
 
+/// LMDB's errors at open, with the file they are about.
+fn open_error(dir: &Path, e: heed::Error) -> Error {
+    let file = dir.join("data.mdb");
+    match e {
+        heed::Error::Mdb(
+            heed::MdbError::Invalid | heed::MdbError::Corrupted | heed::MdbError::VersionMismatch,
+        ) => Error::Corrupt(format!(
+            "{} is not a readable engine data file ({e}); restore it from a backup (`engine backup`)",
+            file.display()
+        )),
+        other => Error::Storage(other),
+    }
+}
+
 /// Maps LMDB's "out of space" errors to 507; everything else stays a storage error.
 pub fn classify(e: heed::Error) -> Error {
     match &e {
@@ -226,6 +241,56 @@ pub fn classify(e: heed::Error) -> Error {
 /// The key range from `lo` (inclusive) to the end of the database.
 pub fn from(lo: &[u8]) -> (std::ops::Bound<&[u8]>, std::ops::Bound<&[u8]>) {
     (std::ops::Bound::Included(lo), std::ops::Bound::Unbounded)
+}
+
+/// Refuses a `data.mdb` that cannot be an LMDB file before LMDB opens it: LMDB would take an
+/// empty file for a new store (a writer then silently starts over) or fail without naming the
+/// file. An LMDB file starts with two meta pages, each with the magic number after the page header.
+pub fn validate_data_file(dir: &Path) -> Result<()> {
+    use std::io::Read;
+    let file = dir.join("data.mdb");
+    let mut f = match std::fs::File::open(&file) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => {
+            return Err(Error::Storage(heed::Error::Io(std::io::Error::new(
+                e.kind(),
+                format!("{}: {e}", file.display()),
+            ))))
+        }
+    };
+    let not_engine = |why: String| {
+        Error::Corrupt(format!(
+            "{} is not an engine data file: {why}; restore it from a backup (`engine backup`), or move it away to start an empty store",
+            file.display()
+        ))
+    };
+    let mut head = vec![0u8; 2 * page_size()];
+    let mut len = 0;
+    while len < head.len() {
+        match f.read(&mut head[len..]) {
+            Ok(0) => break,
+            Ok(n) => len += n,
+            Err(e) => return Err(not_engine(format!("it cannot be read ({e})"))),
+        }
+    }
+    if len < head.len() {
+        return Err(not_engine(format!(
+            "it holds {len} bytes, less than LMDB's two {}-byte meta pages",
+            page_size()
+        )));
+    }
+    const MAGIC: u32 = 0xBEEF_C0DE;
+    let magic = |page: usize| {
+        let at = page * page_size() + 16;
+        u32::from_ne_bytes(head[at..at + 4].try_into().expect("4 bytes"))
+    };
+    if magic(0) != MAGIC && magic(1) != MAGIC {
+        return Err(not_engine(
+            "neither meta page has LMDB's magic number".into(),
+        ));
+    }
+    Ok(())
 }
 
 /// Refuses a data file shorter than its own meta page says it is (a copy cut short by a full
