@@ -190,3 +190,106 @@ fn an_empty_or_tiny_data_file_is_named_and_left_alone() {
         "{err}"
     );
 }
+
+/// Removes the immutable attribute again, even when the test fails (or the directory could not
+/// be cleaned up).
+struct Immutable(PathBuf);
+
+impl Drop for Immutable {
+    fn drop(&mut self) {
+        let _ = Command::new("chattr").arg("-i").arg(&self.0).status();
+    }
+}
+
+/// Every reading command on a store whose files this process may read but not write.
+fn reads_work(data: &Path) -> Vec<String> {
+    let reads: [&[&str]; 6] = [
+        &["list"],
+        &["get", "--db", "d", "--container", "c", "--pk", "p1", "i1"],
+        &[
+            "query",
+            "--db",
+            "d",
+            "--container",
+            "c",
+            "SELECT VALUE COUNT(1) FROM c",
+        ],
+        &["export", "--db", "d", "--container", "c"],
+        &["check"],
+        &["stats", "--db", "d", "--container", "c"],
+    ];
+    reads
+        .iter()
+        .map(|args| {
+            let o = engine(data, args);
+            assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+            stderr(&o)
+        })
+        .collect()
+}
+
+/// A reader that may not write `lock.mdb` reads without LMDB's lock and says so; writes are
+/// refused with a message naming the file. As root, permission bits refuse nothing: the lock file
+/// is made immutable (`chattr +i`), which refuses root too; `--no-lock` is the same path asked for.
+#[test]
+fn a_directory_that_cannot_be_written_is_read_without_the_lock() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = store(tmp.path(), 200);
+    let input = tmp.path().join("more.jsonl");
+    std::fs::write(&input, "{\"id\": \"new\", \"pk\": \"p1\"}\n").unwrap();
+    let import = |extra: &[&str]| {
+        let mut args = vec!["import", "--db", "d", "--container", "c"];
+        args.extend_from_slice(extra);
+        args.push(input.to_str().unwrap());
+        engine(&data, &args)
+    };
+
+    // Asked for: a copy without lock.mdb is read and stays without one.
+    let copy = tmp.path().join("copy");
+    std::fs::create_dir(&copy).unwrap();
+    std::fs::copy(data.join("data.mdb"), copy.join("data.mdb")).unwrap();
+    let o = engine(
+        &copy,
+        &["--no-lock", "export", "--db", "d", "--container", "c"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(export_lines(&o), 200);
+    assert!(stderr(&o).contains("without LMDB's lock"), "{}", stderr(&o));
+    assert_eq!(names(&copy), ["data.mdb"]);
+    let o = import(&["--no-lock"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("--no-lock is for reading"),
+        "{}",
+        stderr(&o)
+    );
+
+    // Taken by itself when lock.mdb cannot be opened for writing.
+    let lock = data.join("lock.mdb");
+    assert!(lock.exists());
+    let chattr = Command::new("chattr").arg("+i").arg(&lock).status();
+    if !chattr.is_ok_and(|s| s.success()) {
+        eprintln!("chattr +i is not available here: the automatic fallback is covered by the storage unit test only");
+        return;
+    }
+    let _guard = Immutable(lock.clone());
+    if std::fs::OpenOptions::new().write(true).open(&lock).is_ok() {
+        eprintln!(
+            "an immutable file is still writable here: fallback covered by the unit test only"
+        );
+        return;
+    }
+    for err in reads_work(&data) {
+        assert!(
+            err.contains("without LMDB's lock") && err.contains("lock.mdb cannot be written"),
+            "{err}"
+        );
+    }
+    let o = import(&[]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("lock.mdb cannot be written") && err.contains("read"),
+        "{err}"
+    );
+}

@@ -24,6 +24,10 @@ pub struct StorageOptions {
     pub max_readers: u32,
     /// Open an existing store for reading only, beside the process that writes it.
     pub read_only: bool,
+    /// With `read_only`: read without LMDB's lock file (`lock.mdb`), for a copy this process may
+    /// read but not write. Only safe when no process writes the directory meanwhile. A reader
+    /// that is refused `lock.mdb` (EACCES, EPERM) falls back to this by itself.
+    pub no_lock: bool,
 }
 
 impl Default for StorageOptions {
@@ -33,6 +37,7 @@ impl Default for StorageOptions {
             max_map_size: 1 << 40,
             max_readers: 1024,
             read_only: false,
+            no_lock: false,
         }
     }
 }
@@ -57,6 +62,8 @@ pub struct Store {
     /// exclusively, because LMDB may only resize with no transaction open in the process.
     gate: RwLock<()>,
     max_map_size: usize,
+    /// Why the store is read without LMDB's lock, when it is.
+    pub without_lock: Option<String>,
 }
 
 impl Store {
@@ -110,6 +117,7 @@ impl Store {
             expiry,
             gate: RwLock::new(()),
             max_map_size: opts.max_map_size,
+            without_lock: None,
         })
     }
 
@@ -121,14 +129,33 @@ impl Store {
                 what: format!("engine data in {}", dir.display()),
             });
         }
-        // Safety: READ_ONLY is a safe flag; the map size adopts the file's at open.
-        let env = unsafe {
-            let mut options = EnvOpenOptions::new().read_txn_without_tls();
-            options
-                .max_dbs(8)
-                .max_readers(opts.max_readers)
-                .flags(heed::EnvFlags::READ_ONLY);
-            options.open(dir).map_err(|e| open_error(dir, e))?
+        let open = |flags: heed::EnvFlags| {
+            // Safety: READ_ONLY is a safe flag and the map size adopts the file's at open.
+            // NO_LOCK is asked for (or fallen back to) only where the lock cannot be taken: the
+            // caller is told the reads are then unprotected from a concurrent writer.
+            unsafe {
+                let mut options = EnvOpenOptions::new().read_txn_without_tls();
+                options
+                    .max_dbs(8)
+                    .max_readers(opts.max_readers)
+                    .flags(flags);
+                options.open(dir)
+            }
+        };
+        let lockless = heed::EnvFlags::READ_ONLY | heed::EnvFlags::NO_LOCK;
+        let (env, without_lock) = if opts.no_lock {
+            let env = open(lockless).map_err(|e| open_error(dir, e))?;
+            (env, Some("asked for (--no-lock)".to_owned()))
+        } else {
+            match open(heed::EnvFlags::READ_ONLY) {
+                Ok(env) => (env, None),
+                Err(heed::Error::Io(e)) if lock_refused(&e) => {
+                    let env = open(lockless).map_err(|e| open_error(dir, e))?;
+                    let why = format!("{} cannot be written ({e})", dir.join("lock.mdb").display());
+                    (env, Some(why))
+                }
+                Err(e) => return Err(open_error(dir, e)),
+            }
         };
         check_not_truncated(dir, &env)?;
         let rtxn = env.read_txn()?;
@@ -159,6 +186,7 @@ impl Store {
             env,
             gate: RwLock::new(()),
             max_map_size: opts.max_map_size,
+            without_lock,
         })
     }
 
@@ -211,6 +239,16 @@ fn round_up(n: usize, to: usize) -> usize {
     n.div_ceil(to) * to
 }
 
+/// Errors that mean this process may not write the lock file (a read-only copy, another user's
+/// directory): a reader then opens without it. (A read-only file system, EROFS, LMDB handles.)
+pub fn lock_refused(e: &std::io::Error) -> bool {
+    e.kind() == std::io::ErrorKind::PermissionDenied
+        || matches!(
+            e.raw_os_error(),
+            Some(libc::EACCES | libc::EPERM | libc::EROFS)
+        )
+}
+
 /// LMDB's errors at open, with the file they are about.
 fn open_error(dir: &Path, e: heed::Error) -> Error {
     let file = dir.join("data.mdb");
@@ -220,6 +258,10 @@ fn open_error(dir: &Path, e: heed::Error) -> Error {
         ) => Error::Corrupt(format!(
             "{} is not a readable engine data file ({e}); restore it from a backup (`engine backup`)",
             file.display()
+        )),
+        heed::Error::Io(io) if lock_refused(&io) => Error::Unavailable(format!(
+            "{} cannot be written ({io}): this process may only read the directory (list, get, query, export, check, stats read without LMDB's lock); writing needs write access",
+            dir.join("lock.mdb").display()
         )),
         other => Error::Storage(other),
     }
@@ -309,4 +351,31 @@ fn check_not_truncated(dir: &Path, env: &heed::Env<heed::WithoutTls>) -> Result<
         )));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The fallback to a lockless read is taken on exactly the errors that mean "this process
+    /// may not write the lock file" (injected here: as root, permission bits never refuse).
+    #[test]
+    fn a_refused_lock_file_is_told_from_other_errors() {
+        for code in [libc::EACCES, libc::EPERM, libc::EROFS] {
+            assert!(lock_refused(&std::io::Error::from_raw_os_error(code)));
+        }
+        for code in [libc::ENOENT, libc::EIO, libc::ENOSPC, libc::EISDIR] {
+            assert!(!lock_refused(&std::io::Error::from_raw_os_error(code)));
+        }
+        let dir = Path::new("/x");
+        let e = open_error(
+            dir,
+            heed::Error::Io(std::io::Error::from_raw_os_error(libc::EACCES)),
+        );
+        assert_eq!(e.status_code(), 503);
+        assert!(
+            e.to_string().contains("/x/lock.mdb cannot be written"),
+            "{e}"
+        );
+    }
 }

@@ -22,6 +22,10 @@ struct Cli {
     /// The engine's data directory.
     #[arg(long, global = true, default_value = "data")]
     data: PathBuf,
+    /// Read without LMDB's lock file, for a copy this user may read but not write (taken by
+    /// itself when lock.mdb cannot be written). Only safe when no process writes the directory.
+    #[arg(long, global = true)]
+    no_lock: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -179,8 +183,16 @@ async fn run(cli: Cli) -> Result<(), import::ImportError> {
         Command::Import { file, .. } => Some(import::open(file)?),
         _ => None,
     };
+    if cli.no_lock && !read_only {
+        return Err(engine::Error::bad(
+            "--no-lock",
+            "--no-lock is for reading: import writes, which needs LMDB's lock",
+        )
+        .into());
+    }
     let storage = engine::StorageOptions {
         read_only,
+        no_lock: cli.no_lock,
         ..Default::default()
     };
     let engine = Engine::open(
@@ -190,6 +202,12 @@ async fn run(cli: Cli) -> Result<(), import::ImportError> {
             ..Default::default()
         },
     )?;
+    if let Some(why) = engine.read_without_lock() {
+        eprintln!(
+            "engine: reading {} without LMDB's lock: {why}; a process writing it meanwhile could make these reads inconsistent",
+            cli.data.display()
+        );
+    }
     match cli.command {
         Command::Import {
             target,
