@@ -42,6 +42,9 @@ fn store(root: &Path, n: usize) -> PathBuf {
             "c",
             "--partition-key",
             "/pk",
+            // One write at a time: the same pages on every run.
+            "--concurrency",
+            "1",
             file.to_str().unwrap(),
         ],
     );
@@ -292,4 +295,99 @@ fn a_directory_that_cannot_be_written_is_read_without_the_lock() {
         err.contains("lock.mdb cannot be written") && err.contains("read"),
         "{err}"
     );
+}
+
+/// The root page of a named LMDB database, read from the newest meta page and the main DB.
+fn root_of(bytes: &[u8], name: &[u8]) -> usize {
+    let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap()) as usize;
+    let u16_at = |at: usize| usize::from(u16::from_le_bytes([bytes[at], bytes[at + 1]]));
+    // Meta: header(16) magic(4) version(4) address(8) mapsize(8) dbs[2](48 each) last_pg txnid.
+    let meta = if u64_at(PAGE + 144) > u64_at(144) {
+        PAGE
+    } else {
+        0
+    };
+    let main_root = u64_at(meta + 88 + 40);
+    let page = main_root * PAGE;
+    assert!(
+        flags(&bytes[page..]) & P_LEAF != 0,
+        "the main DB fits one leaf"
+    );
+    let keys = (u16_at(page + 12) - 16) / 2;
+    for i in 0..keys {
+        let node = page + u16_at(page + 16 + 2 * i);
+        let ksize = u16_at(node + 6);
+        if &bytes[node + 8..node + 8 + ksize] == name {
+            return u64_at(node + 8 + ksize + 40);
+        }
+    }
+    panic!("no database {}", String::from_utf8_lossy(name));
+}
+
+/// Bytes that look random and are the same on every run.
+fn noise(seed: u64, len: usize) -> Vec<u8> {
+    let mut x = seed | 1;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 24) as u8
+        })
+        .collect()
+}
+
+/// No command dies by a signal on a damaged file: the items' root page and the pages after it
+/// (32 KB) overwritten with random bytes made `stats` and `check` stop on LMDB's assertions
+/// (SIGABRT) and `backup` crash in LMDB's compacting copy (SIGSEGV). Now each exits with a code,
+/// says the file is damaged, and a failed backup leaves nothing behind.
+#[test]
+fn no_command_dies_by_a_signal_on_a_damaged_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = store(tmp.path(), 3000);
+    let clean = std::fs::read(data.join("data.mdb")).unwrap();
+    let root = root_of(&clean, b"docs");
+    let mut stopped = 0;
+    for seed in 1..=8u64 {
+        let mut bytes = clean.clone();
+        let at = root * PAGE;
+        let n = (bytes.len() - at).min(32 * 1024);
+        bytes[at..at + n].copy_from_slice(&noise(seed, n));
+        let dir = tmp.path().join(format!("d{seed}"));
+        std::fs::create_dir(&dir).unwrap();
+        std::fs::write(dir.join("data.mdb"), &bytes).unwrap();
+        let out = tmp.path().join(format!("b{seed}"));
+        for args in [
+            &["stats", "--db", "d", "--container", "c"][..],
+            &["export", "--db", "d", "--container", "c"][..],
+            &["check"][..],
+            &["query", "--db", "d", "--container", "c", "SELECT * FROM c"][..],
+            &["backup", out.to_str().unwrap()][..],
+        ] {
+            let o = engine(&dir, args);
+            let err = stderr(&o);
+            let code = o.status.code();
+            assert!(
+                code.is_some(),
+                "seed {seed} {args:?} died by a signal: {err}"
+            );
+            eprintln!("seed {seed} {}: exit {code:?}", args[0]);
+            if code == Some(3) {
+                stopped += 1;
+            }
+            if code != Some(0) {
+                assert!(err.contains("damaged"), "seed {seed} {args:?}: {err}");
+            }
+            if args[0] == "backup" {
+                assert!(
+                    !out.join("data.mdb.partial").exists(),
+                    "seed {seed}: no partial"
+                );
+                if code != Some(0) {
+                    assert!(!out.join("data.mdb").exists());
+                }
+            }
+        }
+    }
+    assert!(stopped > 0, "some damage reached LMDB's own failure paths");
 }

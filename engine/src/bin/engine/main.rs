@@ -3,6 +3,7 @@
 //! Results go to stdout as JSON; request charges, diagnostics and progress go to stderr; errors
 //! exit non-zero with the message.
 
+mod crash;
 mod import;
 
 use std::path::PathBuf;
@@ -195,6 +196,11 @@ async fn run(cli: Cli) -> Result<(), import::ImportError> {
         no_lock: cli.no_lock,
         ..Default::default()
     };
+    let data_file = cli.data.join("data.mdb");
+    crash::install(&data_file);
+    if let Command::Backup { out } = &cli.command {
+        crash::remove_on_crash(&out.join("data.mdb.partial"));
+    }
     let engine = Engine::open(
         &cli.data,
         EngineOptions {
@@ -202,6 +208,7 @@ async fn run(cli: Cli) -> Result<(), import::ImportError> {
             ..Default::default()
         },
     )?;
+    crash::watch_map(&data_file);
     if let Some(why) = engine.read_without_lock() {
         eprintln!(
             "engine: reading {} without LMDB's lock: {why}; a process writing it meanwhile could make these reads inconsistent",
