@@ -43,6 +43,7 @@ pub use client::database::DatabaseClient;
 pub use client::engine::Engine;
 pub use client::options::{EngineOptions, ItemOptions, RetryOptions};
 pub use client::query::{QueryOptions, NO_PARAMS};
+pub use client::read_feed::ItemCount;
 pub use client::response::{Diagnostics, FeedResponse, ItemResponse};
 pub use client::scripts::{ScriptsClient, StoredProcedureResponse};
 pub use client::scripts_list::{ScriptList, TriggerInfo};
