@@ -25,26 +25,49 @@ fn sdk_installed() -> bool {
     ok
 }
 
-fn run(script: &str) {
+/// Runs `script` against `gw`; its stdout, or `None` when the SDK is not installed.
+fn run(gw: &TestGateway, script: &str, env: &[(&str, &str)]) -> Option<String> {
     if !sdk_installed() {
-        return;
+        return None;
     }
-    let gw = TestGateway::start();
     let path = format!("{}/tests/sdk/{script}", env!("CARGO_MANIFEST_DIR"));
     let out = Command::new("python3")
         .arg(&path)
         .env("ACCOUNT_HOST", gw.endpoint())
         .env("ACCOUNT_KEY", gateway::EMULATOR_KEY)
+        .envs(env.iter().copied())
         .output()
         .expect("python3 runs");
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&out.stderr);
     println!("{stdout}");
     eprintln!("{stderr}");
     assert!(out.status.success(), "{script} failed:\n{stdout}\n{stderr}");
+    Some(stdout)
 }
 
 #[test]
 fn account_databases_and_containers() {
-    run("resources.py");
+    let gw = TestGateway::start();
+    run(&gw, "resources.py", &[]);
+}
+
+#[test]
+fn items_etags_patch_and_read_feed() {
+    let gw = TestGateway::start();
+    let Some(out) = run(&gw, "items.py", &[]) else {
+        return;
+    };
+    // The point read's x-ms-request-charge is the engine's own charge for the same read.
+    let charge: f64 = out
+        .lines()
+        .find_map(|l| l.strip_prefix("POINT_READ_CHARGE "))
+        .expect("the script printed the charge")
+        .trim()
+        .parse()
+        .unwrap();
+    let c = gw.engine.database("app").container("items");
+    let embedded = c.read_item_raw("a", &"p1".into()).unwrap();
+    assert!(embedded.request_charge > 0.0);
+    assert_eq!(charge, embedded.request_charge);
 }

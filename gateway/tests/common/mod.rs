@@ -10,6 +10,8 @@ use gateway::{Gateway, GatewayOptions, Limits};
 pub struct TestGateway {
     pub addr: SocketAddr,
     pub dir: tempfile::TempDir,
+    /// The engine the gateway serves, for checking what the SDK stored and what it cost.
+    pub engine: engine::Engine,
     handle: ServerHandle,
     thread: Option<std::thread::JoinHandle<()>>,
 }
@@ -36,15 +38,16 @@ impl TestGateway {
                 options.limits = limits;
                 options.workers = Some(2);
                 let (server, addr) = Gateway::start(&engine, options).expect("gateway starts");
-                tx.send((addr, server.handle())).unwrap();
+                tx.send((addr, server.handle(), engine.clone())).unwrap();
                 let _ = server.await;
                 drop(engine);
             });
         });
-        let (addr, handle) = rx.recv().expect("the gateway started");
+        let (addr, handle, engine) = rx.recv().expect("the gateway started");
         TestGateway {
             addr,
             dir,
+            engine,
             handle,
             thread: Some(thread),
         }
@@ -54,7 +57,6 @@ impl TestGateway {
         format!("http://{}/", self.addr)
     }
 
-    /// Opens the engine's data read-only beside the gateway, to check what was stored.
     pub fn url(&self, path: &str) -> String {
         format!("http://{}{}", self.addr, path)
     }
