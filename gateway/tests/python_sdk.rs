@@ -71,3 +71,52 @@ fn items_etags_patch_and_read_feed() {
     assert!(embedded.request_charge > 0.0);
     assert_eq!(charge, embedded.request_charge);
 }
+
+#[test]
+fn queries_of_every_shape_across_physical_partitions() {
+    let gw = TestGateway::start();
+    let results = gw.dir.path().join("results.json");
+    let Some(_) = run(
+        &gw,
+        "queries.py",
+        &[("RESULTS_FILE", results.to_str().unwrap())],
+    ) else {
+        return;
+    };
+    let c = gw.engine.database("q").container("things");
+    let def = c.read_container().unwrap();
+    assert!(
+        def.partitions.len() >= 4,
+        "{} partitions",
+        def.partitions.len()
+    );
+    assert_eq!(def.throughput, Some(50_000));
+    let results: Vec<serde_json::Value> =
+        serde_json::from_slice(&std::fs::read(&results).unwrap()).unwrap();
+    assert!(results.len() >= 10);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    for r in results {
+        let sql = r["sql"].as_str().unwrap();
+        let params: Vec<(String, serde_json::Value)> = r["params"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| (p["name"].as_str().unwrap().to_owned(), p["value"].clone()))
+            .collect();
+        let options = engine::QueryOptions {
+            partition_key: r["pk"].as_str().map(Into::into),
+            ..Default::default()
+        };
+        let embedded = rt
+            .block_on(c.query_all::<serde_json::Value>(sql, &params, options))
+            .unwrap();
+        assert_eq!(
+            serde_json::Value::Array(embedded.items),
+            r["rows"],
+            "the SDK's rows differ from the engine's for {sql}"
+        );
+    }
+}
