@@ -64,11 +64,16 @@ impl TestGateway {
 
 impl Drop for TestGateway {
     fn drop(&mut self) {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("runtime");
-        rt.block_on(self.handle.stop(false));
+        // On a thread of its own: the test may be dropping this inside its own runtime.
+        let handle = self.handle.clone();
+        let _ = std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("runtime");
+            rt.block_on(handle.stop(false));
+        })
+        .join();
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
