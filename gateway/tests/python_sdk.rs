@@ -120,3 +120,13 @@ fn queries_of_every_shape_across_physical_partitions() {
         );
     }
 }
+
+#[test]
+fn the_readme_python_example_works_as_pasted() {
+    let gw = TestGateway::start();
+    let Some(out) = run(&gw, "readme.py", &[]) else {
+        return;
+    };
+    assert!(out.contains("42 1 RU"), "{out}");
+    assert!(out.contains("sum of all orders: 42"), "{out}");
+}
