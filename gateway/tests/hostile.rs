@@ -397,3 +397,83 @@ fn a_slow_body_is_cut_off() {
     assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
     assert_eq!(rt.block_on(stored(&gw)), 0);
 }
+
+/// The change feed of one partition key by its header (as SDKs that send it do), its 304, and a
+/// forged continuation.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn change_feed_by_partition_key_header_304_and_bad_tokens() {
+    let gw = TestGateway::start();
+    let c = Client::new(&gw);
+    c.setup().await;
+    for (id, pk) in [("a", "p"), ("b", "q"), ("c", "p")] {
+        let pkh = format!("[\"{pk}\"]");
+        let (s, _) = c
+            .send(
+                Method::POST,
+                "/dbs/d/colls/c/docs",
+                DOCS,
+                Some(&format!(r#"{{"id":"{id}","pk":"{pk}"}}"#)),
+                &[("x-ms-documentdb-partitionkey", &pkh)],
+            )
+            .await;
+        assert_eq!(s, 201);
+    }
+    let feed = [
+        ("a-im", "Incremental feed"),
+        ("x-ms-documentdb-partitionkey", r#"["p"]"#),
+    ];
+    let res = c
+        .http
+        .get(format!("{}/dbs/d/colls/c/docs", c.base))
+        .headers({
+            let date = httpdate::fmt_http_date(SystemTime::now());
+            let mut h = reqwest::header::HeaderMap::new();
+            h.insert("x-ms-date", date.parse().unwrap());
+            h.insert(
+                "authorization",
+                c.key
+                    .authorization("GET", "docs", "dbs/d/colls/c", &date)
+                    .parse()
+                    .unwrap(),
+            );
+            for (k, v) in feed {
+                h.insert(k, v.parse().unwrap());
+            }
+            h
+        })
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status().as_u16(), 200);
+    let etag = res.headers()["etag"].to_str().unwrap().to_owned();
+    let body: serde_json::Value = serde_json::from_str(&res.text().await.unwrap()).unwrap();
+    let ids: Vec<&str> = body["Documents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["a", "c"]);
+    let mut again = feed.to_vec();
+    again.push(("if-none-match", &etag));
+    let (s, _) = c
+        .send(Method::GET, "/dbs/d/colls/c/docs", DOCS, None, &again)
+        .await;
+    assert_eq!(s, 304, "nothing new since the etag");
+    let mut forged = feed.to_vec();
+    forged.push(("if-none-match", "\"bm90IGEgdG9rZW4\""));
+    let (s, body) = c
+        .send(Method::GET, "/dbs/d/colls/c/docs", DOCS, None, &forged)
+        .await;
+    assert_eq!(s, 400, "{body}");
+    let (s, _) = c
+        .send(
+            Method::GET,
+            "/dbs/d/colls/c/docs",
+            DOCS,
+            None,
+            &[("a-im", "Everything")],
+        )
+        .await;
+    assert_eq!(s, 400);
+}

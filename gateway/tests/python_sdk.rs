@@ -130,3 +130,22 @@ fn the_readme_python_example_works_as_pasted() {
     assert!(out.contains("42 1 RU"), "{out}");
     assert!(out.contains("sum of all orders: 42"), "{out}");
 }
+
+#[test]
+fn change_feed_from_the_beginning_now_a_time_and_a_continuation() {
+    let gw = TestGateway::start();
+    if run(&gw, "changefeed.py", &[]).is_none() {
+        return;
+    }
+    let def = gw
+        .engine
+        .database("cf")
+        .container("events")
+        .read_container()
+        .unwrap();
+    assert!(
+        def.partitions.len() >= 4,
+        "{} partitions",
+        def.partitions.len()
+    );
+}

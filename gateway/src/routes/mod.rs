@@ -3,6 +3,7 @@
 //! itself, checks the signature, reads the body within the limits, then dispatches.
 
 mod account;
+mod changefeed;
 mod containers;
 mod databases;
 mod items;
@@ -102,6 +103,9 @@ async fn route(ctx: &Ctx<'_>, method: &Method, segs: &[&str]) -> Result<HttpResp
         ("PUT", ["dbs", db, "colls", c]) => containers::replace(ctx, db, c).await,
         ("DELETE", ["dbs", db, "colls", c]) => containers::delete(ctx, db, c).await,
         ("GET", ["dbs", db, "colls", c, "pkranges"]) => pkranges::list(ctx, db, c),
+        ("GET", ["dbs", db, "colls", c, "docs"]) if changefeed::is_change_feed(ctx) => {
+            changefeed::read(ctx, db, c).await
+        }
         ("GET", ["dbs", db, "colls", c, "docs"]) => items::read_feed(ctx, db, c).await,
         ("POST", ["dbs", db, "colls", c, "docs"]) if is_query(ctx) => {
             queries::query(ctx, db, c).await
