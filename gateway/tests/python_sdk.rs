@@ -149,3 +149,9 @@ fn change_feed_from_the_beginning_now_a_time_and_a_continuation() {
         def.partitions.len()
     );
 }
+
+#[test]
+fn transactional_batch_all_or_nothing() {
+    let gw = TestGateway::start();
+    run(&gw, "batch.py", &[]);
+}

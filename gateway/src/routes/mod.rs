@@ -3,6 +3,7 @@
 //! itself, checks the signature, reads the body within the limits, then dispatches.
 
 mod account;
+mod batch;
 mod changefeed;
 mod containers;
 mod databases;
@@ -109,6 +110,9 @@ async fn route(ctx: &Ctx<'_>, method: &Method, segs: &[&str]) -> Result<HttpResp
         ("GET", ["dbs", db, "colls", c, "docs"]) => items::read_feed(ctx, db, c).await,
         ("POST", ["dbs", db, "colls", c, "docs"]) if is_query(ctx) => {
             queries::query(ctx, db, c).await
+        }
+        ("POST", ["dbs", db, "colls", c, "docs"]) if batch::is_batch(ctx) => {
+            batch::execute(ctx, db, c).await
         }
         ("POST", ["dbs", db, "colls", c, "docs"]) => items::create(ctx, db, c).await,
         ("GET", ["dbs", db, "colls", c, "docs", id]) => items::read(ctx, db, c, id).await,
