@@ -155,3 +155,50 @@ fn transactional_batch_all_or_nothing() {
     let gw = TestGateway::start();
     run(&gw, "batch.py", &[]);
 }
+
+#[test]
+fn stored_procedures_and_triggers_registered_in_rust() {
+    use engine::{ContainerProperties, Error, Trigger, TriggerOperation};
+    use serde_json::{json, Value};
+
+    let gw = TestGateway::start();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let c = rt.block_on(async {
+        let db = gw.engine.create_database("s").await.unwrap();
+        db.create_container(ContainerProperties::new("c", "/pk"))
+            .await
+            .unwrap()
+    });
+    let scripts = c.scripts();
+    // Adds args[1] to the partition's counter item (created on first use); 0 is refused.
+    scripts
+        .create_stored_procedure(
+            "bump",
+            |ctx: &mut engine::ScriptContext<'_, '_, '_>, args: &[Value]| {
+                let by = args.get(1).and_then(Value::as_i64).unwrap_or(0);
+                if by == 0 {
+                    return Err(Error::bad("args", "bump by a number other than 0"));
+                }
+                let pk = ctx.partition_key().to_json().unwrap_or(Value::Null);
+                let count = ctx
+                    .read_item("counter")?
+                    .and_then(|d| d["count"].as_i64())
+                    .unwrap_or(0);
+                ctx.upsert_item(json!({"id": "counter", "pk": pk, "count": count + by}))
+            },
+        )
+        .unwrap();
+    scripts
+        .upsert_trigger(
+            "stamp",
+            Trigger::pre(TriggerOperation::Create, |doc: &mut Value| {
+                doc["stamped"] = json!(true);
+                Ok(())
+            }),
+        )
+        .unwrap();
+    run(&gw, "scripts.py", &[]);
+}

@@ -11,6 +11,7 @@ mod items;
 mod offers;
 mod pkranges;
 mod queries;
+mod scripts;
 
 use std::sync::Arc;
 
@@ -123,13 +124,26 @@ async fn route(ctx: &Ctx<'_>, method: &Method, segs: &[&str]) -> Result<HttpResp
         ("POST", ["offers"]) => offers::query(ctx),
         ("GET", ["offers", id]) => offers::read(ctx, id),
         ("PUT", ["offers", id]) => offers::replace(ctx, id).await,
-        (_, ["dbs", _, "colls", _, kind, ..])
-            if matches!(*kind, "sprocs" | "triggers" | "udfs" | "conflicts") =>
-        {
-            Err(unsupported(&format!(
-                "{kind} (server-side scripts and conflicts)"
-            )))
+        ("GET", ["dbs", db, "colls", c, kind]) if is_script(kind) => {
+            scripts::list(ctx, db, c, kind)
         }
+        ("POST", ["dbs", _, "colls", _, kind]) if is_script(kind) && is_query(ctx) => {
+            Err(unsupported(&format!("queries over {kind}")))
+        }
+        ("POST", ["dbs", db, "colls", c, kind]) if is_script(kind) => {
+            scripts::write(ctx, db, c, kind)
+        }
+        ("GET", ["dbs", db, "colls", c, kind, id]) if is_script(kind) => {
+            scripts::read(ctx, db, c, kind, id)
+        }
+        ("PUT", ["dbs", db, "colls", c, kind, _]) if is_script(kind) => {
+            scripts::write(ctx, db, c, kind)
+        }
+        ("DELETE", ["dbs", db, "colls", c, kind, id]) if is_script(kind) => {
+            scripts::delete(ctx, db, c, kind, id)
+        }
+        ("POST", ["dbs", db, "colls", c, "sprocs", id]) => scripts::execute(ctx, db, c, id).await,
+        (_, ["dbs", _, "colls", _, "conflicts", ..]) => Err(unsupported("conflicts")),
         (_, ["dbs", _, "users", ..]) | (_, ["dbs", _, "clientencryptionkeys", ..]) => {
             Err(unsupported("users, permissions and client encryption keys"))
         }
@@ -157,9 +171,15 @@ fn known_path(segs: &[&str]) -> bool {
             | ["dbs", _, "colls", _, "docs"]
             | ["dbs", _, "colls", _, "docs", _]
             | ["dbs", _, "colls", _, "pkranges"]
+            | ["dbs", _, "colls", _, "sprocs" | "triggers" | "udfs"]
+            | ["dbs", _, "colls", _, "sprocs" | "triggers" | "udfs", _]
             | ["offers"]
             | ["offers", _]
     )
+}
+
+fn is_script(kind: &str) -> bool {
+    matches!(kind, "sprocs" | "triggers" | "udfs")
 }
 
 fn is_query(ctx: &Ctx) -> bool {
