@@ -22,8 +22,9 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 #[derive(Debug, Parser)]
 #[command(
     version,
-    about = "WebStore (127.0.0.1:8080), the blog (:8081) and the Data Explorer (:8082) on one \
-             embedded Cosmos-DB-style engine under ./data"
+    about = "WebStore (127.0.0.1:8080), the blog (:8081), the Data Explorer (:8082) and the \
+             Cosmos DB REST API gateway for the official SDKs (:8083) on one embedded \
+             Cosmos-DB-style engine under ./data"
 )]
 struct Args {
     /// The engine's data directory (LMDB files, the session key).
@@ -82,6 +83,17 @@ struct Args {
     /// Let the explorer edit and delete items and run stored procedures (read-only otherwise).
     #[arg(long, env = "EXPLORER_WRITES")]
     explorer_writes: bool,
+    /// Where the gateway listens: the Cosmos DB REST API on the same engine, for the official
+    /// SDKs and tools (`AccountEndpoint=http://ADDR/`).
+    #[arg(long, env = "GATEWAY_ADDR", default_value = "127.0.0.1:8083")]
+    gateway_addr: SocketAddr,
+    /// The gateway's account key, base64 (default: the Cosmos DB emulator's well-known key,
+    /// which is refused on a non-loopback address).
+    #[arg(long, env = "GATEWAY_KEY", hide_env_values = true)]
+    gateway_key: Option<String>,
+    /// Do not serve the gateway.
+    #[arg(long, env = "NO_GATEWAY")]
+    no_gateway: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -139,6 +151,26 @@ fn explorer_options(args: &Args) -> Result<ExplorerOptions, String> {
     })
 }
 
+/// The gateway's options from the flags. The emulator's key is public: on a non-loopback
+/// address it would open every document to the network, so a key of one's own is required there
+/// (checked here too, before anything is opened or seeded).
+fn gateway_options(args: &Args) -> Result<gateway::GatewayOptions, String> {
+    if args.gateway_key.is_none() && !args.gateway_addr.ip().is_loopback() {
+        return Err(format!(
+            "--gateway-addr {} is not a loopback address: the default key is the emulator's \
+             well-known one, so set --gateway-key KEY (GATEWAY_KEY) too, or use --no-gateway",
+            args.gateway_addr
+        ));
+    }
+    let mut options = gateway::GatewayOptions::new(args.gateway_addr);
+    options.key = args.gateway_key.clone();
+    options.workers = args.workers;
+    if let Some(k) = &options.key {
+        gateway::MasterKey::from_base64(k).map_err(|e| format!("--gateway-key: {e}"))?;
+    }
+    Ok(options)
+}
+
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
     match run().await {
@@ -164,6 +196,9 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
     let args = Args::parse();
     let explorer_options = (!args.no_explorer)
         .then(|| explorer_options(&args))
+        .transpose()?;
+    let gateway_options = (!args.no_gateway)
+        .then(|| gateway_options(&args))
         .transpose()?;
     let started = std::time::Instant::now();
     let engine = Engine::open(&args.data, EngineOptions::default())?;
@@ -215,6 +250,10 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         )?),
         None => None,
     };
+    let gateway_server = match gateway_options {
+        Some(options) => Some(gateway::Gateway::start(&engine, options)?),
+        None => None,
+    };
     println!(
         "Ready in {:.2} s (data in {})",
         started.elapsed().as_secs_f64(),
@@ -260,11 +299,22 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
             options.token
         );
     }
+    if let Some((_, addr)) = &gateway_server {
+        let key = match &args.gateway_key {
+            Some(_) => "AccountKey=<your --gateway-key>".to_owned(),
+            None => format!("AccountKey={} (the emulator's key)", gateway::EMULATOR_KEY),
+        };
+        println!("  Gateway   http://{addr}/  (Cosmos DB REST API for the SDKs: {key})");
+    }
     println!("Ctrl-C stops.");
 
     let mut handles = vec![webstore_server.handle(), blog_server.handle()];
     let mut servers = vec![tokio::spawn(webstore_server), tokio::spawn(blog_server)];
     if let Some((server, _)) = explorer_server {
+        handles.push(server.handle());
+        servers.push(tokio::spawn(server));
+    }
+    if let Some((server, _)) = gateway_server {
         handles.push(server.handle());
         servers.push(tokio::spawn(server));
     }

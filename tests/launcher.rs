@@ -11,6 +11,7 @@ struct Urls {
     webstore: String,
     blog: String,
     explorer: Option<String>,
+    gateway: Option<String>,
 }
 
 /// Starts the launcher with `extra` flags; returns it with the URLs it printed.
@@ -26,6 +27,8 @@ fn start(dir: &std::path::Path, extra: &[&str]) -> (Child, Urls) {
             "--webstore-addr",
             "127.0.0.1:0",
             "--blog-addr",
+            "127.0.0.1:0",
+            "--gateway-addr",
             "127.0.0.1:0",
             "--workers",
             "1",
@@ -45,7 +48,7 @@ fn start(dir: &std::path::Path, extra: &[&str]) -> (Child, Urls) {
         .unwrap();
     let mut out = BufReader::new(child.stdout.take().unwrap());
     let mut line = String::new();
-    let (mut webstore, mut blog, mut explorer) = (None, None, None);
+    let (mut webstore, mut blog, mut explorer, mut gateway) = (None, None, None, None);
     let url = |rest: &str| Some(rest.split_whitespace().next().unwrap().to_owned());
     loop {
         line.clear();
@@ -60,6 +63,8 @@ fn start(dir: &std::path::Path, extra: &[&str]) -> (Child, Urls) {
             blog = url(rest);
         } else if let Some(rest) = line.strip_prefix("Explorer") {
             explorer = url(rest);
+        } else if let Some(rest) = line.strip_prefix("Gateway") {
+            gateway = url(rest);
         } else if line.starts_with("Ctrl-C stops") {
             break;
         }
@@ -68,6 +73,7 @@ fn start(dir: &std::path::Path, extra: &[&str]) -> (Child, Urls) {
         webstore: webstore.expect("WebStore is announced"),
         blog: blog.expect("the blog is announced"),
         explorer,
+        gateway,
     };
     // Keep reading stdout in the background so the child never blocks on a full pipe.
     std::thread::spawn(move || {
@@ -237,5 +243,60 @@ fn a_non_loopback_explorer_needs_a_token_of_its_own() {
     );
     assert_eq!(stderr.trim().lines().count(), 1, "one line: {stderr}");
     // Refused before anything is opened or seeded.
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn the_gateway_serves_the_cosmos_api_on_the_sites_engine() {
+    let dir = tempfile::tempdir().unwrap();
+    let (child, urls) = start(dir.path(), &[]);
+    let base = urls.gateway.expect("the gateway is announced");
+    let date = httpdate::fmt_http_date(std::time::SystemTime::now());
+    let auth = gateway::MasterKey::emulator().authorization("GET", "dbs", "", &date);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let (status, body) = rt.block_on(async {
+        let r = reqwest::Client::new()
+            .get(format!("{base}dbs"))
+            .header("x-ms-date", &date)
+            .header("authorization", auth)
+            .send()
+            .await
+            .unwrap();
+        (r.status().as_u16(), r.text().await.unwrap())
+    });
+    assert_eq!(status, 200, "{body}");
+    // The sites' databases, seeded on the same engine.
+    assert!(
+        body.contains("\"Databases\"") && body.contains("blog"),
+        "{body}"
+    );
+    interrupt_and_wait(child);
+
+    // No gateway with --no-gateway.
+    let (child, urls) = start(dir.path(), &["--no-gateway"]);
+    assert!(urls.gateway.is_none());
+    interrupt_and_wait(child);
+}
+
+#[test]
+fn a_non_loopback_gateway_needs_a_key_of_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_cosmos-lmdb"))
+        .args(["--data", dir.path().to_str().unwrap()])
+        .args(["--gateway-addr", "0.0.0.0:0"])
+        .env_remove("GATEWAY_KEY")
+        .env("RUST_LOG", "warn")
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "it must not start");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("--gateway-addr 0.0.0.0:0 is not a loopback address")
+            && stderr.contains("--gateway-key"),
+        "{stderr}"
+    );
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }

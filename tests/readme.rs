@@ -13,7 +13,14 @@ const PREFIX: &str = "target/release/engine ";
 fn seed_demo(dir: &Path) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_cosmos-lmdb"))
         .current_dir(dir)
-        .args(["--customers", "20", "--users", "3", "--no-explorer"])
+        .args([
+            "--customers",
+            "20",
+            "--users",
+            "3",
+            "--no-explorer",
+            "--no-gateway",
+        ])
         .args([
             "--webstore-addr",
             "127.0.0.1:0",

@@ -1,0 +1,106 @@
+//! Errors at the HTTP edge, answered as Cosmos DB answers them: the status, `x-ms-substatus`,
+//! and a `{code, message}` body the SDKs turn into their exceptions.
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpResponse, ResponseError};
+use serde_json::json;
+
+#[derive(Debug, thiserror::Error)]
+pub enum GatewayError {
+    /// Whatever the engine refused: its own status and sub-status.
+    #[error("{0}")]
+    Engine(#[from] engine::Error),
+    #[error("{0}")]
+    Unauthorized(String),
+    #[error("{0}")]
+    BadRequest(String),
+    #[error("{0}")]
+    NotFound(String),
+    #[error("{0}")]
+    Conflict(String),
+    #[error("{0}")]
+    PreconditionFailed(String),
+    #[error("Request size is too large: {0}")]
+    TooLarge(String),
+    #[error("{0}")]
+    RequestTimeout(String),
+    #[error("{0}")]
+    MethodNotAllowed(String),
+    /// An operation of the REST API this gateway does not serve (see PROTOCOL.md).
+    #[error("{0}")]
+    NotSupported(String),
+    /// 410 with a sub-status (1002: the partition key range is gone).
+    #[error("{message}")]
+    Gone { substatus: u16, message: String },
+}
+
+impl GatewayError {
+    fn code(&self) -> &'static str {
+        match self.status_code().as_u16() {
+            400 => "BadRequest",
+            401 => "Unauthorized",
+            403 => "Forbidden",
+            404 => "NotFound",
+            405 => "MethodNotAllowed",
+            408 => "RequestTimeout",
+            409 => "Conflict",
+            410 => "Gone",
+            412 => "PreconditionFailed",
+            413 => "RequestEntityTooLarge",
+            429 => "TooManyRequests",
+            501 => "NotImplemented",
+            503 => "ServiceUnavailable",
+            507 => "InsufficientStorage",
+            _ => "InternalServerError",
+        }
+    }
+
+    fn substatus(&self) -> u16 {
+        match self {
+            GatewayError::Engine(e) => e.sub_status().unwrap_or(0),
+            GatewayError::Gone { substatus, .. } => *substatus,
+            _ => 0,
+        }
+    }
+}
+
+impl ResponseError for GatewayError {
+    fn status_code(&self) -> StatusCode {
+        let code = match self {
+            GatewayError::Engine(e) => e.status_code(),
+            GatewayError::Unauthorized(_) => 401,
+            GatewayError::BadRequest(_) => 400,
+            GatewayError::NotFound(_) => 404,
+            GatewayError::Conflict(_) => 409,
+            GatewayError::PreconditionFailed(_) => 412,
+            GatewayError::TooLarge(_) => 413,
+            GatewayError::RequestTimeout(_) => 408,
+            GatewayError::MethodNotAllowed(_) => 405,
+            GatewayError::NotSupported(_) => 501,
+            GatewayError::Gone { .. } => 410,
+        };
+        StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        let status = self.status_code();
+        if status.is_server_error() {
+            tracing::warn!(target: "gateway", "{status}: {self}");
+        }
+        let mut res = HttpResponse::build(status);
+        res.insert_header(("x-ms-substatus", self.substatus().to_string()))
+            .insert_header(("x-ms-activity-id", crate::headers::activity_id()))
+            .insert_header(("x-ms-request-charge", "0"))
+            .content_type("application/json");
+        if let GatewayError::Engine(e) = self {
+            if let Some(wait) = e.retry_after() {
+                res.insert_header(("x-ms-retry-after-ms", wait.as_millis().max(1).to_string()));
+            }
+        }
+        // The SDKs show `message`; Cosmos DB prefixes it with "Message: " and a JSON-ish
+        // "{"Errors":[...]}": the plain text is what a person needs.
+        res.body(json!({"code": self.code(), "message": self.to_string()}).to_string())
+    }
+}
+
+pub type Result<T, E = GatewayError> = std::result::Result<T, E>;

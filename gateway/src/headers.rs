@@ -1,0 +1,161 @@
+//! The request headers the SDKs send and the response headers they read.
+
+use actix_web::http::header::HeaderMap;
+use actix_web::http::StatusCode;
+use actix_web::{HttpRequest, HttpResponse, HttpResponseBuilder};
+use engine::PartitionKey;
+use serde_json::Value;
+
+use crate::error::GatewayError;
+
+pub const PARTITION_KEY: &str = "x-ms-documentdb-partitionkey";
+pub const IS_UPSERT: &str = "x-ms-documentdb-is-upsert";
+pub const IS_QUERY: &str = "x-ms-documentdb-isquery";
+pub const IS_QUERY_PLAN: &str = "x-ms-cosmos-is-query-plan-request";
+pub const MAX_ITEM_COUNT: &str = "x-ms-max-item-count";
+pub const CONTINUATION: &str = "x-ms-continuation";
+pub const PK_RANGE_ID: &str = "x-ms-documentdb-partitionkeyrangeid";
+pub const OFFER_THROUGHPUT: &str = "x-ms-offer-throughput";
+pub const AUTOPILOT: &str = "x-ms-cosmos-offer-autopilot-settings";
+
+/// The one partition key range the gateway serves (see PROTOCOL.md: the engine's hash is not
+/// Cosmos DB's, so the SDKs could not route to its physical partitions by EPK).
+pub const RANGE_ID: &str = "0";
+
+/// A random id in the GUID form the SDKs log with each request.
+pub fn activity_id() -> String {
+    let b: [u8; 16] = rand::random();
+    format!(
+        "{:08x}-{:04x}-{:04x}-{:04x}-{:012x}",
+        u32::from_be_bytes([b[0], b[1], b[2], b[3]]),
+        u16::from_be_bytes([b[4], b[5]]),
+        u16::from_be_bytes([b[6], b[7]]),
+        u16::from_be_bytes([b[8], b[9]]),
+        u64::from_be_bytes([0, 0, b[10], b[11], b[12], b[13], b[14], b[15]])
+    )
+}
+
+pub fn get<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+pub fn flag(headers: &HeaderMap, name: &str) -> bool {
+    get(headers, name).is_some_and(|v| v.eq_ignore_ascii_case("true"))
+}
+
+/// `x-ms-documentdb-partitionkey`: a JSON array of one value; `[{}]` is `PartitionKey.None`.
+pub fn partition_key(headers: &HeaderMap) -> Result<Option<PartitionKey>, GatewayError> {
+    let Some(raw) = get(headers, PARTITION_KEY) else {
+        return Ok(None);
+    };
+    let bad = |why: &str| {
+        GatewayError::BadRequest(format!(
+            "Partition key {raw} is invalid: {why} (expected a JSON array of one value, e.g. \
+             [\"value\"], or [{{}}] for an item without the property)"
+        ))
+    };
+    let value: Value = serde_json::from_str(raw).map_err(|e| bad(&e.to_string()))?;
+    let Value::Array(mut values) = value else {
+        return Err(bad("not a JSON array"));
+    };
+    if values.len() != 1 {
+        return Err(bad(
+            "this container's partition key has one path, so one value",
+        ));
+    }
+    match values.remove(0) {
+        Value::Object(o) if o.is_empty() => Ok(Some(PartitionKey::None)),
+        v => PartitionKey::from_json(&v, PARTITION_KEY)
+            .map(Some)
+            .map_err(GatewayError::Engine),
+    }
+}
+
+/// `x-ms-max-item-count`: absent or -1 means the service's default.
+pub fn max_item_count(headers: &HeaderMap) -> Result<Option<usize>, GatewayError> {
+    match get(headers, MAX_ITEM_COUNT) {
+        None => Ok(None),
+        Some(v) => match v.trim().parse::<i64>() {
+            Ok(-1) => Ok(None),
+            Ok(n) if n > 0 => Ok(Some(n as usize)),
+            _ => Err(GatewayError::BadRequest(format!(
+                "Invalid value '{v}' for header {MAX_ITEM_COUNT}: a positive integer or -1"
+            ))),
+        },
+    }
+}
+
+pub fn continuation(headers: &HeaderMap) -> Option<String> {
+    get(headers, CONTINUATION)
+        .filter(|c| !c.is_empty())
+        .map(str::to_owned)
+}
+
+/// A successful answer with the headers every response carries.
+pub struct Reply {
+    builder: HttpResponseBuilder,
+}
+
+impl Reply {
+    pub fn new(status: u16, charge: f64) -> Self {
+        let mut builder =
+            HttpResponse::build(StatusCode::from_u16(status).unwrap_or(StatusCode::OK));
+        builder
+            .insert_header(("x-ms-activity-id", activity_id()))
+            .insert_header(("x-ms-request-charge", format_charge(charge)))
+            .insert_header(("x-ms-session-token", format!("{RANGE_ID}:0#0")))
+            .insert_header(("x-ms-gatewayversion", "version=2.14.0"))
+            .insert_header(("x-ms-serviceversion", "version=2.14.0.0"))
+            .insert_header(("x-ms-documentdb-partitionkeyrangeid", RANGE_ID));
+        Reply { builder }
+    }
+
+    pub fn header(mut self, name: &'static str, value: impl Into<String>) -> Self {
+        self.builder.insert_header((name, value.into()));
+        self
+    }
+
+    pub fn etag(self, etag: Option<&str>) -> Self {
+        match etag {
+            Some(e) => self.header("etag", e),
+            None => self,
+        }
+    }
+
+    pub fn session(self, lsn: u64) -> Self {
+        self.header("x-ms-session-token", format!("{RANGE_ID}:0#{lsn}"))
+    }
+
+    pub fn json(mut self, body: impl Into<Vec<u8>>) -> HttpResponse {
+        self.builder
+            .content_type("application/json")
+            .body(body.into())
+    }
+
+    pub fn empty(mut self) -> HttpResponse {
+        self.builder.finish()
+    }
+}
+
+/// RU as the service writes them: at most two decimals, no trailing zeros.
+pub fn format_charge(ru: f64) -> String {
+    let r = (ru * 100.0).round() / 100.0;
+    let mut s = format!("{r:.2}");
+    while s.ends_with('0') {
+        s.pop();
+    }
+    if s.ends_with('.') {
+        s.pop();
+    }
+    s
+}
+
+/// `Prefer: return=minimal` (the SDKs' "no response on write"): the body is left out.
+pub fn wants_minimal(req: &HttpRequest) -> bool {
+    get(req.headers(), "prefer").is_some_and(|v| v.contains("return=minimal"))
+        || get(
+            req.headers(),
+            "x-ms-cosmos-populate-content-response-on-write",
+        )
+        .is_some_and(|v| v.eq_ignore_ascii_case("false"))
+}

@@ -1,0 +1,138 @@
+//! The Azure Cosmos DB REST API (NoSQL) over the embedded engine, so the official SDKs and tools
+//! connect to it with an endpoint and a key. The engine stays a library that knows no HTTP: this
+//! crate only translates requests into its calls and its answers and errors into Cosmos DB's.
+//!
+//! ```no_run
+//! # async fn demo(engine: engine::Engine) -> Result<(), Box<dyn std::error::Error>> {
+//! let options = gateway::GatewayOptions::new("127.0.0.1:8083".parse()?);
+//! let (server, addr) = gateway::Gateway::start(&engine, options)?;
+//! println!("AccountEndpoint=http://{addr}/;AccountKey={};", gateway::EMULATOR_KEY);
+//! server.await?;
+//! # Ok(()) }
+//! ```
+//!
+//! `PROTOCOL.md` lists every operation the SDKs send and what the gateway does with it.
+
+pub mod auth;
+pub mod error;
+pub mod headers;
+pub mod limits;
+mod paths;
+mod resources;
+mod routes;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use actix_web::dev::Server;
+use actix_web::{web, App, HttpServer};
+
+pub use auth::{MasterKey, EMULATOR_KEY};
+pub use error::GatewayError;
+pub use limits::Limits;
+
+/// How to start a gateway.
+#[derive(Debug, Clone)]
+pub struct GatewayOptions {
+    pub addr: SocketAddr,
+    /// The account key (base64), as Cosmos DB shows it; `None`: the emulator's well-known key.
+    pub key: Option<String>,
+    pub limits: Limits,
+    /// Worker threads (default: actix's, one per core).
+    pub workers: Option<usize>,
+}
+
+impl GatewayOptions {
+    pub fn new(addr: SocketAddr) -> Self {
+        GatewayOptions {
+            addr,
+            key: None,
+            limits: Limits::default(),
+            workers: None,
+        }
+    }
+}
+
+/// Why a gateway did not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error(
+        "the gateway address {0} is not a loopback address and the key is the emulator's \
+         well-known one, which anyone can read: pass a key of your own (--gateway-key / --key)"
+    )]
+    WellKnownKeyOnNetwork(SocketAddr),
+    #[error("the gateway key is not valid base64: {0}")]
+    BadKey(String),
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
+}
+
+/// What every request handler shares.
+pub(crate) struct State {
+    pub engine: engine::Engine,
+    pub key: MasterKey,
+    pub limits: Limits,
+    /// The address the gateway listens on (the database account names it as its endpoint).
+    pub addr: SocketAddr,
+}
+
+pub struct Gateway;
+
+impl Gateway {
+    /// Binds `options.addr` and returns the server (a future to await or spawn) and the address
+    /// it listens on (the port chosen when `addr` has port 0).
+    pub fn start(
+        engine: &engine::Engine,
+        options: GatewayOptions,
+    ) -> Result<(Server, SocketAddr), StartError> {
+        let key = match &options.key {
+            Some(k) => MasterKey::from_base64(k).map_err(StartError::BadKey)?,
+            None => MasterKey::emulator(),
+        };
+        if key.is_well_known() && !options.addr.ip().is_loopback() {
+            return Err(StartError::WellKnownKeyOnNetwork(options.addr));
+        }
+        let listener =
+            std::net::TcpListener::bind(options.addr).map_err(|source| StartError::Bind {
+                addr: options.addr,
+                source,
+            })?;
+        let bound = listener.local_addr().map_err(|source| StartError::Bind {
+            addr: options.addr,
+            source,
+        })?;
+        let state = web::Data::new(Arc::new(State {
+            engine: engine.clone(),
+            key,
+            limits: options.limits.clone(),
+            addr: bound,
+        }));
+        let limits = options.limits.clone();
+        let mut server = HttpServer::new(move || {
+            App::new()
+                .app_data(state.clone())
+                .default_service(web::to(routes::dispatch))
+        })
+        .disable_signals()
+        .shutdown_timeout(5)
+        // Header timeout: a client that never finishes its request line and headers is cut off.
+        .client_request_timeout(limits.header_timeout)
+        .client_disconnect_timeout(std::time::Duration::from_secs(2))
+        .max_connections(limits.max_connections_per_worker)
+        .keep_alive(std::time::Duration::from_secs(60));
+        if let Some(n) = options.workers {
+            server = server.workers(n);
+        }
+        let server = server
+            .listen(listener)
+            .map_err(|source| StartError::Bind {
+                addr: options.addr,
+                source,
+            })?
+            .run();
+        Ok((server, bound))
+    }
+}

@@ -1,0 +1,117 @@
+//! Transactional batch: `POST …/docs` with `x-ms-cosmos-is-batch-request`, a JSON array of up
+//! to 100 operations in one logical partition, all committed or none. A failed batch answers
+//! 207 with the failing operation's status and 424 for the others, which the SDKs turn into
+//! their batch error.
+
+use actix_web::HttpResponse;
+use engine::{PatchOperation, TransactionalBatch};
+use serde_json::{json, Value};
+
+use super::Ctx;
+use crate::error::{GatewayError, Result};
+use crate::headers::{self, Reply};
+
+pub const MAX_OPERATIONS: usize = 100;
+
+pub fn is_batch(ctx: &Ctx) -> bool {
+    headers::flag(ctx.headers(), "x-ms-cosmos-is-batch-request")
+}
+
+fn bad(i: usize, why: impl std::fmt::Display) -> GatewayError {
+    GatewayError::BadRequest(format!("Batch operation {i} is invalid: {why}."))
+}
+
+fn add(batch: TransactionalBatch, i: usize, op: &Value) -> Result<TransactionalBatch> {
+    let kind = op
+        .get("operationType")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let id = || {
+        op.get("id")
+            .and_then(Value::as_str)
+            .ok_or_else(|| bad(i, "it needs a string 'id'"))
+    };
+    let body = || {
+        op.get("resourceBody")
+            .filter(|b| b.is_object())
+            .ok_or_else(|| bad(i, "it needs a 'resourceBody' object"))
+    };
+    let if_match = op.get("ifMatch").and_then(Value::as_str).map(str::to_owned);
+    if op.get("ifNoneMatch").is_some_and(|v| !v.is_null()) {
+        return Err(bad(
+            i,
+            "ifNoneMatch is not supported in a batch by this gateway",
+        ));
+    }
+    if if_match.is_some() && matches!(kind, "Create" | "Upsert" | "Read") {
+        return Err(bad(i, format!("ifMatch does not apply to {kind} here")));
+    }
+    Ok(match kind {
+        "Create" => batch.create_item(body()?),
+        "Upsert" => batch.upsert_item(body()?),
+        "Replace" => batch.replace_item(id()?, body()?, if_match),
+        "Delete" => batch.delete_item(id()?, if_match),
+        "Read" => batch.read_item(id()?),
+        "Patch" => {
+            let b = body()?;
+            if b.get("condition").is_some_and(|c| !c.is_null()) {
+                return Err(bad(i, "a patch condition is not supported in a batch yet"));
+            }
+            let ops: Vec<PatchOperation> =
+                serde_json::from_value(b.get("operations").cloned().unwrap_or(Value::Null))
+                    .map_err(|e| bad(i, format!("its patch operations: {e}")))?;
+            batch.patch_item(id()?, ops, if_match)
+        }
+        other => {
+            return Err(bad(
+                i,
+                format!(
+                    "operationType '{other}' is not Create, Upsert, Replace, Delete, Read or Patch"
+                ),
+            ))
+        }
+    })
+}
+
+pub async fn execute(ctx: &Ctx<'_>, db: &str, c: &str) -> Result<HttpResponse> {
+    let (client, _) = super::container(ctx, db, c)?;
+    if headers::get(ctx.headers(), "x-ms-cosmos-batch-atomic")
+        .is_some_and(|v| v.eq_ignore_ascii_case("false"))
+    {
+        return Err(super::unsupported("non-atomic (bulk) batches"));
+    }
+    let pk = headers::partition_key(ctx.headers())?.ok_or_else(|| {
+        GatewayError::BadRequest("A batch needs the partition key header of its operations.".into())
+    })?;
+    let body = ctx.json()?;
+    let ops = body.as_array().ok_or_else(|| {
+        GatewayError::BadRequest("A batch body is a JSON array of operations.".into())
+    })?;
+    if ops.is_empty() || ops.len() > MAX_OPERATIONS {
+        return Err(GatewayError::BadRequest(format!(
+            "A batch holds 1 to {MAX_OPERATIONS} operations; this one has {}.",
+            ops.len()
+        )));
+    }
+    let mut batch = TransactionalBatch::new(pk);
+    for (i, op) in ops.iter().enumerate() {
+        batch = add(batch, i, op)?;
+    }
+    let r = client.execute_batch(batch).await?;
+    let results: Vec<Value> = r
+        .results
+        .iter()
+        .map(|o| {
+            let mut v = json!({"statusCode": o.status_code, "requestCharge": o.request_charge});
+            if let Some(e) = &o.etag {
+                v["eTag"] = json!(e);
+            }
+            if let Some(b) = &o.resource {
+                v["resourceBody"] = b.clone();
+            }
+            v
+        })
+        .collect();
+    let status = if r.is_success() { 200 } else { 207 };
+    Ok(Reply::new(status, r.request_charge).json(Value::Array(results).to_string()))
+}

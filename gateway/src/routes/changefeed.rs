@@ -1,0 +1,104 @@
+//! The change feed: `GET …/docs` with `A-IM: Incremental feed` (latest version) or
+//! `Full-Fidelity Feed` (all versions and deletes). The continuation travels as the `etag` of a
+//! page and comes back in `If-None-Match`; `If-None-Match: *` starts from now,
+//! `If-Modified-Since` from a time, neither from the beginning. Nothing new is a 304.
+
+use actix_web::HttpResponse;
+use engine::{ChangeFeedMode, ChangeFeedOptions, ChangeFeedStart};
+
+use super::Ctx;
+use crate::error::{GatewayError, Result};
+use crate::headers::{self, Reply};
+use crate::resources;
+
+pub fn is_change_feed(ctx: &Ctx) -> bool {
+    headers::get(ctx.headers(), "a-im").is_some()
+}
+
+fn mode(ctx: &Ctx) -> Result<ChangeFeedMode> {
+    match headers::get(ctx.headers(), "a-im").unwrap_or_default() {
+        v if v.eq_ignore_ascii_case("Incremental feed") => Ok(ChangeFeedMode::LatestVersion),
+        v if v.eq_ignore_ascii_case("Full-Fidelity Feed") => {
+            Ok(ChangeFeedMode::AllVersionsAndDeletes)
+        }
+        v => Err(GatewayError::BadRequest(format!(
+            "A-IM '{v}' is not a change feed mode: 'Incremental feed' or 'Full-Fidelity Feed'."
+        ))),
+    }
+}
+
+fn start(ctx: &Ctx) -> Result<ChangeFeedStart> {
+    let h = ctx.headers();
+    match headers::get(h, "if-none-match") {
+        Some("*") => return Ok(ChangeFeedStart::Now),
+        Some(etag) if !etag.is_empty() => {
+            return Ok(ChangeFeedStart::Continuation(
+                etag.trim_matches('"').to_owned(),
+            ))
+        }
+        _ => {}
+    }
+    match headers::get(h, "if-modified-since") {
+        Some(t) => {
+            let when = httpdate::parse_http_date(t).map_err(|_| {
+                GatewayError::BadRequest(format!(
+                    "If-Modified-Since '{t}' is not an RFC 1123 date."
+                ))
+            })?;
+            let secs = when
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs())
+                .unwrap_or(0);
+            Ok(ChangeFeedStart::PointInTime(secs))
+        }
+        None => Ok(ChangeFeedStart::Beginning),
+    }
+}
+
+pub async fn read(ctx: &Ctx<'_>, db: &str, c: &str) -> Result<HttpResponse> {
+    let (client, def) = super::container(ctx, db, c)?;
+    let h = ctx.headers();
+    if let Some(range) = headers::get(h, headers::PK_RANGE_ID) {
+        if range != headers::RANGE_ID {
+            return Err(GatewayError::Gone {
+                substatus: 1002,
+                message: format!(
+                    "The partition key range '{range}' is gone: read /pkranges again."
+                ),
+            });
+        }
+    }
+    let partition_key = headers::partition_key(h)?;
+    // A feed range narrower than the one range is in Cosmos DB's EPK space, which the engine's
+    // hash does not share: only a whole-container range (or a partition key) is served.
+    let epk = (
+        headers::get(h, "x-ms-start-epk"),
+        headers::get(h, "x-ms-end-epk"),
+    );
+    if partition_key.is_none() && !matches!(epk, (None | Some(""), None | Some("FF"))) {
+        return Err(crate::routes::unsupported(
+            "change feeds of a feed range narrower than the container (EPK headers)",
+        ));
+    }
+    let options = ChangeFeedOptions {
+        mode: mode(ctx)?,
+        start: start(ctx)?,
+        max_item_count: headers::max_item_count(h)?.unwrap_or(100),
+        range: None,
+        partition_key,
+    };
+    let page = client.change_feed(&options).await?;
+    let etag = format!("\"{}\"", page.continuation);
+    if page.not_modified() {
+        return Ok(Reply::new(304, page.request_charge)
+            .etag(Some(&etag))
+            .empty());
+    }
+    let n = page.items.len();
+    Ok(Reply::new(200, page.request_charge)
+        .etag(Some(&etag))
+        .header("x-ms-item-count", n.to_string())
+        .json(
+            resources::feed(&resources::container_rid(&def), "Documents", page.items).to_string(),
+        ))
+}

@@ -1,0 +1,193 @@
+//! Containers: create (partition key, indexing policy, default TTL, throughput), read, list,
+//! replace, delete.
+
+use actix_web::HttpResponse;
+use engine::ContainerProperties;
+use serde_json::Value;
+
+use super::Ctx;
+use crate::error::{GatewayError, Result};
+use crate::headers::{self, Reply};
+use crate::resources;
+
+/// RU/s one physical partition serves in Cosmos DB: a container created with more starts with
+/// that many partitions, as the service does.
+pub const RU_PER_PARTITION: u32 = 10_000;
+
+pub fn resolve(ctx: &Ctx, db: &str, segment: &str) -> Result<String> {
+    let all = ctx.engine().database(db).containers();
+    if all.iter().any(|c| c.id == segment) {
+        return Ok(segment.to_owned());
+    }
+    all.iter()
+        .find(|c| resources::container_rid(c) == segment)
+        .map(|c| c.id.clone())
+        .ok_or_else(|| {
+            GatewayError::NotFound(format!(
+                "Resource Not Found. Container '{segment}' does not exist in database '{db}'."
+            ))
+        })
+}
+
+pub fn list(ctx: &Ctx, db: &str) -> Result<HttpResponse> {
+    let db = super::databases::resolve(ctx, db)?;
+    let all: Vec<Value> = ctx
+        .engine()
+        .database(&db)
+        .containers()
+        .iter()
+        .map(|c| resources::container(c))
+        .collect();
+    let n = all.len();
+    Ok(Reply::new(200, 1.0)
+        .header("x-ms-item-count", n.to_string())
+        .json(
+            resources::feed(&resources::database_rid(&db), "DocumentCollections", all).to_string(),
+        ))
+}
+
+pub fn read(ctx: &Ctx, db: &str, id: &str) -> Result<HttpResponse> {
+    let (_, def) = super::container(ctx, db, id)?;
+    let body = resources::container(&def);
+    Ok(Reply::new(200, 1.0)
+        .etag(body["_etag"].as_str())
+        .json(body.to_string()))
+}
+
+fn bad(msg: impl Into<String>) -> GatewayError {
+    GatewayError::BadRequest(msg.into())
+}
+
+/// The single path of a `Hash` partition key definition.
+fn partition_key_path(body: &Value) -> Result<String> {
+    let pk = body
+        .get("partitionKey")
+        .ok_or_else(|| bad("The container needs a partitionKey definition ({\"paths\": [\"/pk\"], \"kind\": \"Hash\"})."))?;
+    let kind = pk.get("kind").and_then(Value::as_str).unwrap_or("Hash");
+    if kind != "Hash" {
+        return Err(bad(format!(
+            "Partition key kind '{kind}' is not supported: this engine has no hierarchical \
+             (MultiHash) partition keys yet; use kind Hash with one path."
+        )));
+    }
+    match pk.get("version") {
+        None | Some(Value::Null) => {}
+        Some(v) if v.as_u64() == Some(1) || v.as_u64() == Some(2) => {}
+        Some(v) => return Err(bad(format!("Partition key version {v} is not 1 or 2."))),
+    }
+    match pk.get("paths").and_then(Value::as_array).map(Vec::as_slice) {
+        Some([Value::String(p)]) => Ok(p.clone()),
+        _ => Err(bad(
+            "partitionKey.paths must hold exactly one path, such as \"/pk\".",
+        )),
+    }
+}
+
+fn throughput(ctx: &Ctx) -> Result<Option<u32>> {
+    if headers::get(ctx.headers(), headers::AUTOPILOT).is_some() {
+        return Err(bad(
+            "Autoscale throughput is not supported by this engine: provision manual throughput \
+             (offer_throughput) instead.",
+        ));
+    }
+    match headers::get(ctx.headers(), headers::OFFER_THROUGHPUT) {
+        None => Ok(None),
+        Some(v) => match v.parse::<u32>() {
+            Ok(n) if n >= 400 => Ok(Some(n)),
+            _ => Err(bad(format!(
+                "The offer throughput '{v}' is invalid: at least 400 RU/s."
+            ))),
+        },
+    }
+}
+
+pub async fn create(ctx: &Ctx<'_>, db: &str) -> Result<HttpResponse> {
+    let db = super::databases::resolve(ctx, db)?;
+    let body = ctx.json()?;
+    let id = body
+        .get("id")
+        .and_then(Value::as_str)
+        .ok_or_else(|| bad("The container needs a string 'id'."))?;
+    let path = partition_key_path(&body)?;
+    if body
+        .pointer("/uniqueKeyPolicy/uniqueKeys")
+        .and_then(Value::as_array)
+        .is_some_and(|k| !k.is_empty())
+    {
+        return Err(bad("Unique keys are not supported by this engine yet."));
+    }
+    let mut props = ContainerProperties::new(id, &path);
+    if let Some(p) = body.get("indexingPolicy").filter(|p| !p.is_null()) {
+        props = props.with_indexing_policy(p.clone());
+    }
+    match body.get("defaultTtl") {
+        None | Some(Value::Null) => {}
+        Some(v) => match v.as_i64() {
+            Some(t) if t == -1 || t > 0 => props = props.with_default_ttl(t),
+            _ => {
+                return Err(bad(
+                    "defaultTtl must be -1 or a positive number of seconds.",
+                ))
+            }
+        },
+    }
+    if let Some(ru) = throughput(ctx)? {
+        props = props
+            .with_throughput(ru)
+            .with_initial_partitions(ru.div_ceil(RU_PER_PARTITION));
+    }
+    match ctx.engine().database(&db).create_container(props).await {
+        Ok(_) => {}
+        Err(engine::Error::Conflict { .. }) => {
+            return Err(GatewayError::Conflict(format!(
+                "Resource with specified id or name already exists: container '{id}'."
+            )))
+        }
+        Err(e) => return Err(e.into()),
+    }
+    let (_, def) = super::container(ctx, &db, id)?;
+    Ok(Reply::new(201, 1.0).json(resources::container(&def).to_string()))
+}
+
+/// Replace: the indexing policy may change (rebuilt online); the partition key and the
+/// default TTL may not (the engine fixes them at creation).
+pub async fn replace(ctx: &Ctx<'_>, db: &str, id: &str) -> Result<HttpResponse> {
+    let (_, def) = super::container(ctx, db, id)?;
+    let body = ctx.json()?;
+    if body.get("id").and_then(Value::as_str) != Some(def.id.as_str()) {
+        return Err(bad("The body's id must be the container's id."));
+    }
+    let path = partition_key_path(&body)?;
+    if def.partition_key.paths != [path] {
+        return Err(bad("A container's partition key cannot be changed."));
+    }
+    let ttl = match body.get("defaultTtl") {
+        None | Some(Value::Null) => None,
+        Some(v) => v.as_i64(),
+    };
+    if ttl != def.default_ttl {
+        return Err(bad(
+            "Changing defaultTtl is not supported by this engine: create a new container.",
+        ));
+    }
+    let current = resources::container(&def);
+    if let Some(policy) = body.get("indexingPolicy").filter(|p| !p.is_null()) {
+        if *policy != current["indexingPolicy"] {
+            ctx.engine()
+                .database(&def.database)
+                .replace_indexing_policy(&def.id, policy.clone())
+                .await?;
+        }
+    }
+    let (_, def) = super::container(ctx, &def.database, &def.id)?;
+    Ok(Reply::new(200, 1.0).json(resources::container(&def).to_string()))
+}
+
+pub async fn delete(ctx: &Ctx<'_>, db: &str, id: &str) -> Result<HttpResponse> {
+    let (_, def) = super::container(ctx, db, id)?;
+    ctx.engine()
+        .database(&def.database)
+        .delete_container(&def.id)
+        .await?;
+    Ok(Reply::new(204, 1.0).empty())
+}

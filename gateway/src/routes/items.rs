@@ -1,0 +1,237 @@
+//! Items: create, upsert, read, replace, delete, patch and the read feed, with the engine's
+//! etags (`if-match`, `if-none-match`) and its request charge unchanged.
+
+use actix_web::HttpResponse;
+use engine::{ItemOptions, ItemResponse, PartitionKey, PatchOperation, QueryOptions};
+use serde_json::Value;
+
+use super::Ctx;
+use crate::error::{GatewayError, Result};
+use crate::headers::{self, Reply};
+use crate::resources;
+
+fn options(ctx: &Ctx) -> ItemOptions {
+    let list = |name: &str| -> Vec<String> {
+        headers::get(ctx.headers(), name)
+            .map(|v| {
+                v.split(',')
+                    .map(str::trim)
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    ItemOptions {
+        if_match_etag: headers::get(ctx.headers(), "if-match").map(str::to_owned),
+        enable_content_response_on_write: !headers::wants_minimal(ctx.req),
+        pre_triggers: list("x-ms-documentdb-pre-trigger-include"),
+        post_triggers: list("x-ms-documentdb-post-trigger-include"),
+    }
+}
+
+fn required_pk(ctx: &Ctx) -> Result<PartitionKey> {
+    headers::partition_key(ctx.headers())?.ok_or_else(|| {
+        GatewayError::BadRequest(
+            "PartitionKey value must be supplied for this operation (header \
+             x-ms-documentdb-partitionkey)."
+                .into(),
+        )
+    })
+}
+
+fn lsn_of(doc: &Value) -> u64 {
+    doc.get("_lsn").and_then(Value::as_u64).unwrap_or(0)
+}
+
+fn reply(r: ItemResponse<Value>) -> HttpResponse {
+    let out = Reply::new(r.status_code, r.request_charge).etag(r.etag.as_deref());
+    match r.resource {
+        Some(doc) => out.session(lsn_of(&doc)).json(doc.to_string()),
+        None => out.empty(),
+    }
+}
+
+fn object(ctx: &Ctx) -> Result<Value> {
+    let doc = ctx.json()?;
+    if !doc.is_object() {
+        return Err(GatewayError::BadRequest(
+            "An item must be a JSON object.".into(),
+        ));
+    }
+    Ok(doc)
+}
+
+pub async fn create(ctx: &Ctx<'_>, db: &str, c: &str) -> Result<HttpResponse> {
+    let (client, _) = super::container(ctx, db, c)?;
+    let doc = object(ctx)?;
+    let pk = headers::partition_key(ctx.headers())?;
+    let r = if headers::flag(ctx.headers(), headers::IS_UPSERT) {
+        client.upsert_item(&doc, pk, Some(options(ctx))).await?
+    } else {
+        client.create_item(&doc, pk, Some(options(ctx))).await?
+    };
+    Ok(reply(r))
+}
+
+pub async fn read(ctx: &Ctx<'_>, db: &str, c: &str, id: &str) -> Result<HttpResponse> {
+    let (client, _) = super::container(ctx, db, c)?;
+    let pk = required_pk(ctx)?;
+    let id_owned = id.to_owned();
+    // One attempt, off the async thread: a 429 goes back to the SDK, which retries it itself.
+    let r = tokio::task::spawn_blocking(move || client.read_item_raw(&id_owned, &pk))
+        .await
+        .map_err(|e| GatewayError::Engine(engine::Error::Unavailable(e.to_string())))??;
+    if let (Some(want), Some(have)) = (headers::get(ctx.headers(), "if-none-match"), &r.etag) {
+        if want == have || want == "*" {
+            return Ok(Reply::new(304, r.request_charge).etag(Some(have)).empty());
+        }
+    }
+    let body = r.resource.unwrap_or_default();
+    let lsn = serde_json::from_slice::<Value>(&body)
+        .map(|d| lsn_of(&d))
+        .unwrap_or(0);
+    Ok(Reply::new(200, r.request_charge)
+        .etag(r.etag.as_deref())
+        .session(lsn)
+        .json(body))
+}
+
+pub async fn replace(ctx: &Ctx<'_>, db: &str, c: &str, id: &str) -> Result<HttpResponse> {
+    let (client, _) = super::container(ctx, db, c)?;
+    let doc = object(ctx)?;
+    if doc.get("id").and_then(Value::as_str) != Some(id) {
+        return Err(GatewayError::BadRequest(format!(
+            "The item's id must be '{id}', the id in the path."
+        )));
+    }
+    let pk = headers::partition_key(ctx.headers())?;
+    let r = client
+        .replace_item(&doc, id, pk, Some(options(ctx)))
+        .await?;
+    Ok(reply(r))
+}
+
+pub async fn delete(ctx: &Ctx<'_>, db: &str, c: &str, id: &str) -> Result<HttpResponse> {
+    let (client, _) = super::container(ctx, db, c)?;
+    let pk = required_pk(ctx)?;
+    let r = client.delete_item(id, pk, Some(options(ctx))).await?;
+    Ok(Reply::new(204, r.request_charge).empty())
+}
+
+/// Patch: `{"operations": [...], "condition": "FROM c WHERE ..."}`. A condition is checked
+/// against the item as read, and the patch applies only to that version (its etag): a write
+/// in between makes the gateway check again.
+pub async fn patch(ctx: &Ctx<'_>, db: &str, c: &str, id: &str) -> Result<HttpResponse> {
+    let (client, _) = super::container(ctx, db, c)?;
+    let pk = required_pk(ctx)?;
+    let body = ctx.json()?;
+    let ops: Vec<PatchOperation> = serde_json::from_value(
+        body.get("operations").cloned().unwrap_or(Value::Null),
+    )
+    .map_err(|e| {
+        GatewayError::BadRequest(format!(
+            "The patch operations are invalid: {e} (expected {{\"operations\": [{{\"op\": \
+             \"add|set|replace|remove|incr|move\", \"path\": \"/...\", ...}}]}})"
+        ))
+    })?;
+    let condition = match body.get("condition") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(_) => {
+            return Err(GatewayError::BadRequest(
+                "The patch condition must be a string such as \"FROM c WHERE c.x = 1\".".into(),
+            ))
+        }
+    };
+    let Some(condition) = condition else {
+        let r = client
+            .patch_item::<Value>(id, pk, &ops, Some(options(ctx)))
+            .await?;
+        return Ok(reply(r));
+    };
+    if !condition
+        .trim_start()
+        .to_ascii_lowercase()
+        .starts_with("from ")
+    {
+        return Err(GatewayError::BadRequest(format!(
+            "The patch condition '{condition}' must start with FROM, e.g. \"FROM c WHERE c.x = 1\"."
+        )));
+    }
+    let sql = format!("SELECT * {condition}");
+    let mut charge = 0.0;
+    for _ in 0..5 {
+        let query = QueryOptions {
+            partition_key: Some(pk.clone()),
+            ..Default::default()
+        };
+        let page = client
+            .query_all::<Value>(&sql, engine::NO_PARAMS, query)
+            .await?;
+        charge += page.request_charge;
+        let matched = page
+            .items
+            .iter()
+            .find(|d| d.get("id").and_then(Value::as_str) == Some(id));
+        let Some(doc) = matched else {
+            // Missing item: Cosmos DB's 404; present but not matching: 412.
+            let (me, idc, pkc) = (client.clone(), id.to_owned(), pk.clone());
+            tokio::task::spawn_blocking(move || me.read_item_raw(&idc, &pkc))
+                .await
+                .map_err(|e| GatewayError::Engine(engine::Error::Unavailable(e.to_string())))??;
+            return Err(GatewayError::PreconditionFailed(format!(
+                "Precondition Failed: the item '{id}' does not satisfy the patch condition \
+                 '{condition}'."
+            )));
+        };
+        let mut opts = options(ctx);
+        opts.if_match_etag = doc.get("_etag").and_then(Value::as_str).map(str::to_owned);
+        match client
+            .patch_item::<Value>(id, pk.clone(), &ops, Some(opts))
+            .await
+        {
+            Ok(mut r) => {
+                r.request_charge += charge;
+                return Ok(reply(r));
+            }
+            // Written in between: check the condition against the new version.
+            Err(engine::Error::PreconditionFailed { .. })
+                if headers::get(ctx.headers(), "if-match").is_none() => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Err(GatewayError::Engine(engine::Error::Unavailable(
+        "the item kept changing while its patch condition was checked; retry".into(),
+    )))
+}
+
+/// The read feed: every item, in pages of `x-ms-max-item-count`; with a partition key, that
+/// logical partition's items.
+pub async fn read_feed(ctx: &Ctx<'_>, db: &str, c: &str) -> Result<HttpResponse> {
+    let (client, def) = super::container(ctx, db, c)?;
+    let max = headers::max_item_count(ctx.headers())?.unwrap_or(100);
+    let continuation = headers::continuation(ctx.headers());
+    let page = match headers::partition_key(ctx.headers())? {
+        Some(pk) => {
+            let opts = QueryOptions {
+                partition_key: Some(pk),
+                max_item_count: Some(max),
+                continuation,
+                ..Default::default()
+            };
+            client
+                .query_items::<Value>("SELECT * FROM c", engine::NO_PARAMS, opts)
+                .await?
+        }
+        None => {
+            client
+                .read_all_items::<Value>(max, continuation.as_deref())
+                .await?
+        }
+    };
+    Ok(super::queries::feed_reply(
+        &resources::container_rid(&def),
+        page,
+    ))
+}

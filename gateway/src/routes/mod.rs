@@ -1,0 +1,210 @@
+//! One handler for every path: Cosmos DB's paths nest ids that may hold any character the SDKs
+//! percent-encode, and the signature covers the decoded path, so the gateway parses the path
+//! itself, checks the signature, reads the body within the limits, then dispatches.
+
+mod account;
+mod batch;
+mod changefeed;
+mod containers;
+mod databases;
+mod items;
+mod offers;
+mod pkranges;
+mod queries;
+mod scripts;
+
+use std::sync::Arc;
+
+use actix_web::http::Method;
+use actix_web::{web, HttpRequest, HttpResponse};
+use serde_json::Value;
+
+use crate::error::{GatewayError, Result};
+use crate::headers;
+use crate::{auth, limits, paths, State};
+
+/// A request after authentication, with its body read.
+pub(crate) struct Ctx<'a> {
+    pub req: &'a HttpRequest,
+    pub state: &'a State,
+    pub body: Vec<u8>,
+}
+
+impl Ctx<'_> {
+    pub fn headers(&self) -> &actix_web::http::header::HeaderMap {
+        self.req.headers()
+    }
+
+    /// The body as JSON; a malformed one is a 400 that names the parse error.
+    pub fn json(&self) -> Result<Value> {
+        if self.body.is_empty() {
+            return Err(GatewayError::BadRequest(
+                "The request body is empty; a JSON document was expected.".into(),
+            ));
+        }
+        serde_json::from_slice(&self.body).map_err(|e| {
+            GatewayError::BadRequest(format!("The request body is not valid JSON: {e}"))
+        })
+    }
+
+    pub fn engine(&self) -> &engine::Engine {
+        &self.state.engine
+    }
+}
+
+pub(crate) async fn dispatch(
+    req: HttpRequest,
+    payload: web::Payload,
+    state: web::Data<Arc<State>>,
+) -> Result<HttpResponse> {
+    let target = paths::parse(req.uri().path())?;
+    let h = req.headers();
+    auth::verify(
+        &state.key,
+        &auth::Signed {
+            verb: req.method().as_str(),
+            resource_type: &target.resource_type,
+            link: &target.link,
+            authorization: headers::get(h, "authorization"),
+            x_ms_date: headers::get(h, "x-ms-date"),
+            date: headers::get(h, "date"),
+        },
+        std::time::SystemTime::now(),
+    )?;
+    let declared = headers::get(h, "content-length").and_then(|v| v.parse::<usize>().ok());
+    let method = req.method().clone();
+    let body = if matches!(method, Method::POST | Method::PUT | Method::PATCH) {
+        limits::read_body(payload, declared, &state.limits).await?
+    } else {
+        Vec::new()
+    };
+    let ctx = Ctx {
+        req: &req,
+        state: &state,
+        body,
+    };
+    let segs: Vec<&str> = target.segments.iter().map(String::as_str).collect();
+    route(&ctx, &method, &segs).await
+}
+
+async fn route(ctx: &Ctx<'_>, method: &Method, segs: &[&str]) -> Result<HttpResponse> {
+    let m = method.as_str();
+    match (m, segs) {
+        ("GET", []) => account::read(ctx),
+        ("GET", ["dbs"]) => databases::list(ctx),
+        ("POST", ["dbs"]) if is_query(ctx) => Err(unsupported("queries over databases")),
+        ("POST", ["dbs"]) => databases::create(ctx).await,
+        ("GET", ["dbs", db]) => databases::read(ctx, db),
+        ("DELETE", ["dbs", db]) => databases::delete(ctx, db).await,
+        ("GET", ["dbs", db, "colls"]) => containers::list(ctx, db),
+        ("POST", ["dbs", _, "colls"]) if is_query(ctx) => {
+            Err(unsupported("queries over containers"))
+        }
+        ("POST", ["dbs", db, "colls"]) => containers::create(ctx, db).await,
+        ("GET", ["dbs", db, "colls", c]) => containers::read(ctx, db, c),
+        ("PUT", ["dbs", db, "colls", c]) => containers::replace(ctx, db, c).await,
+        ("DELETE", ["dbs", db, "colls", c]) => containers::delete(ctx, db, c).await,
+        ("GET", ["dbs", db, "colls", c, "pkranges"]) => pkranges::list(ctx, db, c),
+        ("GET", ["dbs", db, "colls", c, "docs"]) if changefeed::is_change_feed(ctx) => {
+            changefeed::read(ctx, db, c).await
+        }
+        ("GET", ["dbs", db, "colls", c, "docs"]) => items::read_feed(ctx, db, c).await,
+        ("POST", ["dbs", db, "colls", c, "docs"]) if is_query(ctx) => {
+            queries::query(ctx, db, c).await
+        }
+        ("POST", ["dbs", db, "colls", c, "docs"]) if batch::is_batch(ctx) => {
+            batch::execute(ctx, db, c).await
+        }
+        ("POST", ["dbs", db, "colls", c, "docs"]) => items::create(ctx, db, c).await,
+        ("GET", ["dbs", db, "colls", c, "docs", id]) => items::read(ctx, db, c, id).await,
+        ("PUT", ["dbs", db, "colls", c, "docs", id]) => items::replace(ctx, db, c, id).await,
+        ("DELETE", ["dbs", db, "colls", c, "docs", id]) => items::delete(ctx, db, c, id).await,
+        ("PATCH", ["dbs", db, "colls", c, "docs", id]) => items::patch(ctx, db, c, id).await,
+        ("GET", ["offers"]) => offers::list(ctx),
+        ("POST", ["offers"]) => offers::query(ctx),
+        ("GET", ["offers", id]) => offers::read(ctx, id),
+        ("PUT", ["offers", id]) => offers::replace(ctx, id).await,
+        ("GET", ["dbs", db, "colls", c, kind]) if is_script(kind) => {
+            scripts::list(ctx, db, c, kind)
+        }
+        ("POST", ["dbs", _, "colls", _, kind]) if is_script(kind) && is_query(ctx) => {
+            Err(unsupported(&format!("queries over {kind}")))
+        }
+        ("POST", ["dbs", db, "colls", c, kind]) if is_script(kind) => {
+            scripts::write(ctx, db, c, kind)
+        }
+        ("GET", ["dbs", db, "colls", c, kind, id]) if is_script(kind) => {
+            scripts::read(ctx, db, c, kind, id)
+        }
+        ("PUT", ["dbs", db, "colls", c, kind, _]) if is_script(kind) => {
+            scripts::write(ctx, db, c, kind)
+        }
+        ("DELETE", ["dbs", db, "colls", c, kind, id]) if is_script(kind) => {
+            scripts::delete(ctx, db, c, kind, id)
+        }
+        ("POST", ["dbs", db, "colls", c, "sprocs", id]) => scripts::execute(ctx, db, c, id).await,
+        (_, ["dbs", _, "colls", _, "conflicts", ..]) => Err(unsupported("conflicts")),
+        (_, ["dbs", _, "users", ..]) | (_, ["dbs", _, "clientencryptionkeys", ..]) => {
+            Err(unsupported("users, permissions and client encryption keys"))
+        }
+        (_, ["dbs", _, "colls", _, "docs", _, "attachments", ..]) => {
+            Err(unsupported("attachments"))
+        }
+        _ if known_path(segs) => Err(GatewayError::MethodNotAllowed(format!(
+            "{m} is not an operation on /{}",
+            segs.join("/")
+        ))),
+        _ => Err(GatewayError::NotFound(format!(
+            "Resource Not Found: /{} is no resource path of the Cosmos DB REST API.",
+            segs.join("/")
+        ))),
+    }
+}
+
+fn known_path(segs: &[&str]) -> bool {
+    matches!(
+        segs,
+        [] | ["dbs"]
+            | ["dbs", _]
+            | ["dbs", _, "colls"]
+            | ["dbs", _, "colls", _]
+            | ["dbs", _, "colls", _, "docs"]
+            | ["dbs", _, "colls", _, "docs", _]
+            | ["dbs", _, "colls", _, "pkranges"]
+            | ["dbs", _, "colls", _, "sprocs" | "triggers" | "udfs"]
+            | ["dbs", _, "colls", _, "sprocs" | "triggers" | "udfs", _]
+            | ["offers"]
+            | ["offers", _]
+    )
+}
+
+fn is_script(kind: &str) -> bool {
+    matches!(kind, "sprocs" | "triggers" | "udfs")
+}
+
+fn is_query(ctx: &Ctx) -> bool {
+    headers::flag(ctx.headers(), headers::IS_QUERY)
+        || headers::flag(ctx.headers(), headers::IS_QUERY_PLAN)
+        || headers::get(ctx.headers(), "content-type").is_some_and(|t| {
+            t.starts_with("application/query+json") || t.starts_with("application/sql")
+        })
+}
+
+pub(crate) fn unsupported(what: &str) -> GatewayError {
+    GatewayError::NotSupported(format!(
+        "This gateway does not serve {what} yet (see gateway/PROTOCOL.md)."
+    ))
+}
+
+/// The engine's container, or Cosmos DB's 404 when it (or its database) does not exist.
+pub(crate) fn container(
+    ctx: &Ctx,
+    db: &str,
+    id: &str,
+) -> Result<(engine::ContainerClient, Arc<engine::ContainerDef>)> {
+    let db = databases::resolve(ctx, db)?;
+    let c = containers::resolve(ctx, &db, id)?;
+    let client = ctx.engine().database(&db).container(&c);
+    let def = client.read_container()?;
+    Ok((client, def))
+}

@@ -1,0 +1,479 @@
+//! Hand-made HTTP against the gateway: what an SDK never sends. Every refusal is a Cosmos-style
+//! error (`{code, message}`), and nothing is stored.
+
+mod common;
+
+use std::io::{Read, Write};
+use std::time::{Duration, Instant, SystemTime};
+
+use common::TestGateway;
+use gateway::{Limits, MasterKey};
+use reqwest::Method;
+
+struct Client {
+    http: reqwest::Client,
+    base: String,
+    key: MasterKey,
+}
+
+impl Client {
+    fn new(gw: &TestGateway) -> Self {
+        Client {
+            http: reqwest::Client::new(),
+            base: format!("http://{}", gw.addr),
+            key: MasterKey::emulator(),
+        }
+    }
+
+    /// A request signed as the SDKs sign it, at `date`.
+    #[allow(clippy::too_many_arguments)]
+    async fn send_at(
+        &self,
+        key: &MasterKey,
+        date: SystemTime,
+        method: Method,
+        path: &str,
+        (kind, link): (&str, &str),
+        body: Option<Vec<u8>>,
+        headers: &[(&str, &str)],
+    ) -> (u16, serde_json::Value) {
+        let date = httpdate::fmt_http_date(date);
+        let mut req = self
+            .http
+            .request(method.clone(), format!("{}{path}", self.base))
+            .header("x-ms-date", &date)
+            .header("x-ms-version", "2020-07-15")
+            .header(
+                "authorization",
+                key.authorization(method.as_str(), kind, link, &date),
+            );
+        for (k, v) in headers {
+            req = req.header(*k, *v);
+        }
+        if let Some(b) = body {
+            req = req.body(b);
+        }
+        let res = req.send().await.expect("the gateway answers");
+        let status = res.status().as_u16();
+        let text = res.text().await.unwrap();
+        let json = serde_json::from_str(&text).unwrap_or(serde_json::Value::Null);
+        (status, json)
+    }
+
+    async fn send(
+        &self,
+        method: Method,
+        path: &str,
+        signed: (&str, &str),
+        body: Option<&str>,
+        headers: &[(&str, &str)],
+    ) -> (u16, serde_json::Value) {
+        self.send_at(
+            &self.key,
+            SystemTime::now(),
+            method,
+            path,
+            signed,
+            body.map(|b| b.as_bytes().to_vec()),
+            headers,
+        )
+        .await
+    }
+
+    async fn setup(&self) {
+        let (s, _) = self
+            .send(
+                Method::POST,
+                "/dbs",
+                ("dbs", ""),
+                Some(r#"{"id":"d"}"#),
+                &[],
+            )
+            .await;
+        assert_eq!(s, 201);
+        let (s, _) = self
+            .send(
+                Method::POST,
+                "/dbs/d/colls",
+                ("colls", "dbs/d"),
+                Some(r#"{"id":"c","partitionKey":{"paths":["/pk"],"kind":"Hash","version":2}}"#),
+                &[],
+            )
+            .await;
+        assert_eq!(s, 201);
+    }
+}
+
+const DOCS: (&str, &str) = ("docs", "dbs/d/colls/c");
+
+async fn stored(gw: &TestGateway) -> usize {
+    gw.engine
+        .database("d")
+        .container("c")
+        .query_all::<serde_json::Value>("SELECT * FROM c", engine::NO_PARAMS, Default::default())
+        .await
+        .unwrap()
+        .items
+        .len()
+}
+
+fn assert_cosmos_error(body: &serde_json::Value, code: &str) {
+    assert_eq!(body["code"], code, "{body}");
+    assert!(
+        body["message"].as_str().is_some_and(|m| !m.is_empty()),
+        "{body}"
+    );
+}
+
+#[tokio::test]
+async fn bad_signatures_and_stale_dates_are_401_and_store_nothing() {
+    let gw = TestGateway::start();
+    let c = Client::new(&gw);
+    c.setup().await;
+    let doc = br#"{"id":"x","pk":"p"}"#.to_vec();
+    let pk = [("x-ms-documentdb-partitionkey", r#"["p"]"#)];
+
+    let other = MasterKey::from_base64("b3RoZXIga2V5IG9mIGF0IGxlYXN0IDE2IGJ5dGVz").unwrap();
+    let (s, body) = c
+        .send_at(
+            &other,
+            SystemTime::now(),
+            Method::POST,
+            "/dbs/d/colls/c/docs",
+            DOCS,
+            Some(doc.clone()),
+            &pk,
+        )
+        .await;
+    assert_eq!(s, 401);
+    assert_cosmos_error(&body, "Unauthorized");
+
+    // Signed for another resource: replaying a signature elsewhere fails.
+    let (s, _) = c
+        .send(
+            Method::POST,
+            "/dbs/d/colls/c/docs",
+            ("docs", "dbs/d/colls/other"),
+            Some(r#"{"id":"x","pk":"p"}"#),
+            &pk,
+        )
+        .await;
+    assert_eq!(s, 401);
+
+    // A correctly signed request from 20 minutes ago: a replay.
+    let stale = SystemTime::now() - Duration::from_secs(20 * 60);
+    let (s, body) = c
+        .send_at(
+            &c.key,
+            stale,
+            Method::POST,
+            "/dbs/d/colls/c/docs",
+            DOCS,
+            Some(doc.clone()),
+            &pk,
+        )
+        .await;
+    assert_eq!(s, 401);
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap()
+            .contains("not valid at the current time"),
+        "{body}"
+    );
+
+    // No authorization at all.
+    let res = c.http.get(format!("{}/dbs", c.base)).send().await.unwrap();
+    assert_eq!(res.status().as_u16(), 401);
+
+    assert_eq!(stored(&gw).await, 0);
+    let (s, _) = c
+        .send(
+            Method::POST,
+            "/dbs/d/colls/c/docs",
+            DOCS,
+            Some(r#"{"id":"x","pk":"p"}"#),
+            &pk,
+        )
+        .await;
+    assert_eq!(s, 201, "the same request, signed right, is served");
+    assert_eq!(stored(&gw).await, 1);
+}
+
+#[tokio::test]
+async fn oversized_and_malformed_bodies_are_refused() {
+    let gw = TestGateway::start();
+    let c = Client::new(&gw);
+    c.setup().await;
+    let pk = [("x-ms-documentdb-partitionkey", r#"["p"]"#)];
+
+    // Past the request cap (4 MB): refused before it is read whole.
+    let huge = format!(r#"{{"id":"big","pk":"p","s":"{}"}}"#, "x".repeat(5 << 20));
+    let (s, body) = c
+        .send_at(
+            &c.key,
+            SystemTime::now(),
+            Method::POST,
+            "/dbs/d/colls/c/docs",
+            DOCS,
+            Some(huge.into_bytes()),
+            &pk,
+        )
+        .await;
+    assert_eq!(s, 413);
+    assert_cosmos_error(&body, "RequestEntityTooLarge");
+
+    // Under the cap but over the 2 MB item limit: the engine's 413.
+    let big = format!(r#"{{"id":"big","pk":"p","s":"{}"}}"#, "x".repeat(3 << 20));
+    let (s, body) = c
+        .send_at(
+            &c.key,
+            SystemTime::now(),
+            Method::POST,
+            "/dbs/d/colls/c/docs",
+            DOCS,
+            Some(big.into_bytes()),
+            &pk,
+        )
+        .await;
+    assert_eq!(s, 413);
+    assert_cosmos_error(&body, "RequestEntityTooLarge");
+
+    for bad in [
+        "{not json",
+        "[1,2]",
+        "",
+        r#"{"pk":"p"}"#,
+        r#"{"id":"a/b","pk":"p"}"#,
+    ] {
+        let (s, body) = c
+            .send(Method::POST, "/dbs/d/colls/c/docs", DOCS, Some(bad), &pk)
+            .await;
+        assert_eq!(s, 400, "{bad}: {body}");
+        assert_cosmos_error(&body, "BadRequest");
+    }
+    for header in ["p", "[\"p\",\"q\"]", "[[1]]", "{}"] {
+        let (s, body) = c
+            .send(
+                Method::POST,
+                "/dbs/d/colls/c/docs",
+                DOCS,
+                Some(r#"{"id":"a","pk":"p"}"#),
+                &[("x-ms-documentdb-partitionkey", header)],
+            )
+            .await;
+        assert_eq!(s, 400, "{header}: {body}");
+    }
+    // The partition key header and the item disagree.
+    let (s, _) = c
+        .send(
+            Method::POST,
+            "/dbs/d/colls/c/docs",
+            DOCS,
+            Some(r#"{"id":"a","pk":"q"}"#),
+            &pk,
+        )
+        .await;
+    assert_eq!(s, 400);
+    let (s, body) = c
+        .send(
+            Method::PATCH,
+            "/dbs/d/colls/c/docs/a",
+            ("docs", "dbs/d/colls/c/docs/a"),
+            Some(r#"{"operations":[{"op":"explode"}]}"#),
+            &pk,
+        )
+        .await;
+    assert_eq!(s, 400, "{body}");
+    assert_eq!(stored(&gw).await, 0);
+
+    // Unknown paths and methods.
+    let (s, body) = c
+        .send(Method::GET, "/nothing", ("nothing", ""), None, &[])
+        .await;
+    assert_eq!(s, 404);
+    assert_cosmos_error(&body, "NotFound");
+    let (s, _) = c
+        .send(Method::PATCH, "/dbs", ("dbs", ""), Some("{}"), &[])
+        .await;
+    assert_eq!(s, 405);
+}
+
+#[tokio::test]
+async fn bad_continuations_and_headers_are_400() {
+    let gw = TestGateway::start();
+    let c = Client::new(&gw);
+    c.setup().await;
+    let query = r#"{"query":"SELECT * FROM c","parameters":[]}"#;
+    let q = [
+        ("x-ms-documentdb-isquery", "true"),
+        ("content-type", "application/query+json"),
+        ("x-ms-documentdb-query-enablecrosspartition", "true"),
+    ];
+    for token in ["garbage", "00", "{\"a\":1}"] {
+        let mut h = q.to_vec();
+        h.push(("x-ms-continuation", token));
+        let (s, body) = c
+            .send(Method::POST, "/dbs/d/colls/c/docs", DOCS, Some(query), &h)
+            .await;
+        assert_eq!(s, 400, "{token}: {body}");
+        assert_cosmos_error(&body, "BadRequest");
+        let (s, _) = c
+            .send(
+                Method::GET,
+                "/dbs/d/colls/c/docs",
+                DOCS,
+                None,
+                &[("x-ms-continuation", token)],
+            )
+            .await;
+        assert_eq!(s, 400, "read feed {token}");
+    }
+    let mut h = q.to_vec();
+    h.push(("x-ms-max-item-count", "lots"));
+    let (s, _) = c
+        .send(Method::POST, "/dbs/d/colls/c/docs", DOCS, Some(query), &h)
+        .await;
+    assert_eq!(s, 400);
+    let (s, _) = c
+        .send(
+            Method::POST,
+            "/dbs/d/colls/c/docs",
+            DOCS,
+            Some(r#"{"query": 5}"#),
+            &q,
+        )
+        .await;
+    assert_eq!(s, 400);
+    // A range other than the one /pkranges lists: gone (410/1002), as after a split.
+    let mut h = q.to_vec();
+    h.push(("x-ms-documentdb-partitionkeyrangeid", "7"));
+    let (s, body) = c
+        .send(Method::POST, "/dbs/d/colls/c/docs", DOCS, Some(query), &h)
+        .await;
+    assert_eq!(s, 410, "{body}");
+}
+
+#[test]
+fn a_slow_body_is_cut_off() {
+    let gw = TestGateway::with_limits(Limits {
+        body_idle_timeout: Duration::from_secs(1),
+        ..Limits::default()
+    });
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(Client::new(&gw).setup());
+    let key = MasterKey::emulator();
+    let date = httpdate::fmt_http_date(SystemTime::now());
+    let body = br#"{"id":"slow","pk":"p"}"#;
+    let mut s = std::net::TcpStream::connect(gw.addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    write!(
+        s,
+        "POST /dbs/d/colls/c/docs HTTP/1.1\r\nHost: x\r\nx-ms-date: {date}\r\nauthorization: {}\r\n\
+         x-ms-documentdb-partitionkey: [\"p\"]\r\ncontent-length: {}\r\n\r\n",
+        key.authorization("POST", "docs", "dbs/d/colls/c", &date),
+        body.len()
+    )
+    .unwrap();
+    let started = Instant::now();
+    // One byte every 2 s: the gateway waits 1 s for the next one, then answers 408 and closes.
+    let mut sent = 0;
+    for b in body {
+        if s.write_all(&[*b]).is_err() {
+            break;
+        }
+        sent += 1;
+        std::thread::sleep(Duration::from_secs(2));
+        if started.elapsed() > Duration::from_secs(8) {
+            break;
+        }
+    }
+    let mut answer = String::new();
+    let _ = s.read_to_string(&mut answer);
+    assert!(sent < body.len(), "the whole body was accepted");
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert_eq!(rt.block_on(stored(&gw)), 0);
+}
+
+/// The change feed of one partition key by its header (as SDKs that send it do), its 304, and a
+/// forged continuation.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn change_feed_by_partition_key_header_304_and_bad_tokens() {
+    let gw = TestGateway::start();
+    let c = Client::new(&gw);
+    c.setup().await;
+    for (id, pk) in [("a", "p"), ("b", "q"), ("c", "p")] {
+        let pkh = format!("[\"{pk}\"]");
+        let (s, _) = c
+            .send(
+                Method::POST,
+                "/dbs/d/colls/c/docs",
+                DOCS,
+                Some(&format!(r#"{{"id":"{id}","pk":"{pk}"}}"#)),
+                &[("x-ms-documentdb-partitionkey", &pkh)],
+            )
+            .await;
+        assert_eq!(s, 201);
+    }
+    let feed = [
+        ("a-im", "Incremental feed"),
+        ("x-ms-documentdb-partitionkey", r#"["p"]"#),
+    ];
+    let res = c
+        .http
+        .get(format!("{}/dbs/d/colls/c/docs", c.base))
+        .headers({
+            let date = httpdate::fmt_http_date(SystemTime::now());
+            let mut h = reqwest::header::HeaderMap::new();
+            h.insert("x-ms-date", date.parse().unwrap());
+            h.insert(
+                "authorization",
+                c.key
+                    .authorization("GET", "docs", "dbs/d/colls/c", &date)
+                    .parse()
+                    .unwrap(),
+            );
+            for (k, v) in feed {
+                h.insert(k, v.parse().unwrap());
+            }
+            h
+        })
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status().as_u16(), 200);
+    let etag = res.headers()["etag"].to_str().unwrap().to_owned();
+    let body: serde_json::Value = serde_json::from_str(&res.text().await.unwrap()).unwrap();
+    let ids: Vec<&str> = body["Documents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["a", "c"]);
+    let mut again = feed.to_vec();
+    again.push(("if-none-match", &etag));
+    let (s, _) = c
+        .send(Method::GET, "/dbs/d/colls/c/docs", DOCS, None, &again)
+        .await;
+    assert_eq!(s, 304, "nothing new since the etag");
+    let mut forged = feed.to_vec();
+    forged.push(("if-none-match", "\"bm90IGEgdG9rZW4\""));
+    let (s, body) = c
+        .send(Method::GET, "/dbs/d/colls/c/docs", DOCS, None, &forged)
+        .await;
+    assert_eq!(s, 400, "{body}");
+    let (s, _) = c
+        .send(
+            Method::GET,
+            "/dbs/d/colls/c/docs",
+            DOCS,
+            None,
+            &[("a-im", "Everything")],
+        )
+        .await;
+    assert_eq!(s, 400);
+}

@@ -1,0 +1,50 @@
+"""Databases and containers through the SDK: create, read, list, replace, delete, 404/409."""
+import os
+
+from azure.cosmos import CosmosClient, PartitionKey, exceptions
+
+client = CosmosClient(os.environ["ACCOUNT_HOST"], {"masterKey": os.environ["ACCOUNT_KEY"]})
+
+db = client.create_database("shop")
+assert db.read()["id"] == "shop"
+assert [d["id"] for d in client.list_databases()] == ["shop"]
+try:
+    client.create_database("shop")
+    raise AssertionError("a second create must conflict")
+except exceptions.CosmosResourceExistsError:
+    pass
+again = client.create_database_if_not_exists("shop")
+assert again.id == "shop"
+
+c = db.create_container("orders", partition_key=PartitionKey("/customerId"), default_ttl=3600)
+props = c.read()
+assert props["partitionKey"]["paths"] == ["/customerId"], props
+assert props["defaultTtl"] == 3600, props
+assert props["_rid"] and props["_self"], props
+v1 = db.create_container("legacy", partition_key=PartitionKey("/pk", version=1))
+assert v1.read()["partitionKey"]["paths"] == ["/pk"]
+names = sorted(x["id"] for x in db.list_containers())
+assert names == ["legacy", "orders"], names
+
+policy = {"indexingMode": "consistent", "automatic": True,
+          "includedPaths": [{"path": "/customerId/?"}], "excludedPaths": [{"path": "/*"}]}
+replaced = db.replace_container(c, partition_key=PartitionKey("/customerId"), indexing_policy=policy,
+                                default_ttl=3600)
+assert replaced.read()["indexingPolicy"]["includedPaths"] == [{"path": "/customerId/?"}]
+
+try:
+    db.get_container_client("nope").read()
+    raise AssertionError("a missing container must be 404")
+except exceptions.CosmosResourceNotFoundError:
+    pass
+
+db.delete_container("legacy")
+assert [x["id"] for x in db.list_containers()] == ["orders"]
+client.delete_database("shop")
+assert list(client.list_databases()) == []
+try:
+    client.get_database_client("shop").read()
+    raise AssertionError("a deleted database must be 404")
+except exceptions.CosmosResourceNotFoundError:
+    pass
+print("resources: ok")
