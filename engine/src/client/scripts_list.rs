@@ -18,6 +18,15 @@ pub struct TriggerInfo {
 pub struct ScriptList {
     pub stored_procedures: Vec<String>,
     pub triggers: Vec<TriggerInfo>,
+    /// The JavaScript text of each script that has one, by id (Rust closures have none).
+    pub sources: std::collections::BTreeMap<String, String>,
+}
+
+impl ScriptList {
+    /// The JavaScript text of script `id`, if it is JavaScript.
+    pub fn source(&self, id: &str) -> Option<&str> {
+        self.sources.get(id).map(String::as_str)
+    }
 }
 
 impl ScriptsClient {
@@ -39,9 +48,21 @@ impl ScriptsClient {
             })
             .collect();
         triggers.sort_by(|a, b| a.id.cmp(&b.id));
+        let sources = scripts
+            .procedures
+            .iter()
+            .filter_map(|(id, p)| Some((id.clone(), p.source()?.to_owned())))
+            .chain(
+                scripts
+                    .triggers
+                    .iter()
+                    .filter_map(|(id, t)| Some((id.clone(), t.source()?.to_owned()))),
+            )
+            .collect();
         Ok(ScriptList {
             stored_procedures,
             triggers,
+            sources,
         })
     }
 }

@@ -74,17 +74,21 @@ impl JavaScript {
 
     /// This script as a pre-trigger for `operation`.
     pub fn pre_trigger(self, operation: super::TriggerOperation) -> super::Trigger {
+        let source = self.body.clone();
         super::Trigger::pre(operation, move |item| {
             run_pre_trigger("pre-trigger", &self.body, item)
         })
+        .with_source(source)
     }
 
     /// This script as a post-trigger for `operation`.
     pub fn post_trigger(self, operation: super::TriggerOperation) -> super::Trigger {
+        let source = self.body.clone();
         super::Trigger::post(operation, move |ctx, written| {
             let name = ctx.name.clone();
             run_post_trigger(ctx, &name, &self.body, written)
         })
+        .with_source(source)
     }
 }
 
@@ -93,6 +97,10 @@ impl StoredProcedure for JavaScript {
         let name = ctx.name.clone();
         let out = run(Some(ctx), &name, &self.body, args, None)?;
         Ok(out.response.unwrap_or(Value::Null))
+    }
+
+    fn source(&self) -> Option<&str> {
+        Some(&self.body)
     }
 }
 
