@@ -138,6 +138,8 @@ impl Default for ScriptBudget {
 pub struct Scripts {
     pub(crate) procedures: HashMap<String, Arc<dyn StoredProcedure>>,
     pub(crate) triggers: HashMap<String, Trigger>,
+    /// JavaScript user-defined functions, shared with the query threads while a page runs.
+    pub(crate) functions: js::udf::Functions,
 }
 
 /// The triggers one write asked for, resolved by name.

@@ -16,6 +16,8 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::{ScriptContext, StoredProcedure};
+
+pub mod udf;
 use crate::error::{Error, Result};
 
 const PRELUDE: &str = include_str!("prelude.js");
@@ -251,26 +253,7 @@ fn run_in(
         begin
             .call::<_, ()>((self_link, alt_link, request, response))
             .map_err(caught)?;
-        let function = match compiled.get(&key) {
-            Some(f) => f.clone().restore(&js).map_err(caught)?,
-            None => {
-                let f: Function = js.eval_with_options(format!("({body}\n)"), sloppy()).map_err(|e| match e {
-                    rquickjs::Error::Exception => {
-                        let _ = js.catch();
-                        Error::bad(
-                            "body",
-                            format!("script '{id}' is not a JavaScript function: it does not parse"),
-                        )
-                    }
-                    e => caught(e),
-                })?;
-                if compiled.len() >= 256 {
-                    compiled.clear();
-                }
-                compiled.insert(key, rquickjs::Persistent::save(&js, f.clone()));
-                f
-            }
-        };
+        let function = compile(&js, compiled, key, id, body, &caught)?;
         let result = (|| {
         let mut call_args = rquickjs::function::Args::new(js.clone(), args.len());
         for a in args {
@@ -564,4 +547,88 @@ fn sloppy() -> rquickjs::context::EvalOptions {
     let mut o = rquickjs::context::EvalOptions::default();
     o.strict = false;
     o
+}
+
+/// Calls `body` (a function) with `args` and returns what it returns: a user-defined function,
+/// which has no collection and no response, only its value. Bounded like a procedure.
+pub(crate) fn call_function(id: &str, body: &str, args: &[Option<Value>]) -> Result<Option<Value>> {
+    CACHED.with(|cell| {
+        let mut fresh = None;
+        let mut slot = cell.try_borrow_mut().ok();
+        let cached = match slot.as_deref_mut() {
+            Some(s) => {
+                if s.is_none() {
+                    *s = Some(Cached::new().map_err(|e| js_setup(id, e))?);
+                }
+                s.as_mut().expect("just made")
+            }
+            None => fresh.insert(Cached::new().map_err(|e| js_setup(id, e))?),
+        };
+        let deadline = Instant::now() + super::ScriptBudget::default().max_duration;
+        if let Ok(mut d) = cached.deadline.lock() {
+            *d = deadline;
+        }
+        let key = xxhash_rust::xxh3::xxh3_64(body.as_bytes());
+        let compiled = &mut cached.compiled;
+        let out = cached.context.with(|js| -> Result<Option<Value>> {
+            let failures = Default::default();
+            let caught = |e: rquickjs::Error| script_error(id, &js, e, deadline, &failures);
+            let function = compile(&js, compiled, key, id, body, &caught)?;
+            let mut call_args = rquickjs::function::Args::new(js.clone(), args.len());
+            for a in args {
+                let v = match a {
+                    Some(v) => js.json_parse(v.to_string()).map_err(caught)?,
+                    None => rquickjs::Value::new_undefined(js.clone()),
+                };
+                call_args.push_arg(v).map_err(caught)?;
+            }
+            let result: rquickjs::Value = function.call_arg(call_args).map_err(caught)?;
+            if result.is_undefined() {
+                return Ok(None);
+            }
+            let json = js.json_stringify(result).map_err(caught)?;
+            json.map(|s| {
+                let s = s.to_string().map_err(caught)?;
+                serde_json::from_str(&s).map_err(|e| Error::bad("udf", e.to_string()))
+            })
+            .transpose()
+        });
+        if matches!(&out, Err(Error::RequestTimeout(_))) {
+            if let Some(s) = slot.as_deref_mut() {
+                *s = None;
+            }
+        }
+        out
+    })
+}
+
+/// The function `body` defines, compiled once per text and kept by the runtime.
+fn compile<'js>(
+    js: &rquickjs::Ctx<'js>,
+    compiled: &mut HashMap<u64, rquickjs::Persistent<Function<'static>>>,
+    key: u64,
+    id: &str,
+    body: &str,
+    caught: &dyn Fn(rquickjs::Error) -> Error,
+) -> Result<Function<'js>> {
+    if let Some(f) = compiled.get(&key) {
+        return f.clone().restore(js).map_err(caught);
+    }
+    let f: Function = js
+        .eval_with_options(format!("({body}\n)"), sloppy())
+        .map_err(|e| match e {
+            rquickjs::Error::Exception => {
+                let _ = js.catch();
+                Error::bad(
+                    "body",
+                    format!("script '{id}' is not a JavaScript function: it does not parse"),
+                )
+            }
+            e => caught(e),
+        })?;
+    if compiled.len() >= 256 {
+        compiled.clear();
+    }
+    compiled.insert(key, rquickjs::Persistent::save(js, f.clone()));
+    Ok(f)
 }
