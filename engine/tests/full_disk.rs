@@ -38,9 +38,10 @@ fn a_full_disk_is_507_naming_the_directory() {
     };
     let dir = small.join("data");
     let body = "x".repeat(40_000);
-    let (acknowledged, errors) = common::rt().block_on(async {
-        let engine = Engine::open(&dir, EngineOptions::default()).unwrap();
-        let db = engine.create_database("d").await.unwrap();
+    let rt = common::rt();
+    let writer = Engine::open(&dir, EngineOptions::default()).unwrap();
+    let (acknowledged, errors) = rt.block_on(async {
+        let db = writer.create_database("d").await.unwrap();
         let c = db
             .create_container(ContainerProperties::new("c", "/pk"))
             .await
@@ -78,6 +79,19 @@ fn a_full_disk_is_507_naming_the_directory() {
         assert_eq!(e.status_code(), 507, "{e}");
         assert!(e.to_string().contains(&dir.display().to_string()), "{e}");
     }
+    // Space freed (the file system grown): the same engine writes again, no restart.
+    let grown = Command::new("mount")
+        .args(["-o", "remount,size=64m"])
+        .arg(&small)
+        .status()
+        .unwrap();
+    assert!(grown.success());
+    let c = writer.database("d").container("c");
+    rt.block_on(c.create_item(&json!({"id": "after", "pk": "after"}), None, None))
+        .unwrap();
+    let mut acknowledged = acknowledged;
+    acknowledged.push("after".into());
+    drop((c, writer));
     // Every acknowledged write is there after a reopen.
     let engine = Engine::open(
         &dir,
@@ -91,7 +105,7 @@ fn a_full_disk_is_507_naming_the_directory() {
     )
     .unwrap();
     let c = engine.database("d").container("c");
-    common::rt().block_on(async {
+    rt.block_on(async {
         for id in &acknowledged {
             let r = c.read_item::<Value>(id, id.as_str(), None).await.unwrap();
             assert_eq!(r.resource.unwrap()["id"], id.as_str());
