@@ -105,6 +105,9 @@ async fn route(ctx: &Ctx<'_>, method: &Method, segs: &[&str]) -> Result<HttpResp
         ("PUT", ["dbs", db, "colls", c]) => containers::replace(ctx, db, c).await,
         ("DELETE", ["dbs", db, "colls", c]) => containers::delete(ctx, db, c).await,
         ("GET", ["dbs", db, "colls", c, "pkranges"]) => pkranges::list(ctx, db, c),
+        ("POST", ["dbs", db, "colls", c, "operations", "partitionkeydelete"]) => {
+            items::delete_partition(ctx, db, c).await
+        }
         ("GET", ["dbs", db, "colls", c, "docs"]) if changefeed::is_change_feed(ctx) => {
             changefeed::read(ctx, db, c).await
         }
