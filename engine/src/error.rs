@@ -61,7 +61,7 @@ pub enum Error {
 
     /// 500: LMDB or the file system failed.
     #[error("storage error: {0}")]
-    Storage(#[from] heed::Error),
+    Storage(heed::Error),
 
     /// 500: stored bytes that do not decode (never expected; reported rather than hidden).
     #[error("corrupt data: {0}")]
@@ -124,5 +124,20 @@ impl Error {
 impl From<serde_json::Error> for Error {
     fn from(e: serde_json::Error) -> Self {
         Error::bad_request(format!("invalid JSON: {e}"))
+    }
+}
+
+impl From<heed::Error> for Error {
+    /// LMDB's own findings of damage (a page of the wrong type, a page past the end) are corrupt
+    /// data, said as such, not an unexplained storage error.
+    fn from(e: heed::Error) -> Self {
+        match e {
+            heed::Error::Mdb(heed::MdbError::Corrupted | heed::MdbError::PageNotFound) => {
+                Error::Corrupt(format!(
+                    "the data file is damaged ({e}); restore it from a backup, run `engine check`"
+                ))
+            }
+            other => Error::Storage(other),
+        }
     }
 }

@@ -43,6 +43,7 @@ pub use client::database::DatabaseClient;
 pub use client::engine::Engine;
 pub use client::options::{EngineOptions, ItemOptions, RetryOptions};
 pub use client::query::{QueryOptions, NO_PARAMS};
+pub use client::read_feed::ItemCount;
 pub use client::response::{Diagnostics, FeedResponse, ItemResponse};
 pub use client::scripts::{ScriptsClient, StoredProcedureResponse};
 pub use client::scripts_list::{ScriptList, TriggerInfo};
@@ -50,6 +51,7 @@ pub use client::stats::{ContainerStats, LogicalPartitionStats, PhysicalPartition
 pub use error::{Error, Result};
 pub use item::PatchOperation;
 pub use partition::{PartitionKey, PartitionKeyDefinition};
+pub use scripts::js::JavaScript;
 pub use scripts::{ScriptBudget, ScriptContext, StoredProcedure, Trigger, TriggerOperation};
 pub use sql::run::QueryMetrics;
 pub use storage::StorageOptions;

@@ -122,6 +122,33 @@ impl ResponseError for WebError {
     }
 }
 
+/// Declares an app's `ERROR_PAGE` ([`SiteErrorPage`]) rendered by the template at `$path`
+/// (which extends the site's base and includes `error_body.html`).
+#[macro_export]
+macro_rules! site_error_page {
+    ($path:literal) => {
+        #[derive(askama::Template)]
+        #[template(path = $path)]
+        struct ErrorPage {
+            page: $crate::Page,
+            status: u16,
+            reason: String,
+            message: String,
+        }
+
+        /// Error pages in the site's own layout (see `sitekit::error::in_site_layout`).
+        pub const ERROR_PAGE: $crate::error::SiteErrorPage =
+            $crate::error::SiteErrorPage(|page, status, reason, message| {
+                askama::Template::render(&ErrorPage {
+                    page,
+                    status,
+                    reason,
+                    message,
+                })
+            });
+    };
+}
+
 /// How a site draws its error pages in its own layout (navigation, signed-in user): registered
 /// by the app as app data; sites without one get the bare [`error_page`].
 #[derive(Clone, Copy)]

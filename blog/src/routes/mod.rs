@@ -52,22 +52,4 @@ pub struct Paging {
     pub page: Option<String>,
 }
 
-/// Error pages in the site's own layout (see `sitekit::error::in_site_layout`).
-#[derive(askama::Template)]
-#[template(path = "blog/error.html")]
-struct ErrorPage {
-    page: sitekit::Page,
-    status: u16,
-    reason: String,
-    message: String,
-}
-
-pub const ERROR_PAGE: sitekit::error::SiteErrorPage =
-    sitekit::error::SiteErrorPage(|page, status, reason, message| {
-        askama::Template::render(&ErrorPage {
-            page,
-            status,
-            reason,
-            message,
-        })
-    });
+sitekit::site_error_page!("blog/error.html");

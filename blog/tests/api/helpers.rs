@@ -96,20 +96,12 @@ pub async fn spawn_app_with(options: EngineOptions) -> TestApp {
     }
 }
 
-/// The routings of the page's own engine calls: the session check every signed-in page makes
-/// first (`read account (session)`, a point read) is left out; `session_checks` counts it.
+/// The routing column of the page's own footer rows (see `Reply::routings`).
 pub fn routings(r: &Reply) -> Vec<String> {
-    r.engine_calls()
-        .into_iter()
-        .filter(|c| c.0 != sitekit::sessions::SESSION_READ)
-        .map(|c| c.2)
-        .collect()
+    r.routings()
 }
 
-/// How many session checks the page's footer lists (1 on a signed-in page, else 0).
+/// Session checks in the footer (see `Reply::session_checks`).
 pub fn session_checks(r: &Reply) -> usize {
-    r.engine_calls()
-        .into_iter()
-        .filter(|c| c.0 == sitekit::sessions::SESSION_READ)
-        .count()
+    r.session_checks()
 }

@@ -60,6 +60,11 @@ pub struct Engine {
 impl Engine {
     /// Opens (or creates) the engine stored in `dir`.
     pub fn open(dir: impl AsRef<Path>, opts: EngineOptions) -> Result<Engine> {
+        if opts.storage.no_lock && !opts.storage.read_only {
+            return Err(Error::bad_request(
+                "no_lock is for reading only: a writer must hold LMDB's lock",
+            ));
+        }
         if !opts.storage.read_only {
             std::fs::create_dir_all(dir.as_ref())
                 .map_err(|e| Error::Storage(heed::Error::Io(e)))?;
@@ -74,6 +79,8 @@ impl Engine {
             },
             _ => Error::Storage(heed::Error::Io(e)),
         })?;
+        // Before anything is created in the directory (the lock file, LMDB's lock).
+        crate::storage::validate_data_file(&path)?;
         if !open_paths()
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -193,6 +200,12 @@ impl Engine {
         }
     }
 
+    /// Why this read-only engine reads without LMDB's lock file, when it does (see
+    /// `StorageOptions::no_lock`): a writer changing the files meanwhile may go unnoticed.
+    pub fn read_without_lock(&self) -> Option<&str> {
+        self.inner.store.without_lock.as_deref()
+    }
+
     pub fn path(&self) -> &Path {
         &self.inner.path
     }
@@ -264,7 +277,16 @@ fn lock_directory(dir: &Path) -> Result<std::fs::File> {
         .read(true)
         .write(true)
         .open(&path)
-        .map_err(|e| Error::Storage(heed::Error::Io(e)))?;
+        .map_err(|e| {
+            if crate::storage::lock_refused(&e) {
+                Error::Unavailable(format!(
+                    "{} cannot be written ({e}): this process may only read the directory (commands that read work); writing needs write access",
+                    path.display()
+                ))
+            } else {
+                Error::Storage(heed::Error::Io(e))
+            }
+        })?;
     match file.try_lock() {
         Ok(()) => {
             use std::io::Write;

@@ -8,6 +8,7 @@
 //! it is stopped and rolled back with a 408, as Cosmos DB does.
 
 pub mod context;
+pub mod js;
 pub(crate) mod run;
 
 use std::collections::HashMap;

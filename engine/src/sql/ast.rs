@@ -59,6 +59,9 @@ pub enum Expr {
     Index(Box<Expr>, Box<Expr>),
     Unary(&'static str, Box<Expr>),
     Binary(&'static str, Box<Expr>, Box<Expr>),
+    /// Three or more operands joined by operators of one precedence, applied left to right:
+    /// `a OR b OR c` is `Chain(a, [("OR", b), ("OR", c)])`. Flat, so long chains never recurse.
+    Chain(Box<Expr>, Vec<(&'static str, Expr)>),
     Between {
         expr: Box<Expr>,
         low: Box<Expr>,
@@ -69,6 +72,8 @@ pub enum Expr {
         expr: Box<Expr>,
         list: Vec<Expr>,
         negated: bool,
+        /// The list as a hash set when every item is a scalar literal (built once at parse).
+        set: Option<std::sync::Arc<super::value_set::ValueSet>>,
     },
     Like {
         expr: Box<Expr>,
@@ -139,6 +144,10 @@ impl Expr {
             Expr::Index(a, b) | Expr::Binary(_, a, b) | Expr::Coalesce(a, b) => {
                 a.walk(f);
                 b.walk(f);
+            }
+            Expr::Chain(first, rest) => {
+                first.walk(f);
+                rest.iter().for_each(|(_, e)| e.walk(f));
             }
             Expr::Between {
                 expr, low, high, ..

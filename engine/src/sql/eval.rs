@@ -51,6 +51,11 @@ fn resolve<'v>(e: &Expr, row: &'v Bindings) -> Option<Option<&'v Value>> {
 }
 
 pub fn eval(e: &Expr, row: &Bindings, params: &Params) -> Result<Val, QueryError> {
+    use super::parser::{RED_ZONE, STACK_GROWTH};
+    stacker::maybe_grow(RED_ZONE, STACK_GROWTH, || eval_inner(e, row, params))
+}
+
+fn eval_inner(e: &Expr, row: &Bindings, params: &Params) -> Result<Val, QueryError> {
     if matches!(e, Expr::Property(..) | Expr::Index(..)) {
         if let Some(found) = resolve(e, row) {
             return Ok(found.cloned());
@@ -88,19 +93,13 @@ pub fn eval(e: &Expr, row: &Bindings, params: &Params) -> Result<Val, QueryError
                 value::unary(op, &v)
             }
         }
-        Expr::Binary(op, a, b) => {
-            let x = eval(a, row, params)?;
-            match *op {
-                // Short-circuit where the answer is already known.
-                "AND" if x == Some(Value::Bool(false)) => x,
-                "OR" if x == Some(Value::Bool(true)) => x,
-                "AND" => value::and(&x, &eval(b, row, params)?),
-                "OR" => value::or(&x, &eval(b, row, params)?),
-                "=" | "!=" | "<>" | "<" | "<=" | ">" | ">=" => {
-                    value::compare(op, &x, &eval(b, row, params)?)
-                }
-                _ => value::arithmetic(op, &x, &eval(b, row, params)?),
+        Expr::Binary(op, a, b) => apply(op, eval(a, row, params)?, b, row, params)?,
+        Expr::Chain(first, rest) => {
+            let mut x = eval(first, row, params)?;
+            for (op, b) in rest {
+                x = apply(op, x, b, row, params)?;
             }
+            x
         }
         Expr::Between {
             expr,
@@ -123,10 +122,14 @@ pub fn eval(e: &Expr, row: &Bindings, params: &Params) -> Result<Val, QueryError
             expr,
             list,
             negated,
+            set,
         } => {
             let x = eval(expr, row, params)?;
-            if x.is_none() {
+            let Some(v) = &x else {
                 return Ok(None);
+            };
+            if let Some(set) = set {
+                return Ok(Some(Value::Bool(set.contains(v) != *negated)));
             }
             let mut found = false;
             for item in list {
@@ -246,6 +249,26 @@ fn like_regex(p: &str, esc: Option<char>) -> Option<regex::Regex> {
     }
     re.push('$');
     regex::Regex::new(&re).ok()
+}
+
+/// `x op b`, evaluating `b` only when the answer is not already known.
+fn apply(
+    op: &str,
+    x: Option<Value>,
+    b: &Expr,
+    row: &Bindings,
+    params: &Params,
+) -> Result<Option<Value>, QueryError> {
+    Ok(match op {
+        "AND" if x == Some(Value::Bool(false)) => x,
+        "OR" if x == Some(Value::Bool(true)) => x,
+        "AND" => value::and(&x, &eval(b, row, params)?),
+        "OR" => value::or(&x, &eval(b, row, params)?),
+        "=" | "!=" | "<>" | "<" | "<=" | ">" | ">=" => {
+            value::compare(op, &x, &eval(b, row, params)?)
+        }
+        _ => value::arithmetic(op, &x, &eval(b, row, params)?),
+    })
 }
 
 #[cfg(test)]

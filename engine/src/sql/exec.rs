@@ -420,7 +420,7 @@ fn finish(
     stats: Option<RankStatistics>,
 ) -> Result<Vec<Value>, QueryError> {
     let s = shape(q);
-    let mut out = if s.aggregates || s.grouped {
+    let out = if s.aggregates || s.grouped {
         grouped(q, params, rows)?
     } else {
         if q.rank {
@@ -446,7 +446,12 @@ fn finish(
         }
         out
     };
-    if s.distinct {
+    tail(q, params, out)
+}
+
+/// DISTINCT, OFFSET/LIMIT and TOP.
+fn tail(q: &Query, params: &Params, mut out: Vec<Value>) -> Result<Vec<Value>, QueryError> {
+    if q.distinct {
         let mut seen = std::collections::HashSet::new();
         out.retain(|v| seen.insert(canonical(v)));
     }
@@ -538,98 +543,218 @@ fn item_name(e: &Expr, alias: &Option<String>, unnamed: &mut usize) -> String {
     }
 }
 
+/// GROUP BY and aggregates over rows already in memory.
 fn grouped(q: &Query, params: &Params, rows: Vec<Bindings>) -> Result<Vec<Value>, QueryError> {
-    let mut groups: Vec<Vec<Bindings>> = Vec::new();
-    if q.group_by.is_empty() {
-        groups.push(rows);
-    } else {
-        let mut index: HashMap<String, usize> = HashMap::new();
-        for row in rows {
-            let key: Vec<Val> = q
-                .group_by
-                .iter()
-                .map(|e| eval(e, &row, params))
-                .collect::<Result<_, _>>()?;
-            let k = key
-                .iter()
-                .map(|v| v.as_ref().map_or("undefined".into(), canonical))
-                .collect::<Vec<_>>()
-                .join("|");
-            let i = *index.entry(k).or_insert_with(|| {
-                groups.push(Vec::new());
-                groups.len() - 1
-            });
-            groups[i].push(row);
-        }
+    let mut f = Folder::new(q, params);
+    for row in rows {
+        f.add_row(row)?;
     }
-    let mut out = Vec::with_capacity(groups.len());
-    for rows in &groups {
-        let first = rows.first().cloned().unwrap_or_default();
-        let value = match &q.select {
-            Select::Star => {
-                return Err(QueryError::Semantic(
-                    "'SELECT *' cannot be used with GROUP BY or aggregates".into(),
-                ))
-            }
-            Select::Value(e) => eval(&substitute(e, rows, params)?, &first, params)?,
-            Select::Items(items) => {
-                let mut m = Map::new();
-                let mut unnamed = 0;
-                for (e, alias) in items {
-                    let name = item_name(e, alias, &mut unnamed);
-                    if let Some(v) = eval(&substitute(e, rows, params)?, &first, params)? {
-                        m.insert(name, v);
-                    }
-                }
-                Some(Value::Object(m))
-            }
-        };
-        if let Some(v) = value {
-            out.push(v);
-        }
-    }
-    Ok(out)
+    f.values()
 }
 
-/// Replaces each aggregate call in `e` by its value over `rows`.
-fn substitute(e: &Expr, rows: &[Bindings], params: &Params) -> Result<Expr, QueryError> {
+/// GROUP BY and aggregates folded one item at a time: what is kept is one row and the running
+/// aggregates per group, never the items, so `SELECT VALUE COUNT(1) FROM c` takes the same
+/// memory over a million items as over ten.
+pub struct Folder<'q> {
+    q: &'q Query,
+    params: &'q Params,
+    /// The aggregate calls of the SELECT clause, in the order `fill` meets them.
+    calls: Vec<(&'q str, &'q Expr)>,
+    /// Group key → index in `groups`.
+    index: HashMap<String, usize>,
+    /// Per group: its first row (the non-aggregate parts of SELECT read it) and its aggregates.
+    groups: Vec<(Option<Bindings>, Vec<Aggregate>)>,
+}
+
+impl<'q> Folder<'q> {
+    pub fn new(q: &'q Query, params: &'q Params) -> Self {
+        let mut calls = Vec::new();
+        match &q.select {
+            Select::Value(e) => aggregate_calls(e, &mut calls),
+            Select::Items(items) => items
+                .iter()
+                .for_each(|(e, _)| aggregate_calls(e, &mut calls)),
+            Select::Star => {}
+        }
+        let mut f = Folder {
+            q,
+            params,
+            calls,
+            index: HashMap::new(),
+            groups: Vec::new(),
+        };
+        // Without GROUP BY there is one group, even over no rows (`COUNT(1)` of nothing is 0).
+        if q.group_by.is_empty() {
+            f.groups.push((None, f.fresh()));
+        }
+        f
+    }
+
+    fn fresh(&self) -> Vec<Aggregate> {
+        self.calls.iter().map(|(n, _)| Aggregate::new(n)).collect()
+    }
+
+    /// Folds in the rows of one item (FROM, JOIN, WHERE applied); returns how many matched.
+    pub fn add_item(&mut self, item: Value) -> Result<usize, QueryError> {
+        let rows = item_bindings(self.q, self.params, &Bindings::default(), Some(item))?;
+        let n = rows.len();
+        for row in rows {
+            self.add_row(row)?;
+        }
+        Ok(n)
+    }
+
+    fn add_row(&mut self, row: Bindings) -> Result<(), QueryError> {
+        let g = if self.q.group_by.is_empty() {
+            0
+        } else {
+            let mut key = String::new();
+            for e in &self.q.group_by {
+                let v = eval(e, &row, self.params)?;
+                key.push_str(&v.as_ref().map_or("undefined".into(), canonical));
+                key.push('|');
+            }
+            match self.index.get(&key) {
+                Some(&i) => i,
+                None => {
+                    self.groups.push((None, self.fresh()));
+                    self.index.insert(key, self.groups.len() - 1);
+                    self.groups.len() - 1
+                }
+            }
+        };
+        let (first, accs) = &mut self.groups[g];
+        for ((_, arg), acc) in self.calls.iter().zip(accs.iter_mut()) {
+            acc.add(&eval(arg, &row, self.params)?);
+        }
+        if first.is_none() {
+            *first = Some(row);
+        }
+        Ok(())
+    }
+
+    /// One value per group, before DISTINCT, OFFSET/LIMIT and TOP.
+    fn values(self) -> Result<Vec<Value>, QueryError> {
+        let (q, params) = (self.q, self.params);
+        let mut out = Vec::with_capacity(self.groups.len());
+        for (first, accs) in self.groups {
+            let first = first.unwrap_or_default();
+            let mut done = accs.iter().map(Aggregate::finish);
+            let value = match &q.select {
+                Select::Star => {
+                    return Err(QueryError::Semantic(
+                        "'SELECT *' cannot be used with GROUP BY or aggregates".into(),
+                    ))
+                }
+                Select::Value(e) => eval(&fill(e, &mut done), &first, params)?,
+                Select::Items(items) => {
+                    let mut m = Map::new();
+                    let mut unnamed = 0;
+                    for (e, alias) in items {
+                        let name = item_name(e, alias, &mut unnamed);
+                        if let Some(v) = eval(&fill(e, &mut done), &first, params)? {
+                            m.insert(name, v);
+                        }
+                    }
+                    Some(Value::Object(m))
+                }
+            };
+            if let Some(v) = value {
+                out.push(v);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Every result row: the groups' values with DISTINCT, OFFSET/LIMIT and TOP applied.
+    pub fn finish(self) -> Result<Vec<Value>, QueryError> {
+        let (q, params) = (self.q, self.params);
+        tail(q, params, self.values()?)
+    }
+}
+
+/// The aggregate calls of `e` (`name`, argument), in the order `fill` replaces them.
+fn aggregate_calls<'q>(e: &'q Expr, out: &mut Vec<(&'q str, &'q Expr)>) {
     if let Expr::Call { name, args } = e {
         if is_aggregate(name) {
-            let mut acc = Aggregate::new(name);
-            for row in rows {
-                acc.add(&eval(&args[0], row, params)?);
+            if let Some(arg) = args.first() {
+                out.push((name, arg));
             }
-            return Ok(acc.finish().map_or(Expr::Undefined, Expr::Literal));
+            return;
         }
     }
-    let sub = |x: &Expr| substitute(x, rows, params).map(Box::new);
-    Ok(match e {
-        Expr::Property(b, n) => Expr::Property(sub(b)?, n.clone()),
-        Expr::Index(a, b) => Expr::Index(sub(a)?, sub(b)?),
-        Expr::Unary(op, a) => Expr::Unary(op, sub(a)?),
-        Expr::Binary(op, a, b) => Expr::Binary(op, sub(a)?, sub(b)?),
-        Expr::Coalesce(a, b) => Expr::Coalesce(sub(a)?, sub(b)?),
-        Expr::Ternary(a, b, c) => Expr::Ternary(sub(a)?, sub(b)?, sub(c)?),
+    match e {
+        Expr::Property(b, _) | Expr::Unary(_, b) => aggregate_calls(b, out),
+        Expr::Index(a, b) | Expr::Binary(_, a, b) | Expr::Coalesce(a, b) => {
+            aggregate_calls(a, out);
+            aggregate_calls(b, out);
+        }
+        Expr::Chain(first, rest) => {
+            aggregate_calls(first, out);
+            rest.iter().for_each(|(_, x)| aggregate_calls(x, out));
+        }
+        Expr::Ternary(a, b, c) => {
+            aggregate_calls(a, out);
+            aggregate_calls(b, out);
+            aggregate_calls(c, out);
+        }
+        Expr::Call { args, .. } | Expr::Array(args) => {
+            args.iter().for_each(|a| aggregate_calls(a, out))
+        }
+        Expr::Object(f) => f.iter().for_each(|(_, v)| aggregate_calls(v, out)),
+        _ => {}
+    }
+}
+
+/// `e` with each aggregate call replaced by the next of `values` (see `aggregate_calls`).
+fn fill(e: &Expr, values: &mut dyn Iterator<Item = Val>) -> Expr {
+    if let Expr::Call { name, args } = e {
+        if is_aggregate(name) && !args.is_empty() {
+            return values
+                .next()
+                .flatten()
+                .map_or(Expr::Undefined, Expr::Literal);
+        }
+    }
+    let mut sub = |x: &Expr| Box::new(fill(x, values));
+    match e {
+        Expr::Property(b, n) => Expr::Property(sub(b), n.clone()),
+        Expr::Index(a, b) => {
+            let a = sub(a);
+            Expr::Index(a, sub(b))
+        }
+        Expr::Unary(op, a) => Expr::Unary(op, sub(a)),
+        Expr::Binary(op, a, b) => {
+            let a = sub(a);
+            Expr::Binary(op, a, sub(b))
+        }
+        Expr::Chain(first, rest) => {
+            let first = sub(first);
+            Expr::Chain(
+                first,
+                rest.iter().map(|(op, x)| (*op, fill(x, values))).collect(),
+            )
+        }
+        Expr::Coalesce(a, b) => {
+            let a = sub(a);
+            Expr::Coalesce(a, sub(b))
+        }
+        Expr::Ternary(a, b, c) => {
+            let (a, b) = (sub(a), sub(b));
+            Expr::Ternary(a, b, sub(c))
+        }
         Expr::Call { name, args } => Expr::Call {
             name: name.clone(),
-            args: args
-                .iter()
-                .map(|a| substitute(a, rows, params))
-                .collect::<Result<_, _>>()?,
+            args: args.iter().map(|a| fill(a, values)).collect(),
         },
         Expr::Object(f) => Expr::Object(
             f.iter()
-                .map(|(k, v)| Ok((k.clone(), substitute(v, rows, params)?)))
-                .collect::<Result<_, QueryError>>()?,
+                .map(|(k, v)| (k.clone(), fill(v, values)))
+                .collect(),
         ),
-        Expr::Array(items) => Expr::Array(
-            items
-                .iter()
-                .map(|a| substitute(a, rows, params))
-                .collect::<Result<_, _>>()?,
-        ),
+        Expr::Array(items) => Expr::Array(items.iter().map(|a| fill(a, values)).collect()),
         other => other.clone(),
-    })
+    }
 }
 
 /// A running aggregate. Partial aggregates merge (`merge`), so a fan-out can combine partitions.

@@ -12,6 +12,7 @@ pub mod parser;
 pub mod plan;
 pub mod run;
 pub mod value;
+pub mod value_set;
 
 pub use ast::Query;
 pub use error::QueryError;

@@ -10,6 +10,10 @@ use super::lexer::{tokenize, Tok, Token};
 
 pub const MAX_DEPTH: usize = 128;
 
+/// Stack left before recursion grows it, and how much each growth adds.
+pub(crate) const RED_ZONE: usize = 128 * 1024;
+pub(crate) const STACK_GROWTH: usize = 2 * 1024 * 1024;
+
 pub fn parse(src: &str) -> Result<Query, QueryError> {
     let tokens = tokenize(src)?;
     let mut p = Parser {
@@ -447,9 +451,12 @@ impl<'a> Parser<'a> {
     /// Pratt loop: binding power of infix operators, lowest first.
     fn binary(&mut self, min_bp: u8) -> Result<Expr, QueryError> {
         let mut lhs = self.prefix()?;
-        // Each operator applied deepens the tree (`1 + 1 + 1 ...` is left-deep): count it, so
-        // evaluating or dropping the tree never recurses past the limit either.
+        // Each operator applied deepens the tree: count it, so evaluating or dropping the tree
+        // never recurses past the limit either. A run of operators of one precedence
+        // (`a OR b OR c ...`, `1 + 2 - 3 ...`) is not nesting: it becomes one flat `Chain`, so
+        // 10 000-term chains parse, evaluate and drop without recursion.
         let mut wrapped = 0;
+        let mut chain_bp = None;
         loop {
             let (op, bp) = match self.peek() {
                 Tok::Sym("?") => ("?", 1),
@@ -474,6 +481,14 @@ impl<'a> Parser<'a> {
             if bp < min_bp {
                 break;
             }
+            let plain = !matches!(op, "?" | "??" | "NOT" | "IN" | "BETWEEN" | "LIKE");
+            if plain && chain_bp == Some(bp) {
+                self.next();
+                let rhs = self.binary(bp + 1)?;
+                lhs = extend_chain(lhs, op, rhs);
+                continue;
+            }
+            chain_bp = plain.then_some(bp);
             self.enter()?;
             wrapped += 1;
             self.next();
@@ -519,10 +534,21 @@ impl<'a> Parser<'a> {
                     }
                 }
                 self.expect_sym(")")?;
+                let literals: Option<Vec<Value>> = list
+                    .iter()
+                    .map(|e| match e {
+                        Expr::Literal(v) => Some(v.clone()),
+                        _ => None,
+                    })
+                    .collect();
+                let set = literals
+                    .and_then(|l| super::value_set::ValueSet::of(&l))
+                    .map(std::sync::Arc::new);
                 Expr::In {
                     expr,
                     list,
                     negated,
+                    set,
                 }
             }
             "BETWEEN" => {
@@ -610,7 +636,9 @@ impl<'a> Parser<'a> {
 
     fn primary(&mut self) -> Result<Expr, QueryError> {
         self.enter()?;
-        let e = self.primary_inner();
+        // Debug builds spend kilobytes of stack per level: grow it rather than overflow a
+        // 2 MiB thread below the nesting limit.
+        let e = stacker::maybe_grow(RED_ZONE, STACK_GROWTH, || self.primary_inner());
         self.depth -= 1;
         e
     }
@@ -701,10 +729,11 @@ impl<'a> Parser<'a> {
             }
             Tok::Sym("(") => {
                 self.next();
+                // One level per parenthesis (`primary` counted it), not two.
                 let e = if self.is_kw("SELECT") {
                     Expr::Scalar(Box::new(self.query()?))
                 } else {
-                    self.expr()?
+                    self.binary(0)?
                 };
                 self.expect_sym(")")?;
                 e
@@ -758,6 +787,18 @@ pub fn num(n: f64) -> Value {
         serde_json::Number::from_f64(n)
             .map(Value::Number)
             .unwrap_or(Value::Null)
+    }
+}
+
+/// `lhs op rhs` where `lhs` is a `Binary` or `Chain` of `op`'s precedence built just before.
+fn extend_chain(lhs: Expr, op: &'static str, rhs: Expr) -> Expr {
+    match lhs {
+        Expr::Binary(first_op, a, b) => Expr::Chain(a, vec![(first_op, *b), (op, rhs)]),
+        Expr::Chain(first, mut rest) => {
+            rest.push((op, rhs));
+            Expr::Chain(first, rest)
+        }
+        other => Expr::Binary(op, Box::new(other), Box::new(rhs)),
     }
 }
 

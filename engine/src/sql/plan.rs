@@ -157,7 +157,13 @@ pub fn plan(q: &Query, params: &Params, pk_path: &[String]) -> Result<Plan, supe
             _ => None,
         })
         .collect();
-    let mode = if q.from.is_none() || shape.aggregates || shape.grouped || shape.distinct {
+    // DISTINCT without ORDER BY streams: the continuation carries the hashes of the rows already
+    // returned (as Cosmos DB's unordered DISTINCT does), so paging reads every item once.
+    let mode = if q.from.is_none()
+        || shape.aggregates
+        || shape.grouped
+        || (shape.distinct && (shape.ordered || q.rank))
+    {
         Mode::Whole
     } else {
         match (q.order_by.len(), order_paths) {
@@ -181,6 +187,11 @@ fn conjuncts(e: &Expr) -> Vec<&Expr> {
         Expr::Binary("AND", a, b) => {
             let mut v = conjuncts(a);
             v.extend(conjuncts(b));
+            v
+        }
+        Expr::Chain(first, rest) if rest.iter().all(|(op, _)| *op == "AND") => {
+            let mut v = conjuncts(first);
+            rest.iter().for_each(|(_, e)| v.extend(conjuncts(e)));
             v
         }
         other => vec![other],
@@ -298,6 +309,7 @@ fn predicate(e: &Expr, root: &str, params: &Params) -> Option<Predicate> {
             expr,
             list,
             negated: false,
+            ..
         } => {
             let path = root_path(expr, root)?;
             let values: Option<Vec<Value>> = list

@@ -15,6 +15,7 @@
 //! LMDB keys are at most 511 bytes: ids longer than `ID_INLINE` bytes are truncated and suffixed
 //! with a hash, and the full id is checked against the stored document on read.
 
+use crate::error::{Error, Result};
 use crate::partition::Epk;
 
 pub const ID_INLINE: usize = 400;
@@ -179,4 +180,24 @@ impl DocHeader {
             &value[HEADER_LEN..],
         ))
     }
+}
+
+impl DocHeader {
+    /// `decode` for a stored item, failing with an error that names the item and its container.
+    pub fn read<'v>(key: &[u8], value: &'v [u8], container: &str) -> Result<(DocHeader, &'v [u8])> {
+        Self::decode(value).ok_or_else(|| corrupt_item(key, container, "its header is cut short"))
+    }
+}
+
+/// The id inside a `docs` key, as text (a truncated long id ends in its hash's bytes).
+pub fn id_of_doc_key(key: &[u8]) -> String {
+    String::from_utf8_lossy(key.get(20..).unwrap_or_default()).into_owned()
+}
+
+/// 500 "corrupt data" naming the item (from its key) and the container.
+pub fn corrupt_item(key: &[u8], container: &str, why: &str) -> Error {
+    Error::Corrupt(format!(
+        "item '{}' in container '{container}': {why}; restore from a backup, run `engine check`",
+        id_of_doc_key(key)
+    ))
 }

@@ -24,6 +24,10 @@ pub struct StorageOptions {
     pub max_readers: u32,
     /// Open an existing store for reading only, beside the process that writes it.
     pub read_only: bool,
+    /// With `read_only`: read without LMDB's lock file (`lock.mdb`), for a copy this process may
+    /// read but not write. Only safe when no process writes the directory meanwhile. A reader
+    /// that is refused `lock.mdb` (EACCES, EPERM) falls back to this by itself.
+    pub no_lock: bool,
 }
 
 impl Default for StorageOptions {
@@ -33,6 +37,7 @@ impl Default for StorageOptions {
             max_map_size: 1 << 40,
             max_readers: 1024,
             read_only: false,
+            no_lock: false,
         }
     }
 }
@@ -57,6 +62,8 @@ pub struct Store {
     /// exclusively, because LMDB may only resize with no transaction open in the process.
     gate: RwLock<()>,
     max_map_size: usize,
+    /// Why the store is read without LMDB's lock, when it is.
+    pub without_lock: Option<String>,
 }
 
 impl Store {
@@ -75,7 +82,8 @@ impl Store {
                 .map_size(initial)
                 .max_dbs(8)
                 .max_readers(opts.max_readers)
-                .open(dir)?
+                .open(dir)
+                .map_err(|e| open_error(dir, e))?
         };
         check_not_truncated(dir, &env)?;
         // A data file larger than the requested map (a reopened, grown store) keeps its size.
@@ -109,6 +117,7 @@ impl Store {
             expiry,
             gate: RwLock::new(()),
             max_map_size: opts.max_map_size,
+            without_lock: None,
         })
     }
 
@@ -120,14 +129,33 @@ impl Store {
                 what: format!("engine data in {}", dir.display()),
             });
         }
-        // Safety: READ_ONLY is a safe flag; the map size adopts the file's at open.
-        let env = unsafe {
-            let mut options = EnvOpenOptions::new().read_txn_without_tls();
-            options
-                .max_dbs(8)
-                .max_readers(opts.max_readers)
-                .flags(heed::EnvFlags::READ_ONLY);
-            options.open(dir)?
+        let open = |flags: heed::EnvFlags| {
+            // Safety: READ_ONLY is a safe flag and the map size adopts the file's at open.
+            // NO_LOCK is asked for (or fallen back to) only where the lock cannot be taken: the
+            // caller is told the reads are then unprotected from a concurrent writer.
+            unsafe {
+                let mut options = EnvOpenOptions::new().read_txn_without_tls();
+                options
+                    .max_dbs(8)
+                    .max_readers(opts.max_readers)
+                    .flags(flags);
+                options.open(dir)
+            }
+        };
+        let lockless = heed::EnvFlags::READ_ONLY | heed::EnvFlags::NO_LOCK;
+        let (env, without_lock) = if opts.no_lock {
+            let env = open(lockless).map_err(|e| open_error(dir, e))?;
+            (env, Some("asked for (--no-lock)".to_owned()))
+        } else {
+            match open(heed::EnvFlags::READ_ONLY) {
+                Ok(env) => (env, None),
+                Err(heed::Error::Io(e)) if lock_refused(&e) => {
+                    let env = open(lockless).map_err(|e| open_error(dir, e))?;
+                    let why = format!("{} cannot be written ({e})", dir.join("lock.mdb").display());
+                    (env, Some(why))
+                }
+                Err(e) => return Err(open_error(dir, e)),
+            }
         };
         check_not_truncated(dir, &env)?;
         let rtxn = env.read_txn()?;
@@ -158,6 +186,7 @@ impl Store {
             env,
             gate: RwLock::new(()),
             max_map_size: opts.max_map_size,
+            without_lock,
         })
     }
 
@@ -210,6 +239,34 @@ fn round_up(n: usize, to: usize) -> usize {
     n.div_ceil(to) * to
 }
 
+/// Errors that mean this process may not write the lock file (a read-only copy, another user's
+/// directory): a reader then opens without it. (A read-only file system, EROFS, LMDB handles.)
+pub fn lock_refused(e: &std::io::Error) -> bool {
+    e.kind() == std::io::ErrorKind::PermissionDenied
+        || matches!(
+            e.raw_os_error(),
+            Some(libc::EACCES | libc::EPERM | libc::EROFS)
+        )
+}
+
+/// LMDB's errors at open, with the file they are about.
+fn open_error(dir: &Path, e: heed::Error) -> Error {
+    let file = dir.join("data.mdb");
+    match e {
+        heed::Error::Mdb(
+            heed::MdbError::Invalid | heed::MdbError::Corrupted | heed::MdbError::VersionMismatch,
+        ) => Error::Corrupt(format!(
+            "{} is not a readable engine data file ({e}); restore it from a backup (`engine backup`)",
+            file.display()
+        )),
+        heed::Error::Io(io) if lock_refused(&io) => Error::Unavailable(format!(
+            "{} cannot be written ({io}): this process may only read the directory (list, get, query, export, check, stats read without LMDB's lock); writing needs write access",
+            dir.join("lock.mdb").display()
+        )),
+        other => Error::Storage(other),
+    }
+}
+
 /// Maps LMDB's "out of space" errors to 507; everything else stays a storage error.
 pub fn classify(e: heed::Error) -> Error {
     match &e {
@@ -228,6 +285,56 @@ pub fn from(lo: &[u8]) -> (std::ops::Bound<&[u8]>, std::ops::Bound<&[u8]>) {
     (std::ops::Bound::Included(lo), std::ops::Bound::Unbounded)
 }
 
+/// Refuses a `data.mdb` that cannot be an LMDB file before LMDB opens it: LMDB would take an
+/// empty file for a new store (a writer then silently starts over) or fail without naming the
+/// file. An LMDB file starts with two meta pages, each with the magic number after the page header.
+pub fn validate_data_file(dir: &Path) -> Result<()> {
+    use std::io::Read;
+    let file = dir.join("data.mdb");
+    let mut f = match std::fs::File::open(&file) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => {
+            return Err(Error::Storage(heed::Error::Io(std::io::Error::new(
+                e.kind(),
+                format!("{}: {e}", file.display()),
+            ))))
+        }
+    };
+    let not_engine = |why: String| {
+        Error::Corrupt(format!(
+            "{} is not an engine data file: {why}; restore it from a backup (`engine backup`), or move it away to start an empty store",
+            file.display()
+        ))
+    };
+    let mut head = vec![0u8; 2 * page_size()];
+    let mut len = 0;
+    while len < head.len() {
+        match f.read(&mut head[len..]) {
+            Ok(0) => break,
+            Ok(n) => len += n,
+            Err(e) => return Err(not_engine(format!("it cannot be read ({e})"))),
+        }
+    }
+    if len < head.len() {
+        return Err(not_engine(format!(
+            "it holds {len} bytes, less than LMDB's two {}-byte meta pages",
+            page_size()
+        )));
+    }
+    const MAGIC: u32 = 0xBEEF_C0DE;
+    let magic = |page: usize| {
+        let at = page * page_size() + 16;
+        u32::from_ne_bytes(head[at..at + 4].try_into().expect("4 bytes"))
+    };
+    if magic(0) != MAGIC && magic(1) != MAGIC {
+        return Err(not_engine(
+            "neither meta page has LMDB's magic number".into(),
+        ));
+    }
+    Ok(())
+}
+
 /// Refuses a data file shorter than its own meta page says it is (a copy cut short by a full
 /// disk, a bad backup): mapping it would crash the process with SIGBUS at the first read past
 /// the end, so it is reported, naming the file, before any page is read.
@@ -244,4 +351,31 @@ fn check_not_truncated(dir: &Path, env: &heed::Env<heed::WithoutTls>) -> Result<
         )));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The fallback to a lockless read is taken on exactly the errors that mean "this process
+    /// may not write the lock file" (injected here: as root, permission bits never refuse).
+    #[test]
+    fn a_refused_lock_file_is_told_from_other_errors() {
+        for code in [libc::EACCES, libc::EPERM, libc::EROFS] {
+            assert!(lock_refused(&std::io::Error::from_raw_os_error(code)));
+        }
+        for code in [libc::ENOENT, libc::EIO, libc::ENOSPC, libc::EISDIR] {
+            assert!(!lock_refused(&std::io::Error::from_raw_os_error(code)));
+        }
+        let dir = Path::new("/x");
+        let e = open_error(
+            dir,
+            heed::Error::Io(std::io::Error::from_raw_os_error(libc::EACCES)),
+        );
+        assert_eq!(e.status_code(), 503);
+        assert!(
+            e.to_string().contains("/x/lock.mdb cannot be written"),
+            "{e}"
+        );
+    }
 }

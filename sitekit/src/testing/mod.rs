@@ -119,6 +119,25 @@ impl Reply {
         Self::rows(&self.body, "<table class=\"ru\">")
     }
 
+    /// The routings of the page's own engine calls: the session check every signed-in page
+    /// makes first (`read account (session)`, a point read) is left out; see
+    /// [`session_checks`](Self::session_checks).
+    pub fn routings(&self) -> Vec<String> {
+        self.engine_calls()
+            .into_iter()
+            .filter(|c| c.0 != crate::sessions::SESSION_READ)
+            .map(|c| c.2)
+            .collect()
+    }
+
+    /// How many session checks the footer lists (1 on a signed-in page, else 0).
+    pub fn session_checks(&self) -> usize {
+        self.engine_calls()
+            .into_iter()
+            .filter(|c| c.0 == crate::sessions::SESSION_READ)
+            .count()
+    }
+
     /// The rows of the footer's "your last action" table (what the form post that redirected
     /// here cost).
     pub fn last_action_calls(&self) -> Vec<(String, String, String, f64)> {

@@ -55,22 +55,4 @@ pub struct Listing {
     pub q: Option<String>,
 }
 
-/// Error pages in the site's own layout (see `sitekit::error::in_site_layout`).
-#[derive(askama::Template)]
-#[template(path = "webstore/error.html")]
-struct ErrorPage {
-    page: sitekit::Page,
-    status: u16,
-    reason: String,
-    message: String,
-}
-
-pub const ERROR_PAGE: sitekit::error::SiteErrorPage =
-    sitekit::error::SiteErrorPage(|page, status, reason, message| {
-        askama::Template::render(&ErrorPage {
-            page,
-            status,
-            reason,
-            message,
-        })
-    });
+sitekit::site_error_page!("webstore/error.html");

@@ -3,6 +3,7 @@
 //! Results go to stdout as JSON; request charges, diagnostics and progress go to stderr; errors
 //! exit non-zero with the message.
 
+mod crash;
 mod import;
 
 use std::path::PathBuf;
@@ -22,6 +23,10 @@ struct Cli {
     /// The engine's data directory.
     #[arg(long, global = true, default_value = "data")]
     data: PathBuf,
+    /// Read without LMDB's lock file, for a copy this user may read but not write (taken by
+    /// itself when lock.mdb cannot be written). Only safe when no process writes the directory.
+    #[arg(long, global = true)]
+    no_lock: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -179,10 +184,23 @@ async fn run(cli: Cli) -> Result<(), import::ImportError> {
         Command::Import { file, .. } => Some(import::open(file)?),
         _ => None,
     };
+    if cli.no_lock && !read_only {
+        return Err(engine::Error::bad(
+            "--no-lock",
+            "--no-lock is for reading: import writes, which needs LMDB's lock",
+        )
+        .into());
+    }
     let storage = engine::StorageOptions {
         read_only,
+        no_lock: cli.no_lock,
         ..Default::default()
     };
+    let data_file = cli.data.join("data.mdb");
+    crash::install(&data_file);
+    if let Command::Backup { out } = &cli.command {
+        crash::remove_on_crash(&out.join("data.mdb.partial"));
+    }
     let engine = Engine::open(
         &cli.data,
         EngineOptions {
@@ -190,6 +208,13 @@ async fn run(cli: Cli) -> Result<(), import::ImportError> {
             ..Default::default()
         },
     )?;
+    crash::watch_map(&data_file);
+    if let Some(why) = engine.read_without_lock() {
+        eprintln!(
+            "engine: reading {} without LMDB's lock: {why}; a process writing it meanwhile could make these reads inconsistent",
+            cli.data.display()
+        );
+    }
     match cli.command {
         Command::Import {
             target,
@@ -247,10 +272,10 @@ async fn run(cli: Cli) -> Result<(), import::ImportError> {
                 }
             };
             let mut count = 0;
-            if let Some(pk) = pk {
-                let r = c
-                    .read_all_items_in_partition::<Value>(parse_pk(&pk)?)
-                    .await?;
+            let pk = pk.as_deref().map(parse_pk).transpose()?;
+            let version = c.write_version()?;
+            if let Some(pk) = pk.clone() {
+                let r = c.read_all_items_in_partition::<Value>(pk).await?;
                 total += r.request_charge;
                 count += r.items.len();
                 emit(r.items);
@@ -276,6 +301,7 @@ async fn run(cli: Cli) -> Result<(), import::ImportError> {
                 "{}",
                 json!({"items": count, "requestCharge": (total * 100.0f64).round() / 100.0})
             );
+            complete(&c, pk.as_ref(), version, count as u64)?;
             Ok(())
         }
         Command::Check => {
@@ -384,6 +410,37 @@ async fn run(cli: Cli) -> Result<(), import::ImportError> {
             Ok(())
         }
     }
+}
+
+/// Fails an export that read fewer items than the container's own counters record: a damaged
+/// B-tree page hides items from every scan without an error, so the counters (other pages,
+/// kept by every write) are compared with a walk of the items in one snapshot, and, when nothing
+/// was written meanwhile, with what the export itself read.
+fn complete(
+    c: &engine::ContainerClient,
+    pk: Option<&PartitionKey>,
+    version: u64,
+    exported: u64,
+) -> Result<(), engine::Error> {
+    let n = c.count_items(pk)?;
+    let unchanged = n.version == version;
+    let short_read = if unchanged {
+        n.live.saturating_sub(exported)
+    } else {
+        0
+    };
+    let missing = n.missing().max(short_read);
+    if missing == 0 {
+        return Ok(());
+    }
+    let what = match pk {
+        Some(pk) => format!("logical partition {}", pk.to_json().unwrap_or(Value::Null)),
+        None => "container".to_owned(),
+    };
+    Err(engine::Error::Corrupt(format!(
+        "export incomplete: {missing} items missing (the {what} counts {} items, {exported} were read); the data file is damaged: run `engine check`, restore from a backup",
+        n.expected
+    )))
 }
 
 /// A query from a file, or from standard input for `-`.

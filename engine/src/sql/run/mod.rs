@@ -116,6 +116,9 @@ struct Token {
     skipped: u64,
     emitted: u64,
     offset: u64,
+    /// Stream with DISTINCT: the 64-bit hashes of the rows returned so far, packed (base64).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    seen: String,
 }
 
 use crate::storage::keys::hex;
@@ -275,6 +278,7 @@ pub fn run_page(
         last_key: None,
         finished: false,
         now: ttl::now(),
+        seen: None,
     };
     // 'w' whole pages; 'f' whole pages of a sorted-few ORDER BY (priced as the merge).
     let resumed_whole = token
@@ -322,9 +326,15 @@ pub fn run_page(
         }
         Mode::Stream => {
             token.mode = 's';
+            if q.distinct {
+                run.seen = Some(unpack_hashes(&token.seen)?);
+            }
             let done = run.stream(&targets, &mut token)?;
             if let Some(k) = &run.last_key {
                 token.key = Some(hex(k));
+            }
+            if let Some(seen) = &run.seen {
+                token.seen = pack_hashes(seen);
             }
             done
         }
@@ -456,6 +466,8 @@ struct Run<'a> {
     finished: bool,
     /// `now` for TTL checks, once per page.
     now: u64,
+    /// DISTINCT streamed: hashes of the rows returned by this and earlier pages.
+    seen: Option<std::collections::HashSet<u64>>,
 }
 
 impl<'a> Run<'a> {
@@ -582,10 +594,33 @@ impl<'a> Run<'a> {
             self.matched_docs += 1;
         }
         for row in rows {
+            if let Some(seen) = &mut self.seen {
+                let h = xxhash_rust::xxh3::xxh3_64(exec::canonical(&row).as_bytes());
+                if !seen.insert(h) {
+                    continue;
+                }
+            }
             if self.push(Row::Value(row), token) {
                 return Ok(true);
             }
         }
         Ok(false)
     }
+}
+
+fn pack_hashes(seen: &std::collections::HashSet<u64>) -> String {
+    let bytes: Vec<u8> = seen.iter().flat_map(|h| h.to_le_bytes()).collect();
+    URL_SAFE_NO_PAD.encode(bytes)
+}
+
+fn unpack_hashes(s: &str) -> Result<std::collections::HashSet<u64>> {
+    let bytes = URL_SAFE_NO_PAD
+        .decode(s)
+        .ok()
+        .filter(|b| b.len() % 8 == 0)
+        .ok_or_else(|| Error::bad("continuation", "malformed continuation token"))?;
+    Ok(bytes
+        .chunks_exact(8)
+        .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
+        .collect())
 }

@@ -9,6 +9,11 @@ impl<'a> Run<'a> {
     /// Every candidate item through the executor, then a page of the rows by position.
     pub(super) fn whole(&mut self, targets: &[Target], token: &mut Token) -> Result<bool> {
         let mut docs = Vec::new();
+        // Aggregates and GROUP BY fold item by item: memory holds the groups, not the items.
+        let shape = exec::shape(self.q);
+        let mut folder =
+            (shape.aggregates || shape.grouped).then(|| exec::Folder::new(self.q, self.params));
+        let mut folded = 0u64;
         // A query without FROM reads no items.
         let targets = if self.q.from.is_none() {
             &[][..]
@@ -23,7 +28,10 @@ impl<'a> Run<'a> {
                     return Ok(false);
                 }
                 if let Some(doc) = run.item(value)? {
-                    docs.push(doc);
+                    match &mut folder {
+                        Some(f) => folded += (f.add_item(doc)? > 0) as u64,
+                        None => docs.push(doc),
+                    }
                 }
                 Ok(true)
             })?;
@@ -35,6 +43,11 @@ impl<'a> Run<'a> {
         }
         if self.sorting_few {
             self.price_as_merge();
+        }
+        if let Some(f) = folder {
+            let all = f.finish()?;
+            self.matched_docs = folded;
+            return Ok(self.page_of(all, token));
         }
         let n = docs.len() as u64;
         // ORDER BY RANK FULLTEXTSCORE: BM25 statistics over every item of the container, as
@@ -48,17 +61,22 @@ impl<'a> Run<'a> {
         };
         let all = exec::execute_with(self.q, self.params, docs, stats)?;
         self.matched_docs = n.min(all.len() as u64);
+        Ok(self.page_of(all, token))
+    }
+
+    /// The page of `all` the token points at; true when it is the last.
+    fn page_of(&mut self, all: Vec<serde_json::Value>, token: &mut Token) -> bool {
         let start = token.offset as usize;
         let end = (start + self.budget.max_items).min(all.len());
         let complete = end >= all.len();
         self.rows = all
             .into_iter()
             .skip(start)
-            .take(end - start)
+            .take(end.saturating_sub(start))
             .map(Row::Value)
             .collect();
         token.offset = end as u64;
-        Ok(complete)
+        complete
     }
 
     /// Reads every item of every partition into the full-text statistics (charged as reads).

@@ -1,0 +1,141 @@
+// Cosmos DB's server-side JavaScript API, as stored procedures and triggers see it.
+// Every collection call is queued and answers `true` ("accepted"); the engine runs the queued
+// operations in the order they were issued, once the script's own code has returned, and then
+// calls each one's callback `(err, resource, options)` — as Cosmos DB runs them: asynchronously,
+// in order, inside one transaction. A failed operation without a callback aborts the script.
+(function (global) {
+  var ops = [];
+  var callbacks = {};
+  var nextId = 1;
+  var requestBody = __requestBody;
+  var responseBody;
+
+  function enqueue(kind, args, options, callback) {
+    if (typeof options === "function") {
+      callback = options;
+      options = undefined;
+    }
+    var id = nextId++;
+    ops.push({ id: id, kind: kind, args: args, options: options || {} });
+    callbacks[id] = callback || null;
+    return true;
+  }
+
+  var collection = {
+    getSelfLink: function () { return __selfLink; },
+    getAltLink: function () { return __altLink; },
+    readDocument: function (link, options, callback) {
+      return enqueue("read", [link], options, callback);
+    },
+    readDocuments: function (link, options, callback) {
+      return enqueue("readAll", [link], options, callback);
+    },
+    createDocument: function (link, doc, options, callback) {
+      return enqueue("create", [link, doc], options, callback);
+    },
+    upsertDocument: function (link, doc, options, callback) {
+      return enqueue("upsert", [link, doc], options, callback);
+    },
+    replaceDocument: function (link, doc, options, callback) {
+      return enqueue("replace", [link, doc], options, callback);
+    },
+    deleteDocument: function (link, options, callback) {
+      return enqueue("delete", [link], options, callback);
+    },
+    queryDocuments: function (link, query, options, callback) {
+      if (typeof query === "string") query = { query: query, parameters: [] };
+      return enqueue("query", [link, query], options, callback);
+    },
+  };
+
+  function holder(get, set) {
+    return {
+      getBody: get,
+      setBody: set,
+      getValue: get,
+      setValue: set,
+    };
+  }
+  var request = holder(
+    function () { return requestBody; },
+    function (b) { requestBody = b; }
+  );
+  var response = holder(
+    function () { return responseBody; },
+    function (b) { responseBody = b; }
+  );
+  var context = {
+    getCollection: function () { return collection; },
+    getRequest: function () { return request; },
+    getResponse: function () { return response; },
+  };
+  global.getContext = function () { return context; };
+
+  // The `__` shorthand for the collection, with the fluent query API's commonest calls.
+  function fluent(rows) {
+    return {
+      filter: function (pred) { return fluent(rows.filter(pred)); },
+      map: function (f) { return fluent(rows.map(f)); },
+      pluck: function (name) { return fluent(rows.map(function (r) { return r[name]; })); },
+      sortBy: function (f) {
+        var key = typeof f === "function" ? f : function (r) { return r[f]; };
+        return fluent(rows.slice().sort(function (a, b) {
+          var x = key(a), y = key(b);
+          return x < y ? -1 : x > y ? 1 : 0;
+        }));
+      },
+      value: function (options, callback) {
+        if (typeof options === "function") callback = options;
+        if (callback) callback(undefined, rows, {});
+        return rows;
+      },
+    };
+  }
+  var underscore = Object.create(collection);
+  underscore.chain = function () { return underscore; };
+  ["filter", "map", "pluck", "sortBy"].forEach(function (name) {
+    underscore[name] = function (arg, options, callback) {
+      if (typeof options === "function") callback = options;
+      // Read the partition once, then apply the fluent call in memory.
+      return enqueue("readAll", [__selfLink], {}, function (err, docs) {
+        if (err) throw err;
+        var out = fluent(docs)[name](arg);
+        if (callback) out.value(callback);
+      });
+    };
+  });
+  global.__ = underscore;
+
+  // Called by the engine.
+  global.__takeOps = function () {
+    var out = JSON.stringify(ops);
+    ops = [];
+    return out;
+  };
+  global.__complete = function (id, err, result) {
+    var callback = callbacks[id];
+    delete callbacks[id];
+    var error;
+    if (err != null) {
+      err = JSON.parse(err);
+      error = new Error(err.message);
+      error.number = err.number;
+      error.body = err.message;
+    }
+    var resource = result == null ? undefined : JSON.parse(result);
+    if (!callback) {
+      if (error) throw error;
+      return;
+    }
+    callback(error, resource, {});
+  };
+  global.__requestBodyJson = function () {
+    return requestBody === undefined ? null : JSON.stringify(requestBody);
+  };
+  global.__responseBodyJson = function () {
+    return responseBody === undefined ? null : JSON.stringify(responseBody);
+  };
+  global.__setResponseBody = function (json) {
+    responseBody = JSON.parse(json);
+  };
+})(globalThis);

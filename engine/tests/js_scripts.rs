@@ -1,0 +1,335 @@
+//! JavaScript stored procedures and triggers (issue 22): the scripts of `004_*` run as the
+//! article prints them, in one transaction of one logical partition, bounded and rolled back.
+
+mod common;
+
+use engine::{
+    ContainerClient, ContainerProperties, EngineOptions, Error, ItemOptions, JavaScript,
+    TriggerOperation,
+};
+use serde_json::{json, Value};
+
+// The three scripts of 004_*, exactly as printed there.
+const CREATE_COMMENT: &str = r#"function createComment(postId, comment) {
+  var collection = getContext().getCollection();
+
+  collection.readDocument(
+    `${collection.getAltLink()}/docs/${postId}`,
+    function (err, post) {
+      if (err) throw err;
+
+      post.commentCount++;
+      collection.replaceDocument(
+        post._self,
+        post,
+        function (err) {
+          if (err) throw err;
+
+          comment.postId = postId;
+          collection.createDocument(
+            collection.getSelfLink(),
+            comment
+          );
+        }
+      );
+    })
+}"#;
+
+const UPDATE_USERNAMES: &str = r#"function updateUsernames(userId, username) {
+  var collection = getContext().getCollection();
+  
+  collection.queryDocuments(
+    collection.getSelfLink(),
+    `SELECT * FROM p WHERE p.userId = '${userId}'`,
+    function (err, results) {
+      if (err) throw err;
+
+      for (var i in results) {
+        var doc = results[i];
+        doc.userUsername = username;
+
+        collection.upsertDocument(
+          collection.getSelfLink(),
+          doc);
+      }
+    });
+}"#;
+
+const TRUNCATE_FEED: &str = r#"function truncateFeed() {
+  const maxDocs = 100;
+  var context = getContext();
+  var collection = context.getCollection();
+
+  collection.queryDocuments(
+    collection.getSelfLink(),
+    "SELECT VALUE COUNT(1) FROM f",
+    function (err, results) {
+      if (err) throw err;
+
+      processCountResults(results);
+    });
+
+  function processCountResults(results) {
+    // + 1 because the query didn't count the newly inserted doc
+    if ((results[0] + 1) > maxDocs) {
+      var docsToRemove = results[0] + 1 - maxDocs;
+      collection.queryDocuments(
+        collection.getSelfLink(),
+        `SELECT TOP ${docsToRemove} * FROM f ORDER BY f.creationDate`,
+        function (err, results) {
+          if (err) throw err;
+
+          processDocsToRemove(results, 0);
+        });
+    }
+  }
+
+  function processDocsToRemove(results, index) {
+    var doc = results[index];
+    if (doc) {
+      collection.deleteDocument(
+        doc._self,
+        function (err) {
+          if (err) throw err;
+
+          processDocsToRemove(results, index + 1);
+        });
+    }
+  }
+}"#;
+
+async fn posts(t: &common::TestEngine) -> ContainerClient {
+    common::container(t, ContainerProperties::new("posts", "/postId")).await
+}
+
+async fn count(c: &ContainerClient, sql: &str) -> u64 {
+    let r = c
+        .query_all::<Value>(sql, engine::NO_PARAMS, Default::default())
+        .await
+        .unwrap();
+    r.items[0].as_u64().unwrap()
+}
+
+#[test]
+fn create_comment_as_printed_keeps_the_count_equal_to_the_comments() {
+    let rt = common::rt();
+    let t = common::open(EngineOptions::default());
+    rt.block_on(async {
+        let c = posts(&t).await;
+        c.scripts()
+            .upsert_stored_procedure("createComment", JavaScript::new(CREATE_COMMENT).unwrap())
+            .unwrap();
+        c.create_item(
+            &json!({"id": "p1", "postId": "p1", "type": "post", "commentCount": 0}),
+            None,
+            None,
+        )
+        .await
+        .unwrap();
+        let mut charges = Vec::new();
+        for i in 0..5 {
+            let r = c
+                .scripts()
+                .execute_stored_procedure::<Value>(
+                    "createComment",
+                    "p1",
+                    &[
+                        json!("p1"),
+                        json!({"id": format!("c{i}"), "type": "comment", "content": "hi"}),
+                    ],
+                )
+                .await
+                .unwrap();
+            charges.push(r.request_charge);
+        }
+        let post = c
+            .read_item::<Value>("p1", "p1", None)
+            .await
+            .unwrap()
+            .resource
+            .unwrap();
+        assert_eq!(post["commentCount"], json!(5));
+        assert_eq!(
+            count(
+                &c,
+                "SELECT VALUE COUNT(1) FROM c WHERE c.type = 'comment' AND c.postId = 'p1'"
+            )
+            .await,
+            5
+        );
+        // A read, a replace and a create: the RU of those operations.
+        assert!(
+            charges.iter().all(|&ru| ru > 5.0 && ru < 40.0),
+            "{charges:?}"
+        );
+        // A post that does not exist: the callback's `throw err` is the 404 as a script error.
+        let e = c
+            .scripts()
+            .execute_stored_procedure::<Value>(
+                "createComment",
+                "nope",
+                &[json!("nope"), json!({"id": "x"})],
+            )
+            .await
+            .unwrap_err();
+        assert_eq!(e.status_code(), 400, "{e}");
+        assert!(e.to_string().contains("Encountered exception"), "{e}");
+    });
+}
+
+#[test]
+fn update_usernames_as_printed_rewrites_the_partition() {
+    let rt = common::rt();
+    let t = common::open(EngineOptions::default());
+    rt.block_on(async {
+        let c = posts(&t).await;
+        c.scripts()
+            .upsert_stored_procedure(
+                "updateUsernames",
+                JavaScript::new(UPDATE_USERNAMES).unwrap(),
+            )
+            .unwrap();
+        for (id, user) in [("p1", "u1"), ("c1", "u1"), ("c2", "u2"), ("l1", "u1")] {
+            c.create_item(
+                &json!({"id": id, "postId": "p1", "userId": user, "userUsername": "old"}),
+                None,
+                None,
+            )
+            .await
+            .unwrap();
+        }
+        c.scripts()
+            .execute_stored_procedure::<Value>(
+                "updateUsernames",
+                "p1",
+                &[json!("u1"), json!("new")],
+            )
+            .await
+            .unwrap();
+        let names = c
+            .query_all::<Value>(
+                "SELECT VALUE [c.id, c.userUsername] FROM c ORDER BY c.id",
+                engine::NO_PARAMS,
+                Default::default(),
+            )
+            .await
+            .unwrap()
+            .items;
+        assert_eq!(
+            names,
+            vec![
+                json!(["c1", "new"]),
+                json!(["c2", "old"]),
+                json!(["l1", "new"]),
+                json!(["p1", "new"])
+            ]
+        );
+    });
+}
+
+#[test]
+fn truncate_feed_as_printed_bounds_the_feed() {
+    let rt = common::rt();
+    let t = common::open(EngineOptions::default());
+    rt.block_on(async {
+        let c = common::container(&t, ContainerProperties::new("feed", "/type")).await;
+        c.scripts()
+            .upsert_trigger(
+                "truncateFeed",
+                JavaScript::new(TRUNCATE_FEED)
+                    .unwrap()
+                    .post_trigger(TriggerOperation::Create),
+            )
+            .unwrap();
+        let opts = ItemOptions {
+            post_triggers: vec!["truncateFeed".into()],
+            ..Default::default()
+        };
+        for i in 0..130 {
+            c.create_item(
+                &json!({"id": format!("f{i:03}"), "type": "post", "creationDate": format!("2026-01-01T00:{:02}:{:02}Z", i / 60, i % 60)}),
+                None,
+                Some(opts.clone()),
+            )
+            .await
+            .unwrap();
+        }
+        // The article's "+ 1" assumes its count query does not see the new item; here it does
+        // (the trigger runs in the write's transaction), so the feed holds 99, never more.
+        let n = count(&c, "SELECT VALUE COUNT(1) FROM c").await;
+        assert_eq!(n, 99);
+        // The oldest went: the newest is still there.
+        c.read_item::<Value>("f129", "post", None).await.unwrap();
+        assert!(c.read_item::<Value>("f000", "post", None).await.is_err());
+    });
+}
+
+#[test]
+fn a_throw_a_failed_write_an_endless_loop_and_a_memory_bomb_roll_back() {
+    let rt = common::rt();
+    let t = common::open(EngineOptions {
+        script_budget: engine::ScriptBudget {
+            max_duration: std::time::Duration::from_millis(500),
+            ..Default::default()
+        },
+        ..Default::default()
+    });
+    rt.block_on(async {
+        let c = posts(&t).await;
+        let s = c.scripts();
+        let register = |id: &str, body: &str| {
+            s.upsert_stored_procedure(id, JavaScript::new(body).unwrap()).unwrap()
+        };
+        register(
+            "throwing",
+            "function t() { var c = getContext().getCollection(); c.createDocument(c.getSelfLink(), {id: 'a', postId: 'p'}, function (err) { if (err) throw err; throw new Error('changed my mind'); }); }",
+        );
+        register(
+            "duplicate",
+            "function d() { var c = getContext().getCollection(); c.createDocument(c.getSelfLink(), {id: 'b', postId: 'p'}); c.createDocument(c.getSelfLink(), {id: 'b', postId: 'p'}); }",
+        );
+        register(
+            "endless",
+            "function e() { var c = getContext().getCollection(); c.createDocument(c.getSelfLink(), {id: 'c', postId: 'p'}, function () { while (true) {} }); }",
+        );
+        register(
+            "bomb",
+            "function m() { var c = getContext().getCollection(); c.createDocument(c.getSelfLink(), {id: 'd', postId: 'p'}, function () { var a = []; for (;;) a.push(new Array(100000).fill('x')); }); }",
+        );
+        register(
+            "elsewhere",
+            "function o() { var c = getContext().getCollection(); c.createDocument(c.getSelfLink(), {id: 'e', postId: 'other'}); }",
+        );
+        for (id, status, says) in [
+            ("throwing", 400, "changed my mind"),
+            ("duplicate", 400, "Encountered exception"),
+            ("endless", 408, "time budget"),
+            ("bomb", 400, "memory"),
+            ("elsewhere", 400, "logical partition"),
+        ] {
+            let e = s
+                .execute_stored_procedure::<Value>(id, "p", &[])
+                .await
+                .expect_err(id);
+            assert_eq!(e.status_code(), status, "{id}: {e}");
+            assert!(e.to_string().contains(says), "{id}: {e}");
+        }
+        let left = count(&c, "SELECT VALUE COUNT(1) FROM c").await;
+        assert_eq!(left, 0, "every script was rolled back whole");
+        // No file, network or process access: those globals do not exist.
+        register(
+            "reach",
+            "function r() { getContext().getResponse().setBody([typeof require, typeof process, typeof fetch, typeof std, typeof os]); }",
+        );
+        let r = s.execute_stored_procedure::<Value>("reach", "p", &[]).await.unwrap();
+        assert_eq!(r.resource, json!(["undefined", "undefined", "undefined", "undefined", "undefined"]));
+    });
+}
+
+#[test]
+fn a_script_that_is_not_a_function_is_refused_at_registration() {
+    for body in ["function (", "var x = 1;", "42"] {
+        let e = JavaScript::new(body).unwrap_err();
+        assert!(matches!(e, Error::BadRequest { .. }), "{body}: {e}");
+    }
+}
