@@ -133,8 +133,10 @@ impl Gateway {
         if let Some(n) = options.workers {
             server = server.workers(n);
         }
+        // HTTP/1.1, and HTTP/2 by prior knowledge (no TLS to negotiate it): the Rust SDK
+        // speaks HTTP/2 first.
         let server = server
-            .listen(listener)
+            .listen_auto_h2c(listener)
             .map_err(|source| StartError::Bind {
                 addr: options.addr,
                 source,

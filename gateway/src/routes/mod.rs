@@ -42,6 +42,16 @@ impl Ctx<'_> {
                 "The request body is empty; a JSON document was expected.".into(),
             ));
         }
+        // Cosmos DB's binary JSON starts with 0x80: the Rust SDK sends it unless told not to.
+        if self.body.first() == Some(&0x80) {
+            return Err(GatewayError::BadRequest(
+                "The request body is Cosmos binary JSON, which this gateway does not read: turn \
+                 the SDK's binary encoding off (Rust azure_data_cosmos: \
+                 BinaryEncodingOptions::new().with_enabled(false) on the client builder, or \
+                 AZURE_COSMOS_BINARY_ENCODING_ENABLED=false)."
+                    .into(),
+            ));
+        }
         serde_json::from_slice(&self.body).map_err(|e| {
             GatewayError::BadRequest(format!("The request body is not valid JSON: {e}"))
         })
