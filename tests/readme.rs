@@ -54,7 +54,7 @@ fn seed_demo(dir: &Path) {
     panic!("the demo did not stop");
 }
 
-/// This build's `engine` binary (the workspace builds it for the engine's own tests; built here
+/// This build's `engine` binary (the workspace builds it for the CLI's own tests; built here
 /// when this test runs alone).
 fn engine_binary() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
@@ -62,7 +62,7 @@ fn engine_binary() -> PathBuf {
     let bin = profile_dir.join("engine");
     if !bin.exists() {
         let status = Command::new(env!("CARGO"))
-            .args(["build", "-p", "engine", "--bin", "engine"])
+            .args(["build", "-p", "engine-cli", "--bin", "engine"])
             .status()
             .unwrap();
         assert!(status.success(), "building the engine CLI");

@@ -29,6 +29,9 @@ pub enum GatewayError {
     /// An operation of the REST API this gateway does not serve (see PROTOCOL.md).
     #[error("{0}")]
     NotSupported(String),
+    /// 500: the gateway's own storage (its script file) failed.
+    #[error("{0}")]
+    Internal(String),
     /// 410 with a sub-status (1002: the partition key range is gone).
     #[error("{message}")]
     Gone { substatus: u16, message: String },
@@ -78,6 +81,7 @@ impl ResponseError for GatewayError {
             GatewayError::MethodNotAllowed(_) => 405,
             GatewayError::NotSupported(_) => 501,
             GatewayError::Gone { .. } => 410,
+            GatewayError::Internal(_) => 500,
         };
         StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
     }

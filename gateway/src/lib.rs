@@ -20,6 +20,7 @@ pub mod limits;
 mod paths;
 mod resources;
 mod routes;
+mod script_store;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -63,6 +64,8 @@ pub enum StartError {
     WellKnownKeyOnNetwork(SocketAddr),
     #[error("the gateway key is not valid base64: {0}")]
     BadKey(String),
+    #[error("the scripts created over the REST API could not be loaded: {0}")]
+    Scripts(String),
     #[error("cannot listen on {addr}: {source}")]
     Bind {
         addr: SocketAddr,
@@ -77,6 +80,8 @@ pub(crate) struct State {
     pub limits: Limits,
     /// The address the gateway listens on (the database account names it as its endpoint).
     pub addr: SocketAddr,
+    /// JavaScript scripts created over the REST API (kept in the data directory).
+    pub scripts: script_store::ScriptStore,
 }
 
 pub struct Gateway;
@@ -104,11 +109,13 @@ impl Gateway {
             addr: options.addr,
             source,
         })?;
+        let scripts = script_store::ScriptStore::open(engine).map_err(StartError::Scripts)?;
         let state = web::Data::new(Arc::new(State {
             engine: engine.clone(),
             key,
             limits: options.limits.clone(),
             addr: bound,
+            scripts,
         }));
         let limits = options.limits.clone();
         let mut server = HttpServer::new(move || {
@@ -126,8 +133,10 @@ impl Gateway {
         if let Some(n) = options.workers {
             server = server.workers(n);
         }
+        // HTTP/1.1, and HTTP/2 by prior knowledge (no TLS to negotiate it): the Rust SDK
+        // speaks HTTP/2 first.
         let server = server
-            .listen(listener)
+            .listen_auto_h2c(listener)
             .map_err(|source| StartError::Bind {
                 addr: options.addr,
                 source,

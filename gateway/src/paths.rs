@@ -24,6 +24,22 @@ pub fn parse(raw: &str) -> Result<Target, GatewayError> {
                 .map_err(|_| GatewayError::BadRequest(format!("the path {raw} is not UTF-8")))
         })
         .collect::<Result<Vec<_>, _>>()?;
+    // "Delete all items of a partition key" is signed as an operation on its container
+    // (resource type `colls`, as the service expects), not as the path reads.
+    if let [db, _, colls, _, ops, pkd] = segments.as_slice() {
+        if db == "dbs" && colls == "colls" && ops == "operations" && pkd == "partitionkeydelete" {
+            let link = if is_name_based(&segments) {
+                segments[..4].join("/")
+            } else {
+                segments[3].to_lowercase()
+            };
+            return Ok(Target {
+                segments,
+                resource_type: "colls".into(),
+                link,
+            });
+        }
+    }
     let n = segments.len();
     let resource_type = match n {
         0 => String::new(),

@@ -477,3 +477,67 @@ async fn change_feed_by_partition_key_header_304_and_bad_tokens() {
         .await;
     assert_eq!(s, 400);
 }
+
+/// A partition over its RU/s budget answers 429 with `x-ms-retry-after-ms`, which the SDKs wait.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_partition_over_its_budget_answers_429_with_retry_after() {
+    let gw = TestGateway::start();
+    let c = Client::new(&gw);
+    let (s, _) = c
+        .send(
+            Method::POST,
+            "/dbs",
+            ("dbs", ""),
+            Some(r#"{"id":"d"}"#),
+            &[],
+        )
+        .await;
+    assert_eq!(s, 201);
+    let (s, _) = c
+        .send(
+            Method::POST,
+            "/dbs/d/colls",
+            ("colls", "dbs/d"),
+            Some(r#"{"id":"c","partitionKey":{"paths":["/pk"],"kind":"Hash"}}"#),
+            &[("x-ms-offer-throughput", "400")],
+        )
+        .await;
+    assert_eq!(s, 201);
+    // A 1 MB item: one read costs more than the 400 RU/s budget.
+    let doc = format!(r#"{{"id":"big","pk":"p","s":"{}"}}"#, "x".repeat(1 << 20));
+    let pk = [("x-ms-documentdb-partitionkey", r#"["p"]"#)];
+    let (s, _) = c
+        .send(Method::POST, "/dbs/d/colls/c/docs", DOCS, Some(&doc), &pk)
+        .await;
+    assert!(s == 201 || s == 429, "{s}");
+    let link = ("docs", "dbs/d/colls/c/docs/big");
+    let mut throttled = None;
+    for _ in 0..20 {
+        let date = httpdate::fmt_http_date(SystemTime::now());
+        let res = c
+            .http
+            .get(format!("{}/dbs/d/colls/c/docs/big", c.base))
+            .header("x-ms-date", &date)
+            .header(
+                "authorization",
+                c.key.authorization("GET", link.0, link.1, &date),
+            )
+            .header("x-ms-documentdb-partitionkey", r#"["p"]"#)
+            .send()
+            .await
+            .unwrap();
+        if res.status().as_u16() == 429 {
+            throttled = Some(res);
+            break;
+        }
+    }
+    let res = throttled.expect("a read over the budget is throttled");
+    let wait: u64 = res.headers()["x-ms-retry-after-ms"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(wait >= 1, "{wait}");
+    let body: serde_json::Value = serde_json::from_str(&res.text().await.unwrap()).unwrap();
+    assert_cosmos_error(&body, "TooManyRequests");
+}

@@ -75,6 +75,27 @@ impl ScriptsClient {
     }
 }
 
+impl ScriptsClient {
+    /// Unregisters a stored procedure (404 when there is none of that name): for tools that
+    /// manage scripts at run time, such as the gateway's REST API.
+    pub fn delete_stored_procedure(&self, id: &str) -> Result<()> {
+        let shared = self.container.shared()?;
+        let removed = shared.scripts.write().procedures.remove(id);
+        removed.map(|_| ()).ok_or_else(|| crate::Error::NotFound {
+            what: format!("stored procedure '{id}'"),
+        })
+    }
+
+    /// Unregisters a trigger (404 when there is none of that name).
+    pub fn delete_trigger(&self, id: &str) -> Result<()> {
+        let shared = self.container.shared()?;
+        let removed = shared.scripts.write().triggers.remove(id);
+        removed.map(|_| ()).ok_or_else(|| crate::Error::NotFound {
+            what: format!("trigger '{id}'"),
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::Value;

@@ -42,6 +42,16 @@ impl Ctx<'_> {
                 "The request body is empty; a JSON document was expected.".into(),
             ));
         }
+        // Cosmos DB's binary JSON starts with 0x80: the Rust SDK sends it unless told not to.
+        if self.body.first() == Some(&0x80) {
+            return Err(GatewayError::BadRequest(
+                "The request body is Cosmos binary JSON, which this gateway does not read: turn \
+                 the SDK's binary encoding off (Rust azure_data_cosmos: \
+                 BinaryEncodingOptions::new().with_enabled(false) on the client builder, or \
+                 AZURE_COSMOS_BINARY_ENCODING_ENABLED=false)."
+                    .into(),
+            ));
+        }
         serde_json::from_slice(&self.body).map_err(|e| {
             GatewayError::BadRequest(format!("The request body is not valid JSON: {e}"))
         })
@@ -105,6 +115,9 @@ async fn route(ctx: &Ctx<'_>, method: &Method, segs: &[&str]) -> Result<HttpResp
         ("PUT", ["dbs", db, "colls", c]) => containers::replace(ctx, db, c).await,
         ("DELETE", ["dbs", db, "colls", c]) => containers::delete(ctx, db, c).await,
         ("GET", ["dbs", db, "colls", c, "pkranges"]) => pkranges::list(ctx, db, c),
+        ("POST", ["dbs", db, "colls", c, "operations", "partitionkeydelete"]) => {
+            items::delete_partition(ctx, db, c).await
+        }
         ("GET", ["dbs", db, "colls", c, "docs"]) if changefeed::is_change_feed(ctx) => {
             changefeed::read(ctx, db, c).await
         }
@@ -131,13 +144,13 @@ async fn route(ctx: &Ctx<'_>, method: &Method, segs: &[&str]) -> Result<HttpResp
             Err(unsupported(&format!("queries over {kind}")))
         }
         ("POST", ["dbs", db, "colls", c, kind]) if is_script(kind) => {
-            scripts::write(ctx, db, c, kind)
+            scripts::write(ctx, db, c, kind, None)
         }
         ("GET", ["dbs", db, "colls", c, kind, id]) if is_script(kind) => {
             scripts::read(ctx, db, c, kind, id)
         }
-        ("PUT", ["dbs", db, "colls", c, kind, _]) if is_script(kind) => {
-            scripts::write(ctx, db, c, kind)
+        ("PUT", ["dbs", db, "colls", c, kind, id]) if is_script(kind) => {
+            scripts::write(ctx, db, c, kind, Some(id))
         }
         ("DELETE", ["dbs", db, "colls", c, kind, id]) if is_script(kind) => {
             scripts::delete(ctx, db, c, kind, id)

@@ -1,8 +1,9 @@
-//! Stored procedures, triggers and UDFs. The engine runs server-side logic written in Rust and
-//! registered by the app at start (no JavaScript yet): the gateway lists those as resources,
-//! executes stored procedures and runs triggers named in the item headers. A JavaScript body
-//! sent to create or replace one is answered as Cosmos DB answers a script it cannot compile:
-//! 400, "Encountered exception while compiling Javascript".
+//! Stored procedures, triggers and UDFs. Two kinds live side by side: the ones the application
+//! registers with the engine at start (Rust, or JavaScript), listed and run here but owned by
+//! the app, and JavaScript ones created over this API, which the gateway keeps in the data
+//! directory (`script_store`) and which can be replaced and deleted. The engine's query
+//! language has no UDFs: creating one is answered as Cosmos DB answers a script it cannot
+//! compile.
 
 use actix_web::HttpResponse;
 use engine::TriggerOperation;
@@ -13,15 +14,15 @@ use crate::error::{GatewayError, Result};
 use crate::headers::{self, Reply};
 use crate::resources;
 
-/// What a resource of a registered script says in place of its JavaScript body.
-const RUST_BODY: &str =
-    "// registered by the application in Rust; this engine does not run JavaScript yet";
+/// What a resource registered by the application says in place of a body the gateway has not
+/// seen.
+const APP_BODY: &str = "// registered by the application when it starts";
 
-fn resource(def: &engine::ContainerDef, kind: &str, id: &str) -> Value {
+fn resource(def: &engine::ContainerDef, kind: &str, id: &str, body: &str) -> Value {
     let rid = format!("{}-{kind}-{id}", resources::container_rid(def));
     json!({
         "id": id,
-        "body": RUST_BODY,
+        "body": body,
         "_rid": rid,
         "_self": format!("{}{kind}/{id}/", resources::container_self(def)),
         "_etag": format!("\"{kind}-{id}\""),
@@ -43,17 +44,24 @@ fn operation(op: TriggerOperation) -> &'static str {
 fn all(ctx: &Ctx, db: &str, c: &str, kind: &str) -> Result<(Vec<Value>, String)> {
     let (client, def) = super::container(ctx, db, c)?;
     let list = client.scripts().list()?;
+    let body = |id: &str| {
+        ctx.state
+            .scripts
+            .get(def.rid, kind, id)
+            .map(|s| s.body)
+            .unwrap_or_else(|| APP_BODY.to_owned())
+    };
     let items = match kind {
         "sprocs" => list
             .stored_procedures
             .iter()
-            .map(|id| resource(&def, kind, id))
+            .map(|id| resource(&def, kind, id, &body(id)))
             .collect(),
         "triggers" => list
             .triggers
             .iter()
             .map(|t| {
-                let mut v = resource(&def, kind, &t.id);
+                let mut v = resource(&def, kind, &t.id, &body(&t.id));
                 v["triggerType"] = json!(if t.kind == "pre" { "Pre" } else { "Post" });
                 v["triggerOperation"] = json!(operation(t.operation));
                 v
@@ -89,24 +97,120 @@ pub fn read(ctx: &Ctx, db: &str, c: &str, kind: &str, id: &str) -> Result<HttpRe
     Ok(Reply::new(200, 1.0).json(found.to_string()))
 }
 
-/// Create or replace with a JavaScript body: the answer of a script that does not compile.
-pub fn write(ctx: &Ctx, db: &str, c: &str, kind: &str) -> Result<HttpResponse> {
-    super::container(ctx, db, c)?;
+fn compile_error(e: impl std::fmt::Display) -> GatewayError {
+    GatewayError::BadRequest(format!(
+        "Encountered exception while compiling Javascript. Exception = {e}"
+    ))
+}
+
+/// Create (`id` = None) or replace a JavaScript stored procedure or trigger.
+pub fn write(
+    ctx: &Ctx,
+    db: &str,
+    c: &str,
+    kind: &str,
+    path_id: Option<&str>,
+) -> Result<HttpResponse> {
+    let (client, def) = super::container(ctx, db, c)?;
     let body = ctx.json()?;
-    let id = body.get("id").and_then(Value::as_str).unwrap_or("?");
-    Err(GatewayError::BadRequest(format!(
-        "Encountered exception while compiling Javascript. Exception = Error: {kind}/{id}: this \
-         engine does not run JavaScript yet; server-side logic is registered by the \
-         application in Rust (engine::ScriptsClient)."
-    )))
+    let id = body.get("id").and_then(Value::as_str).ok_or_else(|| {
+        GatewayError::BadRequest(format!("The {kind} resource needs a string 'id'."))
+    })?;
+    engine::catalog::validate_resource_id("script", id)?;
+    if kind == "udfs" {
+        return Err(compile_error(format!(
+            "udfs/{id}: this engine's query language has no user-defined functions yet"
+        )));
+    }
+    let source = body.get("body").and_then(Value::as_str).ok_or_else(|| {
+        GatewayError::BadRequest(format!("The {kind} resource needs a string 'body'."))
+    })?;
+    let exists = |id: &str| -> Result<bool> {
+        let list = client.scripts().list()?;
+        Ok(match kind {
+            "sprocs" => list.stored_procedures.iter().any(|p| p == id),
+            _ => list.triggers.iter().any(|t| t.id == id),
+        })
+    };
+    let ours = ctx.state.scripts.get(def.rid, kind, id).is_some();
+    match path_id {
+        None if exists(id)? => {
+            return Err(GatewayError::Conflict(format!(
+                "Resource with specified id or name already exists: {kind}/{id}."
+            )))
+        }
+        None => {}
+        Some(p) if p != id => {
+            return Err(GatewayError::BadRequest(format!(
+                "The body's id '{id}' is not the id in the path, '{p}'."
+            )))
+        }
+        Some(_) if ours => {}
+        Some(_) if exists(id)? => return Err(app_owned(kind, id)),
+        Some(_) => {
+            return Err(GatewayError::NotFound(format!(
+                "Resource Not Found: {kind}/{id}."
+            )))
+        }
+    }
+    let field = |k: &str| body.get(k).and_then(Value::as_str).map(str::to_owned);
+    let script = crate::script_store::StoredScript {
+        container: def.rid,
+        kind: kind.to_owned(),
+        id: id.to_owned(),
+        body: source.to_owned(),
+        trigger_type: (kind == "triggers").then(|| field("triggerType")).flatten(),
+        trigger_operation: (kind == "triggers")
+            .then(|| field("triggerOperation"))
+            .flatten(),
+        ts: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0),
+    };
+    crate::script_store::register(&client, &script).map_err(|e| match e {
+        engine::Error::BadRequest { message, .. } => compile_error(message),
+        e => e.into(),
+    })?;
+    ctx.state.scripts.put(script.clone()).map_err(saving)?;
+    let mut v = resource(&def, kind, id, source);
+    if kind == "triggers" {
+        v["triggerType"] = json!(script.trigger_type);
+        v["triggerOperation"] = json!(script.trigger_operation);
+    }
+    Ok(Reply::new(if path_id.is_some() { 200 } else { 201 }, 1.0).json(v.to_string()))
+}
+
+fn saving(e: std::io::Error) -> GatewayError {
+    GatewayError::Internal(format!(
+        "the script could not be saved in {}: {e}",
+        crate::script_store::FILE
+    ))
+}
+
+fn app_owned(kind: &str, id: &str) -> GatewayError {
+    GatewayError::MethodNotAllowed(format!(
+        "{kind}/{id} is registered by the application when it starts; it cannot be replaced or \
+         deleted over the REST API."
+    ))
 }
 
 pub fn delete(ctx: &Ctx, db: &str, c: &str, kind: &str, id: &str) -> Result<HttpResponse> {
-    read(ctx, db, c, kind, id)?;
-    Err(GatewayError::MethodNotAllowed(format!(
-        "{kind}/{id} is registered by the application at start; it cannot be deleted over the \
-         REST API."
-    )))
+    let (client, def) = super::container(ctx, db, c)?;
+    if ctx.state.scripts.get(def.rid, kind, id).is_none() {
+        read(ctx, db, c, kind, id)?;
+        return Err(app_owned(kind, id));
+    }
+    let scripts = client.scripts();
+    match kind {
+        "sprocs" => scripts.delete_stored_procedure(id)?,
+        _ => scripts.delete_trigger(id)?,
+    }
+    ctx.state
+        .scripts
+        .remove(def.rid, kind, id)
+        .map_err(saving)?;
+    Ok(Reply::new(204, 1.0).empty())
 }
 
 /// `POST …/sprocs/{id}`: the body is the JSON array of its arguments; the partition key

@@ -9,11 +9,14 @@ use gateway::{Gateway, GatewayOptions, Limits};
 
 pub struct TestGateway {
     pub addr: SocketAddr,
-    pub dir: tempfile::TempDir,
+    /// The data directory (a temporary one, unless the test gave its own).
+    pub dir: std::path::PathBuf,
     /// The engine the gateway serves, for checking what the SDK stored and what it cost.
     pub engine: engine::Engine,
     handle: ServerHandle,
     thread: Option<std::thread::JoinHandle<()>>,
+    /// Last: removed after the engine closed.
+    _temp: Option<tempfile::TempDir>,
 }
 
 impl TestGateway {
@@ -22,8 +25,15 @@ impl TestGateway {
     }
 
     pub fn with_limits(limits: Limits) -> Self {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let path = dir.path().to_owned();
+        let temp = tempfile::tempdir().expect("temp dir");
+        let mut gw = Self::at(temp.path(), limits);
+        gw._temp = Some(temp);
+        gw
+    }
+
+    /// A gateway over `dir` (to start another on the same data after this one is dropped).
+    pub fn at(dir: &std::path::Path, limits: Limits) -> Self {
+        let path = dir.to_owned();
         let (tx, rx) = std::sync::mpsc::channel();
         let thread = std::thread::spawn(move || {
             let rt = tokio::runtime::Builder::new_multi_thread()
@@ -46,7 +56,8 @@ impl TestGateway {
         let (addr, handle, engine) = rx.recv().expect("the gateway started");
         TestGateway {
             addr,
-            dir,
+            dir: dir.to_owned(),
+            _temp: None,
             engine,
             handle,
             thread: Some(thread),

@@ -112,4 +112,9 @@ assert len(ids) == len(set(ids)), "no item twice"
 # One logical partition's items, queried.
 g0 = list(c.query_items("SELECT * FROM c", partition_key="g0"))
 assert sorted(d["i"] for d in g0) == list(range(0, 40, 5)), g0
+
+# Every item of one logical partition deleted; the others kept.
+c.delete_all_items_by_partition_key("g1")
+assert list(c.query_items("SELECT * FROM c", partition_key="g1")) == []
+assert len(list(c.query_items("SELECT * FROM c", partition_key="g2"))) == 8
 print("items: ok")

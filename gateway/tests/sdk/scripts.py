@@ -1,6 +1,7 @@
 """Server-side scripts through the SDK: the container's Rust stored procedure and pre-trigger
-(registered by the test, as an app registers them) listed, read, executed and run; a JavaScript
-body refused with Cosmos DB's script error."""
+(registered by the test, as an app registers them) listed, read, executed and run; JavaScript
+procedures and triggers created, executed, replaced and deleted; a script that does not compile
+refused with Cosmos DB's script error."""
 import os
 
 from azure.cosmos import CosmosClient, exceptions
@@ -39,11 +40,64 @@ except exceptions.CosmosResourceNotFoundError:
 item = c.create_item({"id": "i1", "pk": "k"}, pre_trigger_include="stamp")
 assert item["stamped"] is True, item
 
-# JavaScript: what Cosmos DB answers for a script it cannot compile.
-for create in (c.scripts.create_stored_procedure, c.scripts.create_user_defined_function):
+# JavaScript created over the API: run by the engine, kept by the gateway.
+hello = c.scripts.create_stored_procedure({"id": "hello", "body":
+    "function hello(name) { getContext().getResponse().setBody('hi ' + name); }"})
+assert hello["id"] == "hello" and "function hello" in hello["body"], hello
+assert c.scripts.execute_stored_procedure("hello", partition_key="k", params=["ann"]) == "hi ann"
+try:
+    c.scripts.create_stored_procedure({"id": "hello", "body": "function hello() {}"})
+    raise AssertionError("a second create must conflict")
+except exceptions.CosmosResourceExistsError:
+    pass
+c.scripts.replace_stored_procedure("hello", {"id": "hello", "body":
+    "function hello(name) { getContext().getResponse().setBody('hello ' + name); }"})
+assert c.scripts.execute_stored_procedure("hello", partition_key="k", params=["bo"]) == "hello bo"
+bodies = {p["id"]: p["body"] for p in c.scripts.list_stored_procedures()}
+assert "hello '" in bodies["hello"] and "bump" in bodies, bodies
+
+# One that writes in its partition's transaction.
+c.scripts.create_stored_procedure({"id": "add", "body": """function add(doc) {
+    var coll = getContext().getCollection();
+    var ok = coll.createDocument(coll.getSelfLink(), doc, function (err, created) {
+        if (err) throw err;
+        getContext().getResponse().setBody(created.id);
+    });
+    if (!ok) throw new Error('not accepted');
+}"""})
+assert c.scripts.execute_stored_procedure("add", partition_key="k", params=[{"id": "js1", "pk": "k"}]) == "js1"
+assert c.read_item("js1", partition_key="k")["pk"] == "k"
+
+# A JavaScript pre-trigger.
+c.scripts.create_trigger({"id": "jsStamp", "triggerType": "Pre", "triggerOperation": "Create", "body":
+    "function jsStamp() { var r = getContext().getRequest(); var d = r.getBody(); d.js = true; r.setBody(d); }"})
+assert c.create_item({"id": "i2", "pk": "k"}, pre_trigger_include="jsStamp")["js"] is True
+
+# What Cosmos DB answers for a script that does not compile; UDFs (the engine has none).
+for create, body in ((c.scripts.create_stored_procedure, "function (] {"),
+                     (c.scripts.create_user_defined_function, "function (x) { return x; }")):
     try:
-        create({"id": "js", "body": "function () { return 1; }"})
-        raise AssertionError("a JavaScript body must be refused")
+        create({"id": "broken", "body": body})
+        raise AssertionError("must be refused")
     except exceptions.CosmosHttpResponseError as e:
         assert e.status_code == 400 and "compiling Javascript" in e.message, e.message
+assert "broken" not in [p["id"] for p in c.scripts.list_stored_procedures()]
+
+# The application's own scripts are not the API's to replace or delete.
+for call in (lambda: c.scripts.delete_stored_procedure("bump"),
+             lambda: c.scripts.replace_stored_procedure("bump", {"id": "bump", "body": "function b() {}"})):
+    try:
+        call()
+        raise AssertionError("an app-registered script must stay")
+    except exceptions.CosmosHttpResponseError as e:
+        assert e.status_code == 405, e.status_code
+
+# Deleted: gone.
+c.scripts.create_stored_procedure({"id": "temp", "body": "function temp() {}"})
+c.scripts.delete_stored_procedure("temp")
+try:
+    c.scripts.execute_stored_procedure("temp", partition_key="k")
+    raise AssertionError("deleted")
+except exceptions.CosmosResourceNotFoundError:
+    pass
 print("scripts: ok")

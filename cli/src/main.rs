@@ -145,6 +145,18 @@ enum Command {
     /// Verify every container: items parse, index entries and counters match the items,
     /// partitions tile the hash space. Prints a report per container; exits non-zero on any problem.
     Check,
+    /// Serve the directory over the Cosmos DB REST API, for the official SDKs and tools
+    /// (`AccountEndpoint=http://ADDR/`); Ctrl-C stops. Writes, so it needs the directory to
+    /// itself.
+    Serve {
+        /// Where to listen.
+        #[arg(long, default_value = "127.0.0.1:8083")]
+        addr: std::net::SocketAddr,
+        /// The account key, base64 (default: the Cosmos DB emulator's well-known key, refused
+        /// on a non-loopback address).
+        #[arg(long, env = "GATEWAY_KEY", hide_env_values = true)]
+        key: Option<String>,
+    },
 }
 
 /// `--pk` values: JSON when they parse as JSON (`5`, `true`, `null`, `"5"`), else a string.
@@ -176,6 +188,16 @@ fn charge_line(charge: f64, diagnostics: &engine::Diagnostics) {
 }
 
 async fn run(cli: Cli) -> Result<(), import::ImportError> {
+    if let Command::Serve { addr, key } = &cli.command {
+        if cli.no_lock {
+            return Err(engine::Error::bad(
+                "--no-lock",
+                "--no-lock is for reading: serve writes, which needs LMDB's lock",
+            )
+            .into());
+        }
+        return serve(&cli.data, *addr, key.clone()).await;
+    }
     // Only `import` writes; everything else reads, beside any process writing the directory.
     let read_only = !matches!(cli.command, Command::Import { .. });
     // The input file is opened first: a missing one must not create the store, database or
@@ -304,6 +326,7 @@ async fn run(cli: Cli) -> Result<(), import::ImportError> {
             complete(&c, pk.as_ref(), version, count as u64)?;
             Ok(())
         }
+        Command::Serve { .. } => unreachable!("served above"),
         Command::Check => {
             let reports = engine.check()?;
             for r in &reports {
@@ -475,4 +498,48 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// `engine serve`: the gateway over a directory of its own. A 429 goes back to the client at
+/// once (the SDKs wait `x-ms-retry-after-ms` and retry themselves), so the engine's own client
+/// does not retry on top of them.
+async fn serve(
+    data: &std::path::Path,
+    addr: std::net::SocketAddr,
+    key: Option<String>,
+) -> Result<(), import::ImportError> {
+    let failed = |e: &dyn std::fmt::Display| import::ImportError::Failed(e.to_string());
+    if key.is_none() && !addr.ip().is_loopback() {
+        return Err(failed(&format!(
+            "--addr {addr} is not a loopback address: the default key is the emulator's \
+             well-known one, so pass --key KEY (GATEWAY_KEY)"
+        )));
+    }
+    let engine = Engine::open(
+        data,
+        EngineOptions {
+            retry: engine::RetryOptions {
+                max_retry_attempts_on_throttled: 0,
+                ..Default::default()
+            },
+            ..Default::default()
+        },
+    )?;
+    let mut options = gateway::GatewayOptions::new(addr);
+    options.key = key.clone();
+    let (server, bound) = gateway::Gateway::start(&engine, options).map_err(|e| failed(&e))?;
+    let shown = match key {
+        Some(_) => "AccountKey=<your --key>".to_owned(),
+        None => format!("AccountKey={} (the emulator's key)", gateway::EMULATOR_KEY),
+    };
+    println!("Serving {} over the Cosmos DB REST API", data.display());
+    println!("  AccountEndpoint=http://{bound}/;{shown}");
+    println!("Ctrl-C stops.");
+    let handle = server.handle();
+    let running = tokio::spawn(server);
+    tokio::signal::ctrl_c().await.map_err(|e| failed(&e))?;
+    handle.stop(true).await;
+    let _ = running.await;
+    drop(engine);
+    Ok(())
 }

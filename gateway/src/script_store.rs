@@ -1,0 +1,152 @@
+//! JavaScript stored procedures and triggers created over the REST API. The engine keeps the
+//! scripts registered with it in memory (apps register theirs at every start); Cosmos DB keeps
+//! a created script until it is deleted. So the gateway writes the ones created through it to
+//! `DATA/gateway-scripts.json` and registers them again when it starts. They are keyed by the
+//! container's numeric id, so a container deleted and created again under the same name does
+//! not inherit its predecessor's scripts.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::{Mutex, MutexGuard};
+
+use engine::{ContainerClient, Engine, JavaScript, TriggerOperation};
+use serde::{Deserialize, Serialize};
+
+pub const FILE: &str = "gateway-scripts.json";
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StoredScript {
+    /// The container's numeric id (`ContainerDef::rid`).
+    pub container: u32,
+    /// `sprocs` or `triggers`.
+    pub kind: String,
+    pub id: String,
+    pub body: String,
+    /// Triggers: `Pre` or `Post`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trigger_type: Option<String>,
+    /// Triggers: `All`, `Create`, `Replace`, `Delete` or `Upsert`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trigger_operation: Option<String>,
+    pub ts: u64,
+}
+
+pub fn trigger_operation(s: &str) -> Option<TriggerOperation> {
+    Some(match s {
+        "All" => TriggerOperation::All,
+        "Create" => TriggerOperation::Create,
+        "Replace" => TriggerOperation::Replace,
+        "Delete" => TriggerOperation::Delete,
+        "Upsert" => TriggerOperation::Upsert,
+        _ => return None,
+    })
+}
+
+/// Registers `s` with the engine (compiling it: a syntax error is the engine's 400).
+pub fn register(client: &ContainerClient, s: &StoredScript) -> engine::Result<()> {
+    let js = JavaScript::new(&s.body)?;
+    match s.kind.as_str() {
+        "sprocs" => client.scripts().upsert_stored_procedure(&s.id, js),
+        _ => {
+            let op = s
+                .trigger_operation
+                .as_deref()
+                .and_then(trigger_operation)
+                .ok_or_else(|| {
+                    engine::Error::bad(
+                        "triggerOperation",
+                        "triggerOperation must be All, Create, Replace, Delete or Upsert",
+                    )
+                })?;
+            let trigger = match s.trigger_type.as_deref() {
+                Some("Pre") => js.pre_trigger(op),
+                Some("Post") => js.post_trigger(op),
+                _ => {
+                    return Err(engine::Error::bad(
+                        "triggerType",
+                        "triggerType must be Pre or Post",
+                    ))
+                }
+            };
+            client.scripts().upsert_trigger(&s.id, trigger)
+        }
+    }
+}
+
+pub struct ScriptStore {
+    path: PathBuf,
+    scripts: Mutex<Vec<StoredScript>>,
+}
+
+impl ScriptStore {
+    /// Loads the file and registers every script whose container still exists.
+    pub fn open(engine: &Engine) -> Result<Self, String> {
+        let path = engine.path().join(FILE);
+        let saved: Vec<StoredScript> = match std::fs::read(&path) {
+            Ok(bytes) => {
+                serde_json::from_slice(&bytes).map_err(|e| format!("{}: {e}", path.display()))?
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+            Err(e) => return Err(format!("{}: {e}", path.display())),
+        };
+        let containers: Vec<_> = engine
+            .databases()
+            .iter()
+            .flat_map(|d| engine.database(&d.id).containers())
+            .collect();
+        let mut kept = Vec::new();
+        for s in saved {
+            let Some(def) = containers.iter().find(|c| c.rid == s.container) else {
+                continue;
+            };
+            let client = engine.database(&def.database).container(&def.id);
+            match register(&client, &s) {
+                Ok(()) => kept.push(s),
+                Err(e) => {
+                    tracing::warn!(target: "gateway", "script {}/{} not registered: {e}", def.id, s.id)
+                }
+            }
+        }
+        let store = ScriptStore {
+            path,
+            scripts: Mutex::new(kept),
+        };
+        Ok(store)
+    }
+
+    pub fn get(&self, container: u32, kind: &str, id: &str) -> Option<StoredScript> {
+        self.lock()
+            .iter()
+            .find(|s| s.container == container && s.kind == kind && s.id == id)
+            .cloned()
+    }
+
+    /// Adds or replaces a script, durably (the file is replaced whole, after an fsync).
+    pub fn put(&self, script: StoredScript) -> std::io::Result<()> {
+        let mut all = self.lock();
+        all.retain(|s| {
+            !(s.container == script.container && s.kind == script.kind && s.id == script.id)
+        });
+        all.push(script);
+        self.save(&all)
+    }
+
+    pub fn remove(&self, container: u32, kind: &str, id: &str) -> std::io::Result<()> {
+        let mut all = self.lock();
+        all.retain(|s| !(s.container == container && s.kind == kind && s.id == id));
+        self.save(&all)
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Vec<StoredScript>> {
+        self.scripts.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn save(&self, all: &[StoredScript]) -> std::io::Result<()> {
+        let tmp = self.path.with_extension("json.partial");
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(&serde_json::to_vec_pretty(all).map_err(std::io::Error::other)?)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, &self.path)
+    }
+}

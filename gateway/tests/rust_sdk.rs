@@ -1,0 +1,191 @@
+//! The gateway driven by the official Rust SDK, `azure_data_cosmos` 1.x: items, a transactional
+//! batch and queries across four physical partitions, with the engine's rows and RU.
+
+mod common;
+
+use azure_data_cosmos::feed::FeedScope;
+use azure_data_cosmos::models::{ContainerProperties, TransactionalBatch};
+use azure_data_cosmos::options::{
+    BinaryEncodingOptions, MaxItemCountHint, QueryOptions, QueryPlanMode,
+};
+use azure_data_cosmos::{AccountEndpoint, AccountReference, CosmosClient, Query, RoutingStrategy};
+use common::TestGateway;
+use futures_util::TryStreamExt;
+use serde_json::{json, Value};
+
+async fn client(gw: &TestGateway) -> CosmosClient {
+    let endpoint: AccountEndpoint = gw.endpoint().parse().unwrap();
+    let account = AccountReference::with_authentication_key(
+        endpoint,
+        azure_core::credentials::Secret::from(gateway::EMULATOR_KEY.to_owned()),
+    );
+    CosmosClient::builder()
+        // The gateway reads JSON text, not Cosmos DB's binary JSON (the SDK's default).
+        .with_binary_encoding_options(BinaryEncodingOptions::new().with_enabled(false))
+        .build(account, RoutingStrategy::ProximityTo("local".into()))
+        .await
+        .expect("the SDK reads the database account")
+}
+
+fn charge(h: &azure_data_cosmos::models::ResponseHeaders) -> f64 {
+    h.request_charge()
+        .map(|c| c.value())
+        .expect("x-ms-request-charge")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn items_batch_and_queries_with_the_rust_sdk() {
+    let gw = TestGateway::start();
+    let client = client(&gw).await;
+    client.create_database("r", None).await.unwrap();
+    let db = client.database_client("r");
+    db.create_container(ContainerProperties::new("c", "/pk".into()), None)
+        .await
+        .unwrap();
+    // Four physical partitions, so queries fan out: created through the engine (the container
+    // above shows the SDK's create; this one how the engine partitions).
+    gw.engine
+        .database("r")
+        .create_container(
+            engine::ContainerProperties::new("wide", "/pk").with_initial_partitions(4),
+        )
+        .await
+        .unwrap();
+    let c = db.container_client("c", None).await.unwrap();
+    let wide = db.container_client("wide", None).await.unwrap();
+
+    // Point operations.
+    let created = c
+        .create_item("p1", "a", json!({"id": "a", "pk": "p1", "n": 1}), None)
+        .await
+        .unwrap();
+    assert!(charge(created.headers()) > 0.0);
+    c.upsert_item("p1", "a", json!({"id": "a", "pk": "p1", "n": 2}), None)
+        .await
+        .unwrap();
+    let read = c.read_item("p1", "a", None).await.unwrap();
+    let read_charge = charge(read.headers());
+    let doc: Value = read.into_model().unwrap();
+    assert_eq!(doc["n"], 2);
+    let embedded = gw
+        .engine
+        .database("r")
+        .container("c")
+        .read_item_raw("a", &"p1".into())
+        .unwrap();
+    assert_eq!(
+        read_charge, embedded.request_charge,
+        "the engine's RU, unchanged"
+    );
+    c.replace_item("p1", "a", json!({"id": "a", "pk": "p1", "n": 3}), None)
+        .await
+        .unwrap();
+    c.delete_item("p1", "a", None).await.unwrap();
+    assert!(c.read_item("p1", "a", None).await.is_err(), "deleted");
+
+    // A transactional batch.
+    let batch = TransactionalBatch::new("p2")
+        .create_item(json!({"id": "b1", "pk": "p2"}))
+        .unwrap()
+        .create_item(json!({"id": "b2", "pk": "p2"}))
+        .unwrap()
+        .read_item("b1", None);
+    let r = c
+        .execute_transactional_batch(batch, None)
+        .await
+        .unwrap()
+        .into_model()
+        .unwrap();
+    let statuses: Vec<u16> = r.results().iter().map(|o| o.status_code()).collect();
+    assert_eq!(statuses, [201, 201, 200]);
+
+    // Queries across four physical partitions, paged by 7.
+    for i in 0..60 {
+        wide.create_item(
+            format!("g{}", i % 9),
+            &format!("w{i:02}"),
+            json!({"id": format!("w{i:02}"), "pk": format!("g{}", i % 9), "n": i}),
+            None,
+        )
+        .await
+        .unwrap();
+    }
+    let def = gw
+        .engine
+        .database("r")
+        .container("wide")
+        .read_container()
+        .unwrap();
+    assert_eq!(def.partitions.len(), 4);
+    let page_size = MaxItemCountHint::Limit(std::num::NonZeroU32::new(7).unwrap());
+    // With the gateway's query plan (which asks for no client-side work), every shape; with
+    // the SDK's own local planner (its default), the shapes it merges itself over the one range.
+    let gateway_plan = [
+        "SELECT c.id, c.n FROM c ORDER BY c.n DESC",
+        "SELECT VALUE COUNT(1) FROM c",
+        "SELECT VALUE SUM(c.n) FROM c",
+        "SELECT DISTINCT VALUE c.pk FROM c",
+        "SELECT c.pk, COUNT(1) AS n FROM c GROUP BY c.pk",
+        "SELECT c.n FROM c ORDER BY c.n OFFSET 5 LIMIT 20",
+        "SELECT TOP 3 c.n FROM c ORDER BY c.n",
+        "SELECT * FROM c WHERE c.n >= 50",
+    ];
+    let local_plan = [
+        "SELECT c.id, c.n FROM c ORDER BY c.n DESC",
+        "SELECT VALUE COUNT(1) FROM c",
+        "SELECT * FROM c WHERE c.n >= 50",
+    ];
+    let runs = gateway_plan
+        .iter()
+        .map(|q| (*q, QueryPlanMode::GatewayOnly))
+        .chain(
+            local_plan
+                .iter()
+                .map(|q| (*q, QueryPlanMode::LocalPreferred)),
+        );
+    for (sql, mode) in runs {
+        let options = QueryOptions::default()
+            .with_max_item_count(page_size)
+            .with_query_plan_mode(mode);
+        let mut pages = wide
+            .query_items::<Value>(Query::from(sql), FeedScope::full_container(), Some(options))
+            .await
+            .unwrap_or_else(|e| panic!("{sql} ({mode}): {e}"))
+            .into_pages();
+        let mut rows = Vec::new();
+        let mut n = 0;
+        while let Some(page) = pages
+            .try_next()
+            .await
+            .unwrap_or_else(|e| panic!("{sql} ({mode}): {e}"))
+        {
+            n += 1;
+            rows.extend(page.into_items());
+        }
+        let embedded = gw
+            .engine
+            .database("r")
+            .container("wide")
+            .query_all::<Value>(sql, engine::NO_PARAMS, Default::default())
+            .await
+            .unwrap();
+        assert_eq!(rows, embedded.items, "{sql} ({mode})");
+        if embedded.items.len() > 7 {
+            assert!(n > 1, "{sql} ({mode}) came in pages");
+        }
+    }
+    // One logical partition.
+    let mut it = wide
+        .query_items::<Value>(
+            Query::from("SELECT VALUE c.n FROM c ORDER BY c.n"),
+            FeedScope::partition("g4"),
+            None,
+        )
+        .await
+        .unwrap();
+    let mut ns = Vec::new();
+    while let Some(n) = it.try_next().await.unwrap() {
+        ns.push(n.as_i64().unwrap());
+    }
+    assert_eq!(ns, (0..60).filter(|i| i % 9 == 4).collect::<Vec<_>>());
+}
