@@ -15,7 +15,7 @@ pub fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -47,13 +47,13 @@ mod tests {
     #[test]
     fn money_and_bytes_read_as_people_write_them() {
         assert_eq!(money(1234567.5), "1,234,567.50");
-        assert_eq!(money(&0.0), "0.00");
-        assert_eq!(money(&999.999), "1,000.00");
-        assert_eq!(money(&-12.3), "-12.30");
+        assert_eq!(money(0.0), "0.00");
+        assert_eq!(money(999.999), "1,000.00");
+        assert_eq!(money(-12.3), "-12.30");
         assert_eq!(thousands(100), "100");
         assert_eq!(thousands(1000), "1,000");
-        assert_eq!(bytes(&532), "532 B");
-        assert_eq!(bytes(&1536), "1.5 KB");
-        assert_eq!(bytes(&(3 << 30)), "3.0 GB");
+        assert_eq!(bytes(532u64), "532 B");
+        assert_eq!(bytes(1536u64), "1.5 KB");
+        assert_eq!(bytes(3u64 << 30), "3.0 GB");
     }
 }
