@@ -45,6 +45,9 @@ pub struct ContainerDef {
     /// Progress of the index rebuild after a policy change; `None` = the index is complete.
     #[serde(default)]
     pub index_rebuild: Option<crate::index::rebuild::IndexRebuild>,
+    /// The unique key policy: per unique key, its paths (`crate::unique`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unique_keys: Vec<Vec<String>>,
     /// The indexing policy, compiled once per definition.
     #[serde(skip)]
     compiled_policy: std::sync::OnceLock<Arc<CompiledPolicy>>,
@@ -76,6 +79,7 @@ impl ContainerDef {
             partitions,
             created,
             index_rebuild: None,
+            unique_keys: Vec::new(),
             compiled_policy: Default::default(),
         };
         def.compile_policy()?;

@@ -22,6 +22,11 @@ pub enum Error {
     #[error("conflict: an item with id '{id}' already exists in this logical partition")]
     Conflict { id: String },
 
+    /// 409: a write would give two items of one logical partition the same values of a unique
+    /// key of the container's unique key policy.
+    #[error("conflict: unique index constraint violation: another item of this logical partition has the same {paths}")]
+    UniqueKey { paths: String },
+
     /// 412: the `if-match` etag is not the item's current etag.
     #[error("precondition failed: the item's etag is {current}, the request expected {expected}")]
     PreconditionFailed { expected: String, current: String },
@@ -92,7 +97,7 @@ impl Error {
         match self {
             Error::BadRequest { .. } => 400,
             Error::NotFound { .. } => 404,
-            Error::Conflict { .. } => 409,
+            Error::Conflict { .. } | Error::UniqueKey { .. } => 409,
             Error::PreconditionFailed { .. } => 412,
             Error::TooLarge { .. } => 413,
             Error::PartitionFull { .. } => 403,

@@ -30,6 +30,7 @@ pub mod sql;
 pub mod storage;
 pub mod throughput;
 pub mod ttl;
+pub mod unique;
 pub mod writer;
 
 pub use catalog::{ContainerDef, DatabaseDef};

@@ -58,6 +58,8 @@ pub struct Store {
     pub index: Database<'static, Bytes, Bytes>,
     /// TTL expiry index: `rid | expires-at | epk | id` → nothing.
     pub expiry: Database<'static, Bytes, Bytes>,
+    /// Unique keys: `rid | epk | key number | hash of the values` → the id holding them.
+    pub unique: Database<'static, Bytes, Bytes>,
     /// Readers hold it shared for the life of their read transaction; growing the map takes it
     /// exclusively, because LMDB may only resize with no transaction open in the process.
     gate: RwLock<()>,
@@ -95,7 +97,7 @@ impl Store {
             unsafe { env.resize(round_up(used * 2, page))? };
         }
         let wtxn = env.write_txn()?;
-        let (meta, docs, lps, feed, log, index, expiry) = env
+        let (meta, docs, lps, feed, log, index, expiry, unique) = env
             .create_databases_and_commit(wtxn, |dbo, wtxn| -> heed::Result<_> {
                 Ok(CommitOrAbort::<_, ()>::Commit((
                     dbo.create_database::<Str, Bytes>(wtxn, Some("meta"))?,
@@ -105,6 +107,7 @@ impl Store {
                     dbo.create_database::<Bytes, Bytes>(wtxn, Some("log"))?,
                     dbo.create_database::<Bytes, Bytes>(wtxn, Some("index"))?,
                     dbo.create_database::<Bytes, Bytes>(wtxn, Some("expiry"))?,
+                    dbo.create_database::<Bytes, Bytes>(wtxn, Some("unique"))?,
                 )))
             })?
             .unwrap_commit();
@@ -117,6 +120,7 @@ impl Store {
             log,
             index,
             expiry,
+            unique,
             gate: RwLock::new(()),
             max_map_size: opts.max_map_size,
             dir: dir.to_path_buf(),
@@ -173,19 +177,24 @@ impl Store {
                     o("log")?,
                     o("index")?,
                     o("expiry")?,
+                    o("unique")?,
                 )))
             })?
             .unwrap_commit();
         let missing = || Error::Corrupt(format!("{} lacks the engine's databases", dir.display()));
-        let (meta, docs, lps, feed, log, index, expiry) = dbs;
+        let (meta, docs, lps, feed, log, index, expiry, unique) = dbs;
+        let index = index.ok_or_else(missing)?;
         Ok(Store {
             meta: meta.ok_or_else(missing)?,
             docs: docs.ok_or_else(missing)?,
             lps: lps.ok_or_else(missing)?,
             feed: feed.ok_or_else(missing)?,
             log: log.ok_or_else(missing)?,
-            index: index.ok_or_else(missing)?,
+            index,
             expiry: expiry.ok_or_else(missing)?,
+            // A store written before unique keys has none; reading never consults them, so the
+            // index's handle stands in (never written: this store is read-only).
+            unique: unique.unwrap_or(index),
             env,
             gate: RwLock::new(()),
             max_map_size: opts.max_map_size,

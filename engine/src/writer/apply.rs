@@ -15,6 +15,7 @@ use crate::ru::Meter;
 use crate::storage::keys::{self, DocHeader};
 use crate::storage::Store;
 use crate::ttl;
+use crate::unique;
 
 /// Limits the writer enforces.
 #[derive(Debug, Clone)]
@@ -315,8 +316,12 @@ fn write(
         });
     }
 
+    let (old_unique, new_unique) = unique_entries(def, t, old.as_ref(), &sealed)?;
+    check_unique(ctx, def, t, &old_unique, &new_unique)?;
+
     // Past this point nothing fails but storage itself.
     ctx.store.docs.put(ctx.wtxn, &t.key, &value)?;
+    let unique_touched = update_unique(ctx, t, &old_unique, &new_unique)?;
     if let Some(o) = &old {
         let old_pp = pp_id; // an item never changes physical partition between writes
         ctx.store
@@ -363,7 +368,7 @@ fn write(
     pp.bytes = (pp.bytes + value.len() as u64).saturating_sub(old_len);
     pp.items += u64::from(old.is_none());
 
-    meter.write_item(value.len(), terms_touched);
+    meter.write_item(value.len(), terms_touched + unique_touched);
     Ok(ItemOutcome {
         status,
         body: Some(json),
@@ -393,8 +398,10 @@ fn remove(
     ctx.store
         .feed
         .delete(ctx.wtxn, &keys::feed_key(rid, pp_id, old.header.lsn))?;
-    let old_terms = index::terms(&parse(&old.json)?, &def.policy());
+    let old_doc = parse(&old.json)?;
+    let old_terms = index::terms(&old_doc, &def.policy());
     update_index(ctx, rid, pp_id, t, &old_terms, &[])?;
+    update_unique(ctx, t, &unique::entries(def, &t.epk, &old_doc), &[])?;
     if let Some(at) = ttl::expires_at(old.header.ts, old.header.ttl, def.default_ttl) {
         ctx.store
             .expiry
@@ -472,4 +479,77 @@ pub fn decode_lp_stats(v: &[u8]) -> (u64, u64, Option<Value>) {
         u64::from_be_bytes(v[8..16].try_into().expect("8")),
         serde_json::from_slice(&v[16..]).ok(),
     )
+}
+
+/// The unique-key entries of the item before and after a write.
+fn unique_entries(
+    def: &ContainerDef,
+    t: &Target,
+    old: Option<&Existing>,
+    new: &Value,
+) -> Result<(Vec<unique::Entry>, Vec<unique::Entry>)> {
+    if def.unique_keys.is_empty() {
+        return Ok((Vec::new(), Vec::new()));
+    }
+    let old = match old {
+        Some(o) => unique::entries(def, &t.epk, &parse(&o.json)?),
+        None => Vec::new(),
+    };
+    Ok((old, unique::entries(def, &t.epk, new)))
+}
+
+/// 409 if another live item of the logical partition holds one of the new entries. An item whose
+/// TTL passed (not purged yet) no longer holds anything.
+fn check_unique(
+    ctx: &Ctx,
+    def: &ContainerDef,
+    t: &Target,
+    old: &[unique::Entry],
+    new: &[unique::Entry],
+) -> Result<()> {
+    let id_key = &t.key[20..];
+    for e in new.iter().filter(|e| old.binary_search(e).is_err()) {
+        let Some(holder) = ctx.store.unique.get(ctx.wtxn, &e.key)? else {
+            continue;
+        };
+        if holder == id_key {
+            continue;
+        }
+        let mut holder_key = t.key[..20].to_vec();
+        holder_key.extend_from_slice(holder);
+        let alive = match ctx.store.docs.get(ctx.wtxn, &holder_key)? {
+            Some(v) => DocHeader::decode(v)
+                .is_some_and(|(h, _)| !ttl::is_expired(&h, def.default_ttl, ctx.now)),
+            None => false,
+        };
+        if alive {
+            return Err(Error::UniqueKey {
+                paths: unique::describe(def, e.number),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Replaces the item's unique-key entries; returns how many changed (charged as index terms).
+fn update_unique(
+    ctx: &mut Ctx,
+    t: &Target,
+    old: &[unique::Entry],
+    new: &[unique::Entry],
+) -> Result<u64> {
+    let id_key = &t.key[20..];
+    let mut touched = 0;
+    for e in old.iter().filter(|e| new.binary_search(e).is_err()) {
+        // Only if still ours: a purged holder's entry may since belong to another item.
+        if ctx.store.unique.get(ctx.wtxn, &e.key)? == Some(id_key) {
+            ctx.store.unique.delete(ctx.wtxn, &e.key)?;
+        }
+        touched += 1;
+    }
+    for e in new.iter().filter(|e| old.binary_search(e).is_err()) {
+        ctx.store.unique.put(ctx.wtxn, &e.key, id_key)?;
+        touched += 1;
+    }
+    Ok(touched)
 }

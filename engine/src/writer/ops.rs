@@ -25,6 +25,9 @@ pub struct ContainerProperties {
     pub change_feed_retention: Option<u64>,
     /// Physical partitions to start with (defaults to the engine's `initial_partitions`).
     pub initial_partitions: Option<u32>,
+    /// Cosmos DB's unique key policy: each entry the paths of one unique key (set at creation,
+    /// immutable).
+    pub unique_keys: Vec<Vec<String>>,
 }
 
 impl ContainerProperties {
@@ -37,6 +40,7 @@ impl ContainerProperties {
             throughput: None,
             change_feed_retention: None,
             initial_partitions: None,
+            unique_keys: Vec::new(),
         }
     }
     pub fn with_throughput(mut self, ru_per_s: u32) -> Self {
@@ -56,6 +60,14 @@ impl ContainerProperties {
         self.change_feed_retention = Some(seconds);
         self
     }
+    /// Adds a unique key: no two items of one logical partition may have the same values at
+    /// `paths` (`&["/email"]`, or several paths for a composite key).
+    pub fn with_unique_key(mut self, paths: &[&str]) -> Self {
+        self.unique_keys
+            .push(paths.iter().map(|p| (*p).to_owned()).collect());
+        self
+    }
+
     pub fn with_initial_partitions(mut self, n: u32) -> Self {
         self.initial_partitions = Some(n);
         self

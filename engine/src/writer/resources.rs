@@ -101,8 +101,9 @@ pub(super) fn apply_resource(
                     "initial physical partitions must be 1 to 1024",
                 ));
             }
+            crate::unique::validate(&props.unique_keys)?;
             let rid = state.next_rid;
-            let def = ContainerDef::new(
+            let mut def = ContainerDef::new(
                 props.id.clone(),
                 database.clone(),
                 rid,
@@ -114,6 +115,7 @@ pub(super) fn apply_resource(
                 PartitionMap::evenly(partitions),
                 ctx.now,
             )?;
+            def.unique_keys = props.unique_keys.clone();
             state.next_rid += 1;
             dirty.next_rid = true;
             state.containers.insert(rid, def.clone());
@@ -178,6 +180,7 @@ fn drop_container(
         ctx.store.feed,
         ctx.store.log,
         ctx.store.expiry,
+        ctx.store.unique,
     ] {
         let mut it = dbi.prefix_iter_mut(ctx.wtxn, &prefix)?;
         while it.next().transpose()?.is_some() {
