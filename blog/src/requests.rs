@@ -100,10 +100,16 @@ impl<M: Version> Requests<M> {
             .await
     }
 
-    pub async fn c2_edit_post(&self, post_id: &str, title: &str, content: &str) -> Result<()> {
+    pub async fn c2_edit_post(
+        &self,
+        post_id: &str,
+        title: &str,
+        content: &str,
+        html: &str,
+    ) -> Result<()> {
         self.timed(
             Request::C2,
-            M::c2_edit_post(&self.db, post_id, title, content),
+            M::c2_edit_post(&self.db, post_id, title, content, html),
         )
         .await
     }

@@ -42,6 +42,7 @@ pub trait Version: 'static {
         post_id: &str,
         title: &str,
         content: &str,
+        html: &str,
     ) -> Result<()>;
     async fn c3_create_comment(db: &DbOf<Self::Containers>, comment: &Comment) -> Result<()>;
     /// Ok(false) when the user already liked the post.
@@ -93,8 +94,14 @@ impl Version for V3 {
     async fn c2_create_post(db: &access::Db, post: Post) -> Result<()> {
         access::c2_post::create_post(db, post).await.map(drop)
     }
-    async fn c2_edit_post(db: &access::Db, id: &str, title: &str, content: &str) -> Result<()> {
-        access::c2_post::edit_post(db, id, title, content)
+    async fn c2_edit_post(
+        db: &access::Db,
+        id: &str,
+        title: &str,
+        content: &str,
+        html: &str,
+    ) -> Result<()> {
+        access::c2_post::edit_post(db, id, title, content, html)
             .await
             .map(drop)
     }
@@ -149,8 +156,14 @@ impl Version for V2 {
     async fn c2_create_post(db: &v2::Db, post: Post) -> Result<()> {
         access::c2_post::create_post(db, post).await.map(drop)
     }
-    async fn c2_edit_post(db: &v2::Db, id: &str, title: &str, content: &str) -> Result<()> {
-        access::c2_post::edit_post(db, id, title, content)
+    async fn c2_edit_post(
+        db: &v2::Db,
+        id: &str,
+        title: &str,
+        content: &str,
+        html: &str,
+    ) -> Result<()> {
+        access::c2_post::edit_post(db, id, title, content, html)
             .await
             .map(drop)
     }
@@ -205,7 +218,14 @@ impl Version for V1 {
     async fn c2_create_post(db: &v1::Db, post: Post) -> Result<()> {
         v1::c2_post::create_post(db, &post).await
     }
-    async fn c2_edit_post(db: &v1::Db, id: &str, title: &str, content: &str) -> Result<()> {
+    /// V1's posts keep no rendered HTML (the article's V1 model): its views render.
+    async fn c2_edit_post(
+        db: &v1::Db,
+        id: &str,
+        title: &str,
+        content: &str,
+        _html: &str,
+    ) -> Result<()> {
         v1::c2_post::edit_post(db, id, title, content).await
     }
     async fn c3_create_comment(db: &v1::Db, comment: &Comment) -> Result<()> {

@@ -21,6 +21,7 @@ pub async fn edit_post<C: PostsContainer>(
     post_id: &str,
     title: &str,
     content: &str,
+    html: &str,
 ) -> Result<Post> {
     let r = db
         .posts()
@@ -30,6 +31,7 @@ pub async fn edit_post<C: PostsContainer>(
             &[
                 PatchOperation::set("/title", json!(title)),
                 PatchOperation::set("/content", json!(content)),
+                PatchOperation::set("/html", json!(html)),
             ],
             None,
         )

@@ -49,6 +49,10 @@ pub struct Post {
     pub user_username: String,
     pub title: String,
     pub content: String,
+    /// `content` rendered to sanitized HTML when the post is written, so a view never renders
+    /// (absent on posts written before it was stored: those render on view).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub html: String,
     pub comment_count: u64,
     pub like_count: u64,
     pub creation_date: String,

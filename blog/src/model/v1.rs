@@ -92,6 +92,7 @@ impl PostV1 {
             user_username,
             title: self.title,
             content: self.content,
+            html: String::new(),
             comment_count,
             like_count,
             creation_date: self.creation_date,

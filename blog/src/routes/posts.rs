@@ -73,6 +73,7 @@ pub async fn create<M: Version>(
         );
     }
     let id = format!("post-{:016x}", rand::random::<u64>());
+    let html = crate::markdown::render(content.clone()).await?;
     let post = Post {
         id: id.clone(),
         kind: "post".into(),
@@ -81,6 +82,7 @@ pub async fn create<M: Version>(
         user_username: me.name,
         title,
         content,
+        html,
         comment_count: 0,
         like_count: 0,
         creation_date: sitekit::time::now(),
@@ -142,7 +144,8 @@ pub async fn edit<M: Version>(
             },
         );
     }
-    blog.c2_edit_post(&post_id, &title, &content).await?;
+    let html = crate::markdown::render(content.clone()).await?;
+    blog.c2_edit_post(&post_id, &title, &content, &html).await?;
     ctx.flash("Saved.");
     Ok(see_other(&format!("{}/posts/{post_id}", M::BASE)))
 }
@@ -182,7 +185,11 @@ async fn post_page<M: Version>(
         status,
         &PostPage {
             page: ctx.page(post.title.clone()),
-            body: crate::markdown::render(post.content.clone()).await?,
+            body: if post.html.is_empty() {
+                crate::markdown::render(post.content.clone()).await?
+            } else {
+                post.html.clone()
+            },
             next: next_page_link(
                 &format!("{}/posts/{post_id}", M::BASE),
                 &comments.continuation,

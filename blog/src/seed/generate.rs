@@ -114,14 +114,17 @@ fn posts_of(n: u64, users: u64) -> Vec<(Post, Vec<Comment>, Vec<Like>)> {
                     creation_date: iso(created + chrono::Duration::minutes(5)),
                 })
                 .collect();
+            let title = text::title(&mut r);
+            let content = text::body(&mut r);
             let post = Post {
                 id: post_id.clone(),
                 kind: "post".into(),
                 post_id,
                 user_id: user_id(n),
                 user_username: username(n),
-                title: text::title(&mut r),
-                content: text::body(&mut r),
+                title,
+                html: crate::markdown::to_safe_html(&content),
+                content,
                 comment_count: comments.len() as u64,
                 like_count: likes.len() as u64,
                 creation_date: iso(created),

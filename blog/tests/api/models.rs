@@ -36,7 +36,9 @@ async fn answers<M: Version>(containers: M::Containers, n: u64) -> Answers {
     }
     let mut details = Vec::new();
     for p in &posts {
-        let post = r.q2_post(&p.post_id).await.expect("Q2");
+        let mut post = r.q2_post(&p.post_id).await.expect("Q2");
+        // The rendered HTML is how V2/V3 store a post, not part of the answer (V1 renders on view).
+        post.html.clear();
         let (mut comments, mut next) = (Vec::new(), None);
         loop {
             let page = r.q4_comments(&p.post_id, next).await.expect("Q4");

@@ -78,6 +78,21 @@ async fn c2_q2_a_new_post_reaches_the_feed_and_its_authors_page_and_renders_mark
     assert!(r.body.contains("<h1>Heading</h1>") && r.body.contains("<strong>bold</strong>"));
     assert!(!r.body.contains("<script>alert"), "sanitized");
     assert!(r.body.contains("Hello &#60;world&#62;"), "escaped title");
+    // Rendered once, when written: the post carries its sanitized HTML, the view renders nothing.
+    let stored = app
+        .engine
+        .database(blog::containers::DATABASE)
+        .container("posts")
+        .read_item::<serde_json::Value>(&post_id, &post_id, None)
+        .await
+        .unwrap()
+        .resource
+        .unwrap();
+    let html = stored["html"].as_str().expect("the post stores its HTML");
+    assert!(
+        html.contains("<strong>bold</strong>") && !html.contains("<script"),
+        "{html}"
+    );
     assert_eq!(
         routings(&r)[..2],
         ["point", "single-partition"],
