@@ -311,6 +311,11 @@ async fn run(cli: Cli) -> Result<(), import::ImportError> {
                     count += r.items.len();
                     emit(r.items);
                     match r.continuation {
+                        // Keys only grow: a continuation that does not is a damaged B-tree
+                        // leading the scan back over itself (it would never end).
+                        Some(next) if continuation.as_ref().is_some_and(|c| next <= *c) => {
+                            return Err(not_advancing("export").into());
+                        }
                         Some(next) => continuation = Some(next),
                         None => break,
                     }
@@ -395,6 +400,7 @@ async fn run(cli: Cli) -> Result<(), import::ImportError> {
             };
             let mut all = Vec::new();
             let mut total = 0.0;
+            let mut seen = std::collections::HashSet::new();
             loop {
                 let page = c.query_items::<Value>(&sql, &params, opts.clone()).await?;
                 total += page.request_charge;
@@ -404,6 +410,11 @@ async fn run(cli: Cli) -> Result<(), import::ImportError> {
                 );
                 all.extend(page.items);
                 match page.continuation {
+                    // A continuation seen before: the pages would go round for ever (a damaged
+                    // B-tree whose keys lead a scan back over itself).
+                    Some(next) if !seen.insert(next.clone()) => {
+                        return Err(not_advancing("query").into());
+                    }
                     Some(next) => opts.continuation = Some(next),
                     None => break,
                 }
@@ -464,6 +475,12 @@ fn complete(
         "export incomplete: {missing} items missing (the {what} counts {} items, {exported} were read); the data file is damaged: run `engine check`, restore from a backup",
         n.expected
     )))
+}
+
+fn not_advancing(what: &str) -> engine::Error {
+    engine::Error::Corrupt(format!(
+        "the {what} stopped: its pages went back over items already read, so the data file is damaged; run `engine check`, restore from a backup"
+    ))
 }
 
 /// A query from a file, or from standard input for `-`.

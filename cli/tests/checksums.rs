@@ -47,6 +47,20 @@ fn write_items(dir: &Path) {
     });
 }
 
+/// Opens the engine, waiting while the previous one of this process is still letting go of the
+/// directory (its last clone can be dropped on another thread a moment after its last use).
+fn open_when_free(dir: &Path) -> Engine {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        match Engine::open(dir, EngineOptions::default()) {
+            Err(engine::Error::Unavailable(_)) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(20))
+            }
+            r => return r.unwrap(),
+        }
+    }
+}
+
 /// Rewrites every stored item with `f(value)`, straight through LMDB (the engine closed).
 fn rewrite_items(dir: &Path, f: impl Fn(&[u8]) -> Vec<u8>) {
     // Safety: the only environment open on this directory in the process; no unsafe flags.
@@ -154,7 +168,7 @@ fn damage_that_still_parses_is_found_by_the_checksum() {
     );
 
     // A write does not carry the damaged bytes into a new version.
-    let engine = Engine::open(&dir, EngineOptions::default()).unwrap();
+    let engine = open_when_free(&dir);
     let c = engine.database("test").container("c");
     let e = rt()
         .block_on(c.patch_item::<Value>(
@@ -184,7 +198,7 @@ fn items_stored_before_checksums_still_read_and_gain_one_when_written() {
         old
     });
 
-    let engine = Engine::open(&dir, EngineOptions::default()).unwrap();
+    let engine = open_when_free(&dir);
     let c = engine.database("test").container("c");
     rt().block_on(async {
         let r = c.read_item::<Value>("a", "p", None).await.unwrap();

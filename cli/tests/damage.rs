@@ -338,7 +338,7 @@ fn noise(seed: u64, len: usize) -> Vec<u8> {
 }
 
 /// No command dies by a signal on a damaged file: the items' root page and the pages after it
-/// (32 KB) overwritten with random bytes made `stats` and `check` stop on LMDB's assertions
+/// (32 KB), or six pages anywhere, overwritten with random bytes. The first made `stats` and `check` stop on LMDB's assertions
 /// (SIGABRT) and `backup` crash in LMDB's compacting copy (SIGSEGV). Now each exits with a code,
 /// says the file is damaged, and a failed backup leaves nothing behind.
 #[test]
@@ -347,21 +347,40 @@ fn no_command_dies_by_a_signal_on_a_damaged_file() {
     let data = store(tmp.path(), 3000);
     let clean = std::fs::read(data.join("data.mdb")).unwrap();
     let root = root_of(&clean, b"docs");
+    let pages = clean.len() / PAGE;
     let mut stopped = 0;
-    for seed in 1..=8u64 {
+    for seed in 1..=14u64 {
         let mut bytes = clean.clone();
-        let at = root * PAGE;
-        let n = (bytes.len() - at).min(32 * 1024);
-        bytes[at..at + n].copy_from_slice(&noise(seed, n));
+        if seed <= 8 {
+            let at = root * PAGE;
+            let n = (bytes.len() - at).min(32 * 1024);
+            bytes[at..at + n].copy_from_slice(&noise(seed, n));
+        } else {
+            // Six pages anywhere but the two meta pages.
+            let picks = noise(seed, 12);
+            for pair in picks.chunks(2) {
+                let page = 2 + usize::from(u16::from_le_bytes([pair[0], pair[1]])) % (pages - 2);
+                bytes[page * PAGE..(page + 1) * PAGE]
+                    .copy_from_slice(&noise(seed + page as u64, PAGE));
+            }
+        }
         let dir = tmp.path().join(format!("d{seed}"));
         std::fs::create_dir(&dir).unwrap();
         std::fs::write(dir.join("data.mdb"), &bytes).unwrap();
         let out = tmp.path().join(format!("b{seed}"));
+        // Not `query` on the random pages: its paged scan can cycle for ever on a B-tree whose
+        // keys lead a scan back over itself (continuations are the query engine's; a known
+        // gap, reported). `export` checks that its keys advance.
+        let query: &[&str] = if seed <= 8 {
+            &["query", "--db", "d", "--container", "c", "SELECT * FROM c"]
+        } else {
+            &["list"]
+        };
         for args in [
             &["stats", "--db", "d", "--container", "c"][..],
             &["export", "--db", "d", "--container", "c"][..],
             &["check"][..],
-            &["query", "--db", "d", "--container", "c", "SELECT * FROM c"][..],
+            query,
             &["backup", out.to_str().unwrap()][..],
         ] {
             let o = engine(&dir, args);
@@ -376,8 +395,9 @@ fn no_command_dies_by_a_signal_on_a_damaged_file() {
                 stopped += 1;
             }
             if code != Some(0) {
-                let reported =
-                    err.contains("damaged") || (args[0] == "check" && err.contains("check found"));
+                let reported = err.contains("damaged")
+                    || err.contains("corrupt data")
+                    || (args[0] == "check" && err.contains("check found"));
                 assert!(reported, "seed {seed} {args:?}: {err}");
             }
             if args[0] == "backup" {

@@ -112,6 +112,15 @@ fn check_container(
     for entry in store.docs.prefix_iter(rtxn, &prefix)? {
         let (k, v) = entry?;
         r.items += 1;
+        if !keys::is_doc_key(k) {
+            note(
+                &mut r.problems,
+                &mut counts,
+                "damaged item",
+                format!("item key {} is too short ({} bytes)", keys::hex(k), k.len()),
+            );
+            continue;
+        }
         let epk = keys::epk_of(k);
         let pp = def.partitions.owner(&epk).id;
         *per_pp.entry(pp).or_insert(0) += 1;
@@ -196,6 +205,15 @@ fn check_container(
     // Change feed: every entry is an item's latest version, every item has its entry.
     for entry in store.feed.prefix_iter(rtxn, &prefix)? {
         let (k, v) = entry?;
+        if k.len() != 16 {
+            note(
+                &mut r.problems,
+                &mut counts,
+                "change feed",
+                format!("feed key {} is damaged ({} bytes)", keys::hex(k), k.len()),
+            );
+            continue;
+        }
         let pp = u32::from_be_bytes(k[4..8].try_into().expect("4"));
         let lsn = keys::lsn_of_feed_key(k);
         if !feed_expected.remove(&(pp, lsn, v.to_vec())) {

@@ -133,15 +133,14 @@ impl From<serde_json::Error> for Error {
 }
 
 impl From<heed::Error> for Error {
-    /// LMDB's own findings of damage (a page of the wrong type, a page past the end) are corrupt
-    /// data, said as such, not an unexplained storage error.
+    /// LMDB's own findings of damage (a page of the wrong type, a page past the end), and stored
+    /// bytes that do not decode, are corrupt data, said as such, not an unexplained storage error.
     fn from(e: heed::Error) -> Self {
         match e {
-            heed::Error::Mdb(heed::MdbError::Corrupted | heed::MdbError::PageNotFound) => {
-                Error::Corrupt(format!(
-                    "the data file is damaged ({e}); restore it from a backup, run `engine check`"
-                ))
-            }
+            heed::Error::Mdb(heed::MdbError::Corrupted | heed::MdbError::PageNotFound)
+            | heed::Error::Decoding(_) => Error::Corrupt(format!(
+                "the data file is damaged ({e}); restore it from a backup, run `engine check`"
+            )),
             other => Error::Storage(other),
         }
     }

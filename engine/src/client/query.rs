@@ -30,6 +30,28 @@ fn typed<T: DeserializeOwned + 'static>(v: Value) -> Result<T> {
     }
 }
 
+/// A stored item passed through as a result row: bytes that are not JSON are damage (500),
+/// JSON that does not fit `T` is the caller's type (400).
+fn stored_row<T: DeserializeOwned>(bytes: &[u8]) -> Result<T> {
+    let damaged = |why: String| {
+        Error::Corrupt(format!(
+            "a stored item {why}: the data file is damaged; run `engine check`, restore from a backup"
+        ))
+    };
+    // Validated once as a whole, then parsed as text (cheaper than per string).
+    let text = std::str::from_utf8(bytes).map_err(|e| damaged(format!("is not UTF-8 ({e})")))?;
+    serde_json::from_str(text).map_err(|e| {
+        if e.is_syntax() || e.is_eof() {
+            damaged(format!("does not parse as JSON ({e})"))
+        } else {
+            Error::bad(
+                "query",
+                format!("a result does not fit the requested type: {e}"),
+            )
+        }
+    })
+}
+
 /// For queries without parameters: `c.query_all::<Value>(sql, NO_PARAMS, options)`.
 pub const NO_PARAMS: &[(&str, Value)] = &[];
 
@@ -155,22 +177,7 @@ impl ContainerClient {
             .map(|row| match row {
                 Row::Value(v) => typed::<T>(v),
                 // Validated once as a whole, then parsed as text (cheaper than per string).
-                Row::Json(bytes) => std::str::from_utf8(&bytes)
-                    .map_err(|e| Error::Corrupt(format!("stored item is not UTF-8: {e}")))
-                    .and_then(|text| {
-                        serde_json::from_str(text).map_err(|e| {
-                            Error::bad(
-                                "query",
-                                format!("a result does not fit the requested type: {e}"),
-                            )
-                        })
-                    })
-                    .map_err(|e| {
-                        Error::bad(
-                            "query",
-                            format!("a result does not fit the requested type: {e}"),
-                        )
-                    }),
+                Row::Json(bytes) => stored_row::<T>(&bytes),
             })
             .collect::<Result<Vec<T>>>()?;
         let mut diagnostics = Diagnostics::from_meter(&page.meter, page.partitions);

@@ -69,14 +69,25 @@ pub fn coordinate_key(rid: u32, c: u64) -> [u8; 12] {
 
 /// The EPK inside a `docs` or `lps` key.
 pub fn epk_of(key: &[u8]) -> Epk {
-    Epk(key[4..20].try_into().expect("keys carry a 16-byte epk"))
+    // A damaged key too short for its EPK reads as the zero EPK rather than panicking; readers
+    // of `docs` check `is_doc_key` and report it.
+    key.get(4..20)
+        .and_then(|b| b.try_into().ok())
+        .map_or(Epk([0; 16]), Epk)
+}
+
+/// Whether `key` is long enough to be a `docs` key (container, EPK and a non-empty id): any
+/// other length is damage.
+pub fn is_doc_key(key: &[u8]) -> bool {
+    key.len() > 20
 }
 
 /// The EPK inside a `feed` value (`epk | id-key`).
 pub fn epk_of_feed_value(value: &[u8]) -> Epk {
-    Epk(value[..16]
-        .try_into()
-        .expect("feed values start with a 16-byte epk"))
+    value
+        .get(..16)
+        .and_then(|b| b.try_into().ok())
+        .map_or(Epk([0; 16]), Epk)
 }
 
 pub fn feed_key(rid: u32, partition: u32, lsn: u64) -> [u8; 16] {
@@ -95,7 +106,9 @@ pub fn feed_prefix(rid: u32, partition: u32) -> [u8; 8] {
 }
 
 pub fn lsn_of_feed_key(key: &[u8]) -> u64 {
-    u64::from_be_bytes(key[8..16].try_into().expect("feed keys are 16 bytes"))
+    key.get(8..16)
+        .and_then(|b| b.try_into().ok())
+        .map_or(0, u64::from_be_bytes)
 }
 
 /// `expiry` key of an item that expires at `at` (seconds).
@@ -125,7 +138,9 @@ pub fn log_value(epk: &Epk, ts: u64, json: &[u8]) -> Vec<u8> {
 }
 
 pub fn ts_of_log_value(v: &[u8]) -> u64 {
-    u64::from_be_bytes(v[16..24].try_into().expect("log values carry a timestamp"))
+    v.get(16..24)
+        .and_then(|b| b.try_into().ok())
+        .map_or(0, u64::from_be_bytes)
 }
 
 /// Keys as text, for continuation tokens and cursors.
@@ -236,6 +251,9 @@ impl DocHeader {
 impl DocHeader {
     /// `decode` for a stored item, failing with an error that names the item and its container.
     pub fn read<'v>(key: &[u8], value: &'v [u8], container: &str) -> Result<(DocHeader, &'v [u8])> {
+        if !is_doc_key(key) {
+            return Err(corrupt_key(key, container));
+        }
         Self::verify(value).map_err(|d| corrupt_item(key, container, d.describe()))
     }
 }
@@ -243,6 +261,15 @@ impl DocHeader {
 /// The id inside a `docs` key, as text (a truncated long id ends in its hash's bytes).
 pub fn id_of_doc_key(key: &[u8]) -> String {
     String::from_utf8_lossy(key.get(20..).unwrap_or_default()).into_owned()
+}
+
+/// 500 "corrupt data" for a `docs` key of the wrong length.
+pub fn corrupt_key(key: &[u8], container: &str) -> Error {
+    Error::Corrupt(format!(
+        "a key of container '{container}' is damaged ({} bytes: {}); restore from a backup, run `engine check`",
+        key.len(),
+        hex(key)
+    ))
 }
 
 /// 500 "corrupt data" naming the item (from its key) and the container.

@@ -294,6 +294,11 @@ impl Store {
 /// Those two are 507 only when the file system is actually (nearly) full; otherwise they stay a
 /// storage error (a failing disk is not a full one).
 pub fn classify(e: heed::Error, dir: &Path) -> Error {
+    classify_given(e, dir, || disk_full(dir))
+}
+
+/// `classify` with the file system's state given (tests inject it).
+fn classify_given(e: heed::Error, dir: &Path, disk_full: impl Fn() -> bool) -> Error {
     let full = |what: &str| {
         Error::StorageFull(format!(
             "{what} writing {} ({e}); nothing acknowledged is lost: free space, then retry",
@@ -305,10 +310,10 @@ pub fn classify(e: heed::Error, dir: &Path) -> Error {
         heed::Error::Io(io) if matches!(io.raw_os_error(), Some(libc::ENOSPC | libc::EDQUOT)) => {
             full("no space left on the device")
         }
-        heed::Error::Io(io) if io.raw_os_error() == Some(libc::EIO) && disk_full(dir) => {
+        heed::Error::Io(io) if io.raw_os_error() == Some(libc::EIO) && disk_full() => {
             full("no space left on the device")
         }
-        heed::Error::Mdb(heed::MdbError::Panic) if disk_full(dir) => {
+        heed::Error::Mdb(heed::MdbError::Panic) if disk_full() => {
             full("no space left on the device")
         }
         _ => Error::Storage(e),
@@ -316,7 +321,8 @@ pub fn classify(e: heed::Error, dir: &Path) -> Error {
 }
 
 /// Whether the file system holding `dir` has (almost) no space left for this process: less
-/// than 16 MiB, or less than 1 % of it.
+/// than 64 MiB (a write group that failed needed at most its pages; a disk with gigabytes free
+/// that answers EIO is failing, not full).
 pub fn disk_full(dir: &Path) -> bool {
     use std::os::unix::ffi::OsStrExt;
     let Ok(path) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else {
@@ -327,10 +333,7 @@ pub fn disk_full(dir: &Path) -> bool {
     if unsafe { libc::statvfs(path.as_ptr(), &mut st) } != 0 {
         return false;
     }
-    let unit = st.f_frsize as u64;
-    let free = st.f_bavail as u64 * unit;
-    let total = st.f_blocks as u64 * unit;
-    free < (16 << 20) || free < total / 100
+    (st.f_bavail as u64).saturating_mul(st.f_frsize as u64) < (64 << 20)
 }
 
 /// The key range from `lo` (inclusive) to the end of the database.
@@ -436,21 +439,26 @@ mod tests {
     /// when the file system really is full (injected: this one is not).
     #[test]
     fn a_full_disk_is_always_507() {
-        let tmp = tempfile::tempdir().unwrap();
-        let dir = tmp.path();
-        assert!(!disk_full(dir), "the test machine's disk has room");
+        let dir = Path::new("/srv/data");
         let io = |code| heed::Error::Io(std::io::Error::from_raw_os_error(code));
-        for e in [
-            io(libc::ENOSPC),
-            io(libc::EDQUOT),
-            heed::Error::Mdb(heed::MdbError::MapFull),
-        ] {
-            let e = classify(e, dir);
-            assert_eq!(e.status_code(), 507, "{e}");
-            assert!(e.to_string().contains(&dir.display().to_string()), "{e}");
+        for full in [false, true] {
+            for e in [
+                io(libc::ENOSPC),
+                io(libc::EDQUOT),
+                heed::Error::Mdb(heed::MdbError::MapFull),
+            ] {
+                let e = classify_given(e, dir, || full);
+                assert_eq!(e.status_code(), 507, "{e}");
+                assert!(e.to_string().contains("/srv/data"), "{e}");
+            }
         }
         for e in [io(libc::EIO), heed::Error::Mdb(heed::MdbError::Panic)] {
-            assert_eq!(classify(e, dir).status_code(), 500);
+            assert_eq!(classify_given(e, dir, || false).status_code(), 500);
+        }
+        for e in [io(libc::EIO), heed::Error::Mdb(heed::MdbError::Panic)] {
+            let e = classify_given(e, dir, || true);
+            assert_eq!(e.status_code(), 507, "{e}");
+            assert!(e.to_string().contains("/srv/data"), "{e}");
         }
     }
 }
