@@ -7,12 +7,12 @@
 pub mod access;
 pub mod comparison;
 pub mod containers;
+pub mod deploy;
 pub mod feed_cache;
 pub mod markdown;
 pub mod model;
 pub mod requests;
 pub mod routes;
-pub mod scripts;
 pub mod seed;
 pub mod startup;
 pub mod versions;

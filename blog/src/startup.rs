@@ -14,7 +14,7 @@ use crate::containers::{Containers, DATABASE};
 use crate::versions::{Version, Workers, V1, V2, V3};
 use crate::workers::propagate_usernames::Target;
 use crate::workers::{copy_posts, propagate_usernames};
-use crate::{routes, scripts, seed};
+use crate::{deploy, routes, seed};
 
 pub const SITE: sitekit::Site = sitekit::Site {
     name: "Blog",
@@ -77,8 +77,8 @@ impl Blog {
             &engine.create_database_if_not_exists(v1::DATABASE).await?,
         )
         .await?;
-        scripts::register(&containers.posts, Some(&containers.feed))?;
-        scripts::register(&v2.posts, None)?;
+        deploy::register(&containers.posts, Some(&containers.feed))?;
+        deploy::register(&v2.posts, None)?;
         let models = seed::Models {
             v3: &containers,
             v2: &v2,

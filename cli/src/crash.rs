@@ -19,8 +19,7 @@ static MAP_END: AtomicUsize = AtomicUsize::new(0);
 
 /// Installs the handlers for the data file `file` (before it is opened).
 pub fn install(file: &Path) {
-    let _ =
-        HEAD.set(format!("error (500): corrupt data: {} is damaged", file.display()).into_bytes());
+    let _ = HEAD.set(format!("error (500): corrupt data: {} is ", file.display()).into_bytes());
     let _ = TAIL.set(
         b"; restore it from a backup (`engine backup`), run `engine check` to see what is damaged\n"
             .to_vec(),
@@ -100,12 +99,18 @@ extern "C" fn on_signal(sig: libc::c_int, info: *mut libc::siginfo_t, _ctx: *mut
     } else {
         0
     };
+    let mut buf = [0u8; 20];
     if start != 0 && (start..end).contains(&addr) {
-        write(b" near page ");
-        let mut buf = [0u8; 20];
+        write(b"damaged near page ");
         write(decimal((addr - start) / 4096, &mut buf));
     } else if sig == libc::SIGABRT {
-        write(b" (LMDB stopped on an inconsistency)");
+        write(b"damaged (LMDB stopped on an inconsistency)");
+    } else {
+        // Outside the file's map: most likely an offset read from a damaged page, but not
+        // provably (the signal number is given for whoever digs further).
+        write(b"probably damaged (reading it crashed with signal ");
+        write(decimal(sig as usize, &mut buf));
+        write(b")");
     }
     if let Some(t) = TAIL.get() {
         write(t);

@@ -101,6 +101,11 @@ impl ContainerDef {
     }
 
     /// The compiled indexing policy (validated when the container was created).
+    /// `database/container`, as errors name it.
+    pub fn full_id(&self) -> String {
+        format!("{}/{}", self.database, self.id)
+    }
+
     pub fn policy(&self) -> Arc<CompiledPolicy> {
         self.compile_policy().unwrap_or_else(|_| {
             Arc::new(CompiledPolicy::from_json(&Value::Null).expect("the default policy compiles"))

@@ -116,14 +116,22 @@ fn check_container(
         let pp = def.partitions.owner(&epk).id;
         *per_pp.entry(pp).or_insert(0) += 1;
         *per_lp.entry(epk.0).or_insert(0) += 1;
-        let Some((h, json)) = DocHeader::decode(v) else {
-            note(
-                &mut r.problems,
-                &mut counts,
-                "unreadable item",
-                format!("item key {} has a short header", keys::hex(k)),
-            );
-            continue;
+        let (h, json) = match DocHeader::verify(v) {
+            Ok(found) => found,
+            Err(damage) => {
+                note(
+                    &mut r.problems,
+                    &mut counts,
+                    "damaged item",
+                    format!(
+                        "item '{}' (key {}): {}",
+                        keys::id_of_doc_key(k),
+                        keys::hex(k),
+                        damage.describe()
+                    ),
+                );
+                continue;
+            }
         };
         feed_expected.insert((pp, h.lsn, k[4..].to_vec()));
         let doc: serde_json::Value = match serde_json::from_slice(json) {
@@ -133,7 +141,11 @@ fn check_container(
                     &mut r.problems,
                     &mut counts,
                     "unreadable item",
-                    format!("item key {} does not parse: {e}", keys::hex(k)),
+                    format!(
+                        "item '{}' (key {}) does not parse: {e}",
+                        keys::id_of_doc_key(k),
+                        keys::hex(k)
+                    ),
                 );
                 continue;
             }

@@ -22,6 +22,8 @@ pub struct Meter {
     pub partitions_visited: u64,
     /// Queries: a base per query page, so an empty result still costs something.
     pub queries: u64,
+    /// Calls of JavaScript user-defined functions (`udf.name(...)`) by queries.
+    pub udf_calls: u64,
 }
 
 /// The formula's constants in one place (see RU.md for where each comes from).
@@ -47,6 +49,9 @@ pub mod rate {
     pub const PARTITION_VISIT: f64 = 1.0;
     /// Base cost of a query page, in each physical partition it visits.
     pub const QUERY: f64 = 5.0;
+    /// Each call of a JavaScript user-defined function: an interpreter entry and exit, about
+    /// what scanning a 1 KB item costs.
+    pub const UDF_CALL: f64 = 0.1;
 }
 
 impl Meter {
@@ -61,6 +66,7 @@ impl Meter {
         self.index_terms_read += other.index_terms_read;
         self.partitions_visited += other.partitions_visited;
         self.queries += other.queries;
+        self.udf_calls += other.udf_calls;
     }
 
     /// Records the load of one stored item of `bytes` bytes.
@@ -102,7 +108,8 @@ impl Meter {
             + kb(self.bytes_scanned) * rate::SCAN_PER_KB;
         let queries = self.queries as f64 * rate::QUERY
             + self.index_terms_read as f64 * rate::INDEX_SCAN
-            + self.partitions_visited.saturating_sub(1) as f64 * rate::PARTITION_VISIT;
+            + self.partitions_visited.saturating_sub(1) as f64 * rate::PARTITION_VISIT
+            + self.udf_calls as f64 * rate::UDF_CALL;
         let total = reads + scans + writes + queries;
         // A request that did anything costs at least 1 RU, and a failed one that did nothing
         // (rejected before storage was touched) still costs the minimum.

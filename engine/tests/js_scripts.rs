@@ -162,7 +162,7 @@ fn create_comment_as_printed_keeps_the_count_equal_to_the_comments() {
             charges.iter().all(|&ru| ru > 5.0 && ru < 40.0),
             "{charges:?}"
         );
-        // A post that does not exist: the callback's `throw err` is the 404 as a script error.
+        // A post that does not exist: the callback's `throw err` rethrows the read's 404.
         let e = c
             .scripts()
             .execute_stored_procedure::<Value>(
@@ -172,8 +172,8 @@ fn create_comment_as_printed_keeps_the_count_equal_to_the_comments() {
             )
             .await
             .unwrap_err();
-        assert_eq!(e.status_code(), 400, "{e}");
-        assert!(e.to_string().contains("Encountered exception"), "{e}");
+        assert_eq!(e.status_code(), 404, "{e}");
+        assert!(e.to_string().contains("nope"), "{e}");
     });
 }
 
@@ -294,7 +294,7 @@ fn a_throw_a_failed_write_an_endless_loop_and_a_memory_bomb_roll_back() {
         );
         register(
             "bomb",
-            "function m() { var c = getContext().getCollection(); c.createDocument(c.getSelfLink(), {id: 'd', postId: 'p'}, function () { var a = []; for (;;) a.push(new Array(100000).fill('x')); }); }",
+            "function m() { var c = getContext().getCollection(); c.createDocument(c.getSelfLink(), {id: 'd', postId: 'p'}, function () { var a = []; for (;;) a.push(new Array(1000000).fill(a.length)); }); }",
         );
         register(
             "elsewhere",
@@ -302,7 +302,8 @@ fn a_throw_a_failed_write_an_endless_loop_and_a_memory_bomb_roll_back() {
         );
         for (id, status, says) in [
             ("throwing", 400, "changed my mind"),
-            ("duplicate", 400, "Encountered exception"),
+            // A failed write nobody handled aborts the script with the write's own error.
+            ("duplicate", 409, "b"),
             ("endless", 408, "time budget"),
             ("bomb", 400, "memory"),
             ("elsewhere", 400, "logical partition"),
@@ -321,6 +322,13 @@ fn a_throw_a_failed_write_an_endless_loop_and_a_memory_bomb_roll_back() {
             "reach",
             "function r() { getContext().getResponse().setBody([typeof require, typeof process, typeof fetch, typeof std, typeof os]); }",
         );
+        // One runtime serves many calls (cached on the writer thread): a call starts clean,
+        // after a stopped one too.
+        register("leak", "function l() { leaked = (typeof leaked) + ' then set'; getContext().getResponse().setBody(leaked); }");
+        for _ in 0..2 {
+            let r = s.execute_stored_procedure::<Value>("leak", "p", &[]).await.unwrap();
+            assert_eq!(r.resource, json!("undefined then set"));
+        }
         let r = s.execute_stored_procedure::<Value>("reach", "p", &[]).await.unwrap();
         assert_eq!(r.resource, json!(["undefined", "undefined", "undefined", "undefined", "undefined"]));
     });
@@ -332,4 +340,122 @@ fn a_script_that_is_not_a_function_is_refused_at_registration() {
         let e = JavaScript::new(body).unwrap_err();
         assert!(matches!(e, Error::BadRequest { .. }), "{body}: {e}");
     }
+}
+
+#[test]
+fn user_defined_functions_run_in_queries_and_are_charged() {
+    let rt = common::rt();
+    let t = common::open(EngineOptions::default());
+    rt.block_on(async {
+        let c = common::container(&t, ContainerProperties::new("products", "/categoryId")).await;
+        // The tax UDF of Cosmos DB's documentation.
+        c.scripts()
+            .upsert_user_defined_function(
+                "tax",
+                JavaScript::new(
+                    "function tax(income) { if (income == undefined) throw 'no input'; return income < 1000 ? income * 0.1 : income * 0.2; }",
+                )
+                .unwrap(),
+            )
+            .unwrap();
+        for i in 0..20 {
+            c.create_item(
+                &json!({"id": format!("p{i}"), "categoryId": if i % 2 == 0 { "a" } else { "b" }, "price": i * 100}),
+                None,
+                None,
+            )
+            .await
+            .unwrap();
+        }
+        // With an index filter: only the category's items call the function.
+        let sql = "SELECT VALUE udf.tax(c.price) FROM c WHERE c.categoryId = 'a' AND c.price >= 1000 ORDER BY c.price";
+        let with = c
+            .query_all::<Value>(sql, engine::NO_PARAMS, Default::default())
+            .await
+            .unwrap();
+        assert_eq!(with.items, vec![json!(200), json!(240), json!(280), json!(320), json!(360)]);
+        let without = c
+            .query_all::<Value>(
+                "SELECT VALUE c.price FROM c WHERE c.categoryId = 'a' AND c.price >= 1000 ORDER BY c.price",
+                engine::NO_PARAMS,
+                Default::default(),
+            )
+            .await
+            .unwrap();
+        let extra = with.request_charge - without.request_charge;
+        assert!((extra - 0.5).abs() < 0.02, "5 calls at 0.1 RU: {extra}");
+        // In a filter, too.
+        let r = c
+            .query_all::<Value>(
+                "SELECT VALUE c.id FROM c WHERE udf.tax(c.price) > 300",
+                engine::NO_PARAMS,
+                Default::default(),
+            )
+            .await
+            .unwrap();
+        assert_eq!(r.items.len(), 4);
+        // A function that throws, and one that does not exist: 400s that name it.
+        let e = c
+            .query_all::<Value>("SELECT VALUE udf.tax(c.nothing) FROM c", engine::NO_PARAMS, Default::default())
+            .await
+            .unwrap_err();
+        assert_eq!(e.status_code(), 400, "{e}");
+        assert!(e.to_string().contains("udf.tax"), "{e}");
+        let e = c
+            .query_all::<Value>("SELECT VALUE udf.nope(1) FROM c", engine::NO_PARAMS, Default::default())
+            .await
+            .unwrap_err();
+        assert!(e.to_string().contains("udf.nope"), "{e}");
+        assert_eq!(c.scripts().list().unwrap().user_defined_functions, vec!["tax".to_owned()]);
+    });
+}
+
+#[test]
+fn two_procedures_on_one_logical_partition_serialize() {
+    let rt = common::rt();
+    let t = common::open(EngineOptions::default());
+    rt.block_on(async {
+        let c = posts(&t).await;
+        c.scripts()
+            .upsert_stored_procedure("createComment", JavaScript::new(CREATE_COMMENT).unwrap())
+            .unwrap();
+        c.create_item(
+            &json!({"id": "p1", "postId": "p1", "commentCount": 0}),
+            None,
+            None,
+        )
+        .await
+        .unwrap();
+        let mut set = tokio::task::JoinSet::new();
+        for i in 0..50 {
+            let c = c.clone();
+            set.spawn(async move {
+                c.scripts()
+                    .execute_stored_procedure::<Value>(
+                        "createComment",
+                        "p1",
+                        &[
+                            json!("p1"),
+                            json!({"id": format!("c{i}"), "type": "comment"}),
+                        ],
+                    )
+                    .await
+                    .unwrap();
+            });
+        }
+        while let Some(r) = set.join_next().await {
+            r.unwrap();
+        }
+        let post = c
+            .read_item::<Value>("p1", "p1", None)
+            .await
+            .unwrap()
+            .resource
+            .unwrap();
+        assert_eq!(post["commentCount"], json!(50), "no increment lost");
+        assert_eq!(
+            count(&c, "SELECT VALUE COUNT(1) FROM c WHERE c.type = 'comment'").await,
+            50
+        );
+    });
 }

@@ -14,6 +14,7 @@ pub mod db;
 pub mod dead_letter;
 pub mod error;
 pub mod form;
+pub mod format;
 pub mod gate;
 pub mod guard;
 pub mod layout;

@@ -1,5 +1,6 @@
 //! Listings paged by continuation, as the Cosmos DB SDKs page queries: the engine's continuation
-//! token travels in the `?page=` parameter of the "next page" link.
+//! token travels in the `?page=` parameter of the "next page" link, and the tokens of the pages
+//! before it in `?trail=` (so "previous page" works without the server keeping anything).
 
 /// Percent-encodes everything but unreserved characters (RFC 3986), for a query-string value.
 pub fn url_escape(s: &str) -> String {
@@ -21,9 +22,92 @@ pub fn next_page_link(base: &str, continuation: &Option<String>) -> Option<Strin
     })
 }
 
+/// Most earlier pages a link remembers: past that, "previous" stops and "first page" remains.
+const TRAIL: usize = 20;
+
+/// The links of one page of a listing: first, previous and next (each `None` where it has no
+/// meaning). Templates include `pager.html`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Pager {
+    pub first: Option<String>,
+    pub previous: Option<String>,
+    pub next: Option<String>,
+}
+
+impl Pager {
+    /// `page` and `trail` are this request's parameters, `continuation` the engine's token for
+    /// the page after this one.
+    pub fn new(
+        base: &str,
+        page: Option<&str>,
+        trail: Option<&str>,
+        continuation: &Option<String>,
+    ) -> Pager {
+        let page = page.filter(|p| !p.is_empty());
+        // Tokens are URL-safe base64: '.' separates them, '-' stands for the first page.
+        let mut earlier: Vec<&str> = trail
+            .unwrap_or("")
+            .split('.')
+            .filter(|t| !t.is_empty())
+            .collect();
+        let link = |page: Option<&str>, trail: &[&str]| {
+            let mut url = base.to_owned();
+            let mut sep = if base.contains('?') { '&' } else { '?' };
+            if let Some(p) = page {
+                url.push_str(&format!("{sep}page={}", url_escape(p)));
+                sep = '&';
+            }
+            if !trail.is_empty() {
+                url.push_str(&format!("{sep}trail={}", url_escape(&trail.join("."))));
+            }
+            url
+        };
+        let next = continuation.as_deref().map(|c| {
+            let mut t = earlier.clone();
+            t.push(page.unwrap_or("-"));
+            let skip = t.len().saturating_sub(TRAIL);
+            link(Some(c), &t[skip..])
+        });
+        let previous = page.and_then(|_| {
+            let before = earlier.pop()?;
+            Some(link((before != "-").then_some(before), &earlier))
+        });
+        Pager {
+            first: page.map(|_| base.to_owned()),
+            previous,
+            next,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pages_link_first_previous_and_next() {
+        let next = Some("T2".to_owned());
+        // Page 1: only next, which remembers page 1.
+        let p1 = Pager::new("/c/x?sort=name", None, None, &Some("T1".into()));
+        assert_eq!(p1.first, None);
+        assert_eq!(p1.previous, None);
+        assert_eq!(p1.next.as_deref(), Some("/c/x?sort=name&page=T1&trail=-"));
+        // Page 2: previous is page 1 (no token), first is the base.
+        let p2 = Pager::new("/c/x?sort=name", Some("T1"), Some("-"), &next);
+        assert_eq!(p2.first.as_deref(), Some("/c/x?sort=name"));
+        assert_eq!(p2.previous.as_deref(), Some("/c/x?sort=name"));
+        assert_eq!(
+            p2.next.as_deref(),
+            Some("/c/x?sort=name&page=T2&trail=-.T1")
+        );
+        // Page 3: previous is page 2 with its own trail.
+        let p3 = Pager::new("/c/x", Some("T2"), Some("-.T1"), &None);
+        assert_eq!(p3.previous.as_deref(), Some("/c/x?page=T1&trail=-"));
+        assert_eq!(p3.next, None);
+        // A link without a trail (an old bookmark) still has first, not previous.
+        let old = Pager::new("/c/x", Some("T9"), None, &None);
+        assert_eq!((old.first.as_deref(), old.previous), (Some("/c/x"), None));
+    }
 
     #[test]
     fn links_carry_the_continuation_escaped() {

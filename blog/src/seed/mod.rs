@@ -151,7 +151,7 @@ pub async fn seed_if_needed(
                 )?;
                 // Keep only what could be among the newest 100.
                 newest.sort_by(|a, b| b.creation_date.cmp(&a.creation_date));
-                newest.truncate(crate::scripts::FEED_SIZE);
+                newest.truncate(crate::deploy::FEED_SIZE);
                 bar.inc(1);
                 Ok::<_, engine::Error>(newest)
             }
@@ -166,7 +166,7 @@ pub async fn seed_if_needed(
                 .cmp(&a.creation_date)
                 .then_with(|| a.id.cmp(&b.id))
         });
-        newest.truncate(crate::scripts::FEED_SIZE);
+        newest.truncate(crate::deploy::FEED_SIZE);
         for s in &newest {
             m.v3.feed.upsert_item(s, None, None).await?;
         }

@@ -7,8 +7,8 @@
 use serde_json::Value;
 
 use crate::containers::Containers;
+use crate::deploy::feed_write;
 use crate::model::Post;
-use crate::scripts::feed_write;
 
 pub const PROCESSOR: &str = "copyPosts";
 
@@ -64,7 +64,7 @@ async fn oldest_in_full_feed(c: &Containers) -> engine::Result<Option<String>> {
             },
         )
         .await?;
-    Ok((r.items.len() >= crate::scripts::FEED_SIZE)
+    Ok((r.items.len() >= crate::deploy::FEED_SIZE)
         .then(|| r.items.first().and_then(Value::as_str).map(str::to_owned))
         .flatten())
 }

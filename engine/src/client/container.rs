@@ -135,7 +135,7 @@ impl ContainerClient {
                 super::blocking::light(move || me.read_item_raw(&id, &pk))
             })
             .await?;
-        let mut r = raw.into_typed::<T>()?;
+        let mut r = raw.into_typed_stored::<T>(id, &format!("{}/{}", self.database, self.id))?;
         r.diagnostics.throttle_retries = retries;
         Ok(r)
     }
@@ -155,8 +155,7 @@ impl ContainerClient {
             let Some(v) = self.engine.inner.store.docs.get(rtxn, &key)? else {
                 return Ok(None);
             };
-            let (header, json) =
-                DocHeader::decode(v).ok_or_else(|| Error::Corrupt("short item header".into()))?;
+            let (header, json) = DocHeader::read(&key, v, &def.full_id())?;
             if ttl::is_expired(&header, def.default_ttl, now) {
                 return Ok(None);
             }
@@ -355,6 +354,23 @@ pub(crate) fn typed_outcome<T: DeserializeOwned>(
 }
 
 impl ItemResponse<Vec<u8>> {
+    /// `into_typed` for an item read from storage: bytes that are not JSON are corrupt data
+    /// naming the item (500), not a bad request; JSON that does not fit `T` stays a 400.
+    fn into_typed_stored<T: DeserializeOwned>(
+        self,
+        id: &str,
+        container: &str,
+    ) -> Result<ItemResponse<T>> {
+        if let Some(b) = &self.resource {
+            if let Err(e) = serde_json::from_slice::<serde::de::IgnoredAny>(b) {
+                return Err(Error::Corrupt(format!(
+                    "item '{id}' in container '{container}': its JSON does not parse ({e}); restore from a backup, run `engine check`"
+                )));
+            }
+        }
+        self.into_typed()
+    }
+
     fn into_typed<T: DeserializeOwned>(self) -> Result<ItemResponse<T>> {
         let resource = match self.resource {
             Some(b) => {

@@ -107,19 +107,27 @@ impl ContainerClient {
                             }
                         }
                     }
-                    me.engine.inner.store.read(|rtxn| {
-                        let def = me.definition_in(rtxn)?;
-                        run::run_page(
-                            &me.engine.inner.store,
-                            rtxn,
-                            &def,
-                            &query,
-                            qhash,
-                            &params,
-                            options.partition_key.as_ref(),
-                            budget,
-                            options.continuation.as_deref(),
-                        )
+                    let functions = shared.scripts.read().functions.clone();
+                    let (page, udf_calls) =
+                        crate::scripts::js::udf::with_functions(functions, || {
+                            me.engine.inner.store.read(|rtxn| {
+                                let def = me.definition_in(rtxn)?;
+                                run::run_page(
+                                    &me.engine.inner.store,
+                                    rtxn,
+                                    &def,
+                                    &query,
+                                    qhash,
+                                    &params,
+                                    options.partition_key.as_ref(),
+                                    budget,
+                                    options.continuation.as_deref(),
+                                )
+                            })
+                        });
+                    page.map(|mut p| {
+                        p.meter.udf_calls += udf_calls;
+                        p
                     })
                 })
             })

@@ -87,13 +87,12 @@ impl ContainerClient {
                         visited.push(pp);
                     }
                     last = Some(k.to_vec());
-                    let (h, json) = DocHeader::decode(v)
-                        .ok_or_else(|| Error::Corrupt("short item header".into()))?;
+                    let (h, json) = DocHeader::read(k, v, &def.full_id())?;
                     if ttl::is_expired(&h, def.default_ttl, now) {
                         continue;
                     }
                     meter.scan_item(v.len());
-                    items.push(crate::item::parse_stored::<T>(json)?);
+                    items.push(parse_item::<T>(k, json, &def.full_id())?);
                 }
                 meter.partitions_visited = visited.len() as u64;
                 Ok((items, last, meter, visited))
@@ -133,19 +132,29 @@ impl ContainerClient {
                 ..Default::default()
             };
             let mut out = Vec::new();
+            let name = format!("{}/{}", self.database, self.id);
             for entry in store.docs.prefix_iter(rtxn, prefix)? {
-                let (_, v) = entry?;
-                let (h, json) = DocHeader::decode(v)
-                    .ok_or_else(|| Error::Corrupt("short item header".into()))?;
+                let (k, v) = entry?;
+                let (h, json) = DocHeader::read(k, v, &name)?;
                 if ttl::is_expired(&h, default_ttl, now) {
                     continue;
                 }
                 meter.scan_item(v.len());
-                out.push(crate::item::parse_stored::<T>(json)?);
+                out.push(parse_item::<T>(k, json, &name)?);
             }
             Ok((out, meter))
         })
     }
+}
+
+/// A stored item's JSON as `T`; JSON that does not parse is corrupt data naming the item.
+fn parse_item<T: DeserializeOwned>(key: &[u8], json: &[u8], container: &str) -> Result<T> {
+    crate::item::parse_stored::<T>(json).map_err(|e| match e {
+        Error::Corrupt(why) => {
+            keys::corrupt_item(key, container, &format!("its JSON does not parse ({why})"))
+        }
+        other => other,
+    })
 }
 
 fn decode_continuation(c: &str, rid: u32) -> Result<Vec<u8>> {
@@ -212,7 +221,7 @@ impl ContainerClient {
             for entry in store.docs.prefix_iter(rtxn, &prefix)? {
                 let (k, v) = entry?;
                 stored += 1;
-                let (h, _) = DocHeader::read(k, v, &def.id)?;
+                let (h, _) = DocHeader::read(k, v, &def.full_id())?;
                 if !ttl::is_expired(&h, def.default_ttl, now) {
                     live += 1;
                 }

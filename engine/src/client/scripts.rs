@@ -135,6 +135,21 @@ impl ScriptsClient {
         Ok(())
     }
 
+    /// Registers or replaces a user-defined function, callable in this container's queries as
+    /// `udf.<id>(...)`.
+    pub fn upsert_user_defined_function(
+        &self,
+        id: &str,
+        function: crate::JavaScript,
+    ) -> Result<()> {
+        let shared = self.container.shared()?;
+        let mut scripts = shared.scripts.write();
+        let mut functions = (*scripts.functions).clone();
+        functions.insert(id.to_owned(), function);
+        scripts.functions = Arc::new(functions);
+        Ok(())
+    }
+
     /// Runs stored procedure `id` in logical partition `partition_key`, as one transaction.
     pub async fn execute_stored_procedure<T: DeserializeOwned>(
         &self,

@@ -18,6 +18,16 @@ pub struct TriggerInfo {
 pub struct ScriptList {
     pub stored_procedures: Vec<String>,
     pub triggers: Vec<TriggerInfo>,
+    pub user_defined_functions: Vec<String>,
+    /// The JavaScript text of each script that has one, by id (Rust closures have none).
+    pub sources: std::collections::BTreeMap<String, String>,
+}
+
+impl ScriptList {
+    /// The JavaScript text of script `id`, if it is JavaScript.
+    pub fn source(&self, id: &str) -> Option<&str> {
+        self.sources.get(id).map(String::as_str)
+    }
 }
 
 impl ScriptsClient {
@@ -39,9 +49,28 @@ impl ScriptsClient {
             })
             .collect();
         triggers.sort_by(|a, b| a.id.cmp(&b.id));
+        let sources: std::collections::BTreeMap<String, String> = scripts
+            .procedures
+            .iter()
+            .filter_map(|(id, p)| Some((id.clone(), p.source()?.to_owned())))
+            .chain(
+                scripts
+                    .triggers
+                    .iter()
+                    .filter_map(|(id, t)| Some((id.clone(), t.source()?.to_owned()))),
+            )
+            .collect();
+        let mut user_defined_functions: Vec<String> = scripts.functions.keys().cloned().collect();
+        user_defined_functions.sort();
+        let mut sources: std::collections::BTreeMap<String, String> = sources;
+        for (id, f) in scripts.functions.iter() {
+            sources.insert(id.clone(), f.body().to_owned());
+        }
         Ok(ScriptList {
             stored_procedures,
             triggers,
+            user_defined_functions,
+            sources,
         })
     }
 }

@@ -23,6 +23,11 @@ pub use context::ScriptContext;
 /// A stored procedure: `execute(context, args) -> response body`.
 pub trait StoredProcedure: Send + Sync + 'static {
     fn execute(&self, ctx: &mut ScriptContext<'_, '_, '_>, args: &[Value]) -> Result<Value>;
+
+    /// The script's JavaScript text, when it has one (tools show it).
+    fn source(&self) -> Option<&str> {
+        None
+    }
 }
 
 impl<F> StoredProcedure for F
@@ -55,10 +60,13 @@ pub enum Trigger {
     Pre {
         operation: TriggerOperation,
         body: Arc<PreTriggerFn>,
+        /// Its JavaScript text, for a JavaScript trigger.
+        source: Option<Arc<str>>,
     },
     Post {
         operation: TriggerOperation,
         body: Arc<PostTriggerFn>,
+        source: Option<Arc<str>>,
     },
 }
 
@@ -70,6 +78,7 @@ impl Trigger {
         Trigger::Pre {
             operation,
             body: Arc::new(f),
+            source: None,
         }
     }
 
@@ -80,7 +89,22 @@ impl Trigger {
         Trigger::Post {
             operation,
             body: Arc::new(f),
+            source: None,
         }
+    }
+
+    /// The JavaScript text of a JavaScript trigger.
+    pub fn source(&self) -> Option<&str> {
+        match self {
+            Trigger::Pre { source, .. } | Trigger::Post { source, .. } => source.as_deref(),
+        }
+    }
+
+    pub(crate) fn with_source(mut self, text: Arc<str>) -> Self {
+        match &mut self {
+            Trigger::Pre { source, .. } | Trigger::Post { source, .. } => *source = Some(text),
+        }
+        self
     }
 
     pub(crate) fn operation(&self) -> TriggerOperation {
@@ -114,6 +138,8 @@ impl Default for ScriptBudget {
 pub struct Scripts {
     pub(crate) procedures: HashMap<String, Arc<dyn StoredProcedure>>,
     pub(crate) triggers: HashMap<String, Trigger>,
+    /// JavaScript user-defined functions, shared with the query threads while a page runs.
+    pub(crate) functions: js::udf::Functions,
 }
 
 /// The triggers one write asked for, resolved by name.

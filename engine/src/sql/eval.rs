@@ -187,7 +187,10 @@ fn eval_inner(e: &Expr, row: &Bindings, params: &Params) -> Result<Val, QueryErr
                 .iter()
                 .map(|a| eval(a, row, params))
                 .collect::<Result<Vec<_>, _>>()?;
-            functions::call(name, &vals)
+            match name.strip_prefix("udf.") {
+                Some(udf) => crate::scripts::js::udf::call(udf, &vals)?,
+                None => functions::call(name, &vals),
+            }
         }
         Expr::Object(fields) => {
             let mut m = Map::new();

@@ -688,6 +688,34 @@ impl<'a> Parser<'a> {
                     Expr::ArraySub(q)
                 }
             }
+            // `udf.name(args)`: a JavaScript user-defined function registered on the container.
+            Tok::Ident(udf)
+                if udf.eq_ignore_ascii_case("udf")
+                    && matches!(self.peek_at(1), Tok::Sym("."))
+                    && matches!(self.peek_at(2), Tok::Ident(_))
+                    && matches!(self.peek_at(3), Tok::Sym("(")) =>
+            {
+                self.next();
+                self.next();
+                let Tok::Ident(name) = self.next() else {
+                    unreachable!("peeked a name")
+                };
+                self.next();
+                let mut args = Vec::new();
+                if !self.is_sym(")") {
+                    loop {
+                        args.push(self.expr()?);
+                        if !self.eat_sym(",") {
+                            break;
+                        }
+                    }
+                }
+                self.expect_sym(")")?;
+                Expr::Call {
+                    name: format!("udf.{name}"),
+                    args,
+                }
+            }
             Tok::Ident(name) => {
                 let at = self.tokens[self.pos].start;
                 self.next();

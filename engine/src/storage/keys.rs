@@ -2,7 +2,7 @@
 //!
 //! | database | key                                  | value                              |
 //! |----------|--------------------------------------|------------------------------------|
-//! | docs     | rid(4) · epk(16) · id-key            | header(24) · JSON                  |
+//! | docs     | rid(4) · epk(16) · id-key            | header(32, or 24) · JSON           |
 //! | lps      | rid(4) · epk(16)                     | bytes(8) · items(8) · pk JSON      |
 //! | feed     | rid(4) · partition(4) · lsn(8)       | epk(16) · id-key                   |
 //! | log      | rid(4) · partition(4) · lsn(8)       | epk(16) · ts(8) · JSON             |
@@ -19,7 +19,9 @@ use crate::error::{Error, Result};
 use crate::partition::Epk;
 
 pub const ID_INLINE: usize = 400;
+/// Header lengths of the two item formats (see [`DocHeader`]).
 pub const HEADER_LEN: usize = 24;
+pub const CHECKED_HEADER_LEN: usize = 32;
 
 pub fn id_key(id: &str) -> Vec<u8> {
     let b = id.as_bytes();
@@ -145,6 +147,12 @@ pub fn unhex(s: &str) -> Option<Vec<u8>> {
 }
 
 /// The fixed header stored before each document's JSON, read without parsing the JSON.
+///
+/// Two formats. Format 1 (24 bytes): `lsn · ts · ttl`. Format 2 (32 bytes), written since:
+/// `lsn | 1<<63 · ts · ttl · checksum`, the checksum an xxh3 of the JSON seeded with an xxh3 of
+/// the first 24 bytes. LMDB has no checksums, so this is what tells damaged bytes from an item
+/// (JSON that still parses included). An LSN never reaches 2^63, so the top bit tells the
+/// formats apart; format 1 items are read as they are and gain a checksum when next written.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DocHeader {
     pub lsn: u64,
@@ -154,38 +162,81 @@ pub struct DocHeader {
     pub ttl: Option<i64>,
 }
 
+/// Marks a format 2 header (see [`DocHeader`]).
+const CHECKSUMMED: u64 = 1 << 63;
+
+/// What is wrong with a stored item's bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Damage {
+    /// Shorter than its header.
+    Short,
+    /// The bytes do not match their checksum.
+    Checksum,
+}
+
+impl Damage {
+    pub fn describe(self) -> &'static str {
+        match self {
+            Damage::Short => "its header is cut short",
+            Damage::Checksum => "its bytes do not match their checksum",
+        }
+    }
+}
+
+fn checksum(head: &[u8], json: &[u8]) -> u64 {
+    xxhash_rust::xxh3::xxh3_64_with_seed(json, xxhash_rust::xxh3::xxh3_64(head))
+}
+
 impl DocHeader {
+    /// The stored value: a format 2 header, then `json`.
     pub fn encode(&self, json: &[u8]) -> Vec<u8> {
-        let mut v = Vec::with_capacity(HEADER_LEN + json.len());
-        v.extend_from_slice(&self.lsn.to_be_bytes());
+        let mut v = Vec::with_capacity(CHECKED_HEADER_LEN + json.len());
+        v.extend_from_slice(&(self.lsn | CHECKSUMMED).to_be_bytes());
         v.extend_from_slice(&self.ts.to_be_bytes());
         v.extend_from_slice(&self.ttl.unwrap_or(i64::MIN).to_be_bytes());
+        let sum = checksum(&v, json);
+        v.extend_from_slice(&sum.to_be_bytes());
         v.extend_from_slice(json);
         v
     }
 
-    /// Splits a stored value into its header and JSON bytes.
+    /// Splits a stored value into its header and JSON bytes, checking the checksum when it has
+    /// one; `None` when damaged.
     pub fn decode(value: &[u8]) -> Option<(DocHeader, &[u8])> {
+        Self::verify(value).ok()
+    }
+
+    /// `decode`, saying what is wrong.
+    pub fn verify(value: &[u8]) -> std::result::Result<(DocHeader, &[u8]), Damage> {
         if value.len() < HEADER_LEN {
-            return None;
+            return Err(Damage::Short);
         }
         let n = |i: usize| u64::from_be_bytes(value[i..i + 8].try_into().expect("8 bytes"));
+        let first = n(0);
         let ttl = n(16) as i64;
-        Some((
-            DocHeader {
-                lsn: n(0),
-                ts: n(8),
-                ttl: (ttl != i64::MIN).then_some(ttl),
-            },
-            &value[HEADER_LEN..],
-        ))
+        let header = DocHeader {
+            lsn: first & !CHECKSUMMED,
+            ts: n(8),
+            ttl: (ttl != i64::MIN).then_some(ttl),
+        };
+        if first & CHECKSUMMED == 0 {
+            return Ok((header, &value[HEADER_LEN..]));
+        }
+        if value.len() < CHECKED_HEADER_LEN {
+            return Err(Damage::Short);
+        }
+        let json = &value[CHECKED_HEADER_LEN..];
+        if checksum(&value[..HEADER_LEN], json) != n(HEADER_LEN) {
+            return Err(Damage::Checksum);
+        }
+        Ok((header, json))
     }
 }
 
 impl DocHeader {
     /// `decode` for a stored item, failing with an error that names the item and its container.
     pub fn read<'v>(key: &[u8], value: &'v [u8], container: &str) -> Result<(DocHeader, &'v [u8])> {
-        Self::decode(value).ok_or_else(|| corrupt_item(key, container, "its header is cut short"))
+        Self::verify(value).map_err(|d| corrupt_item(key, container, d.describe()))
     }
 }
 
@@ -200,4 +251,35 @@ pub fn corrupt_item(key: &[u8], container: &str, why: &str) -> Error {
         "item '{}' in container '{container}': {why}; restore from a backup, run `engine check`",
         id_of_doc_key(key)
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn items_carry_a_checksum_and_old_items_still_read() {
+        let h = DocHeader {
+            lsn: 7,
+            ts: 1_700_000_000,
+            ttl: Some(60),
+        };
+        let json = br#"{"id":"a","n":1}"#;
+        let v = h.encode(json);
+        assert_eq!(DocHeader::verify(&v), Ok((h, &json[..])));
+        // One changed byte anywhere: in the JSON (still JSON), in the header, in the checksum.
+        for at in [v.len() - 3, 15, 20, 30] {
+            let mut bad = v.clone();
+            bad[at] ^= 0x01;
+            assert_eq!(DocHeader::verify(&bad), Err(Damage::Checksum), "byte {at}");
+        }
+        assert_eq!(DocHeader::verify(&v[..28]), Err(Damage::Short));
+        // Format 1, as stored before checksums: read as it is.
+        let mut old = Vec::new();
+        old.extend_from_slice(&7u64.to_be_bytes());
+        old.extend_from_slice(&1_700_000_000u64.to_be_bytes());
+        old.extend_from_slice(&60i64.to_be_bytes());
+        old.extend_from_slice(json);
+        assert_eq!(DocHeader::decode(&old), Some((h, &json[..])));
+    }
 }

@@ -62,6 +62,8 @@ pub struct Store {
     /// exclusively, because LMDB may only resize with no transaction open in the process.
     gate: RwLock<()>,
     max_map_size: usize,
+    /// The data directory, named by "insufficient storage" errors.
+    dir: std::path::PathBuf,
     /// Why the store is read without LMDB's lock, when it is.
     pub without_lock: Option<String>,
 }
@@ -117,6 +119,7 @@ impl Store {
             expiry,
             gate: RwLock::new(()),
             max_map_size: opts.max_map_size,
+            dir: dir.to_path_buf(),
             without_lock: None,
         })
     }
@@ -186,6 +189,7 @@ impl Store {
             env,
             gate: RwLock::new(()),
             max_map_size: opts.max_map_size,
+            dir: dir.to_path_buf(),
             without_lock,
         })
     }
@@ -215,7 +219,8 @@ impl Store {
         let current = self.env.info().map_size;
         if current >= self.max_map_size {
             return Err(Error::StorageFull(format!(
-                "the store reached its configured maximum of {} bytes",
+                "the store in {} reached its configured maximum of {} bytes",
+                self.dir.display(),
                 self.max_map_size
             )));
         }
@@ -267,17 +272,56 @@ fn open_error(dir: &Path, e: heed::Error) -> Error {
     }
 }
 
-/// Maps LMDB's "out of space" errors to 507; everything else stays a storage error.
-pub fn classify(e: heed::Error) -> Error {
+impl Store {
+    /// A failed write's error: 507 whenever the cause is a full disk (see [`classify`]).
+    pub fn classify(&self, e: heed::Error) -> Error {
+        classify(e, &self.dir)
+    }
+}
+
+/// Maps a failed write to 507 "insufficient storage", naming the directory, whenever the disk is
+/// full: LMDB reports a full disk as ENOSPC (or EDQUOT) from a write, but as EIO when the kernel's
+/// write-back fails at fsync, and as MDB_PANIC on every write after a failed meta page write.
+/// Those two are 507 only when the file system is actually (nearly) full; otherwise they stay a
+/// storage error (a failing disk is not a full one).
+pub fn classify(e: heed::Error, dir: &Path) -> Error {
+    let full = |what: &str| {
+        Error::StorageFull(format!(
+            "{what} writing {} ({e}); nothing acknowledged is lost: free space, then retry",
+            dir.display()
+        ))
+    };
     match &e {
-        heed::Error::Mdb(heed::MdbError::MapFull) => {
-            Error::StorageFull("the memory map is full".into())
+        heed::Error::Mdb(heed::MdbError::MapFull) => full("the memory map is full"),
+        heed::Error::Io(io) if matches!(io.raw_os_error(), Some(libc::ENOSPC | libc::EDQUOT)) => {
+            full("no space left on the device")
         }
-        heed::Error::Io(io) if io.raw_os_error() == Some(28) => {
-            Error::StorageFull("no space left on device".into())
+        heed::Error::Io(io) if io.raw_os_error() == Some(libc::EIO) && disk_full(dir) => {
+            full("no space left on the device")
+        }
+        heed::Error::Mdb(heed::MdbError::Panic) if disk_full(dir) => {
+            full("no space left on the device")
         }
         _ => Error::Storage(e),
     }
+}
+
+/// Whether the file system holding `dir` has (almost) no space left for this process: less
+/// than 16 MiB, or less than 1 % of it.
+pub fn disk_full(dir: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(path) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // Safety: statvfs writes into the zeroed struct it is given; the path is NUL-terminated.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statvfs(path.as_ptr(), &mut st) } != 0 {
+        return false;
+    }
+    let unit = st.f_frsize as u64;
+    let free = st.f_bavail as u64 * unit;
+    let total = st.f_blocks as u64 * unit;
+    free < (16 << 20) || free < total / 100
 }
 
 /// The key range from `lo` (inclusive) to the end of the database.
@@ -377,5 +421,27 @@ mod tests {
             e.to_string().contains("/x/lock.mdb cannot be written"),
             "{e}"
         );
+    }
+
+    /// A full disk is 507 naming the directory, however LMDB reports it; EIO and MDB_PANIC only
+    /// when the file system really is full (injected: this one is not).
+    #[test]
+    fn a_full_disk_is_always_507() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        assert!(!disk_full(dir), "the test machine's disk has room");
+        let io = |code| heed::Error::Io(std::io::Error::from_raw_os_error(code));
+        for e in [
+            io(libc::ENOSPC),
+            io(libc::EDQUOT),
+            heed::Error::Mdb(heed::MdbError::MapFull),
+        ] {
+            let e = classify(e, dir);
+            assert_eq!(e.status_code(), 507, "{e}");
+            assert!(e.to_string().contains(&dir.display().to_string()), "{e}");
+        }
+        for e in [io(libc::EIO), heed::Error::Mdb(heed::MdbError::Panic)] {
+            assert_eq!(classify(e, dir).status_code(), 500);
+        }
     }
 }

@@ -55,7 +55,7 @@ pub fn apply_item(ctx: &mut Ctx, def: &mut ContainerDef, op: &ItemOp) -> Result<
                     id: item::id_of(doc)?.to_owned(),
                 });
             }
-            let old = stored(ctx, &t)?; // an expired item not yet purged is overwritten
+            let old = stored(ctx, def, &t)?; // an expired item not yet purged is overwritten
             write(ctx, def, &t, doc.clone(), old, &mut meter, 201)
         }
         ItemOpKind::Upsert(doc) => {
@@ -70,7 +70,7 @@ pub fn apply_item(ctx: &mut Ctx, def: &mut ContainerDef, op: &ItemOp) -> Result<
             let old = if existing.is_some() {
                 existing
             } else {
-                stored(ctx, &t)?
+                stored(ctx, def, &t)?
             };
             write(ctx, def, &t, doc.clone(), old, &mut meter, status)
         }
@@ -134,8 +134,7 @@ pub fn purge_if_expired(ctx: &mut Ctx, def: &mut ContainerDef, key: &[u8]) -> Re
     let Some(v) = ctx.store.docs.get(ctx.wtxn, key)? else {
         return Ok(false);
     };
-    let (header, json) =
-        DocHeader::decode(v).ok_or_else(|| Error::Corrupt("short item header".into()))?;
+    let (header, json) = DocHeader::read(key, v, &def.full_id())?;
     if !ttl::is_expired(&header, def.default_ttl, ctx.now) {
         return Ok(false);
     }
@@ -237,12 +236,13 @@ fn target_of_id(def: &ContainerDef, id: &str, named: Option<&PartitionKey>) -> R
 }
 
 /// The stored item, expired or not.
-fn stored(ctx: &Ctx, t: &Target) -> Result<Option<Existing>> {
+fn stored(ctx: &Ctx, def: &ContainerDef, t: &Target) -> Result<Option<Existing>> {
     let Some(v) = ctx.store.docs.get(ctx.wtxn, &t.key)? else {
         return Ok(None);
     };
-    let (header, json) =
-        DocHeader::decode(v).ok_or_else(|| Error::Corrupt("short item header".into()))?;
+    // Verified: a write must not carry damaged bytes into a new version (a patch would seal
+    // them under a fresh checksum).
+    let (header, json) = DocHeader::read(&t.key, v, &def.full_id())?;
     Ok(Some(Existing {
         header,
         len: v.len(),
@@ -252,7 +252,7 @@ fn stored(ctx: &Ctx, t: &Target) -> Result<Option<Existing>> {
 
 /// The stored item unless its TTL has passed.
 fn live(ctx: &Ctx, def: &ContainerDef, t: &Target) -> Result<Option<Existing>> {
-    Ok(stored(ctx, t)?.filter(|e| !ttl::is_expired(&e.header, def.default_ttl, ctx.now)))
+    Ok(stored(ctx, def, t)?.filter(|e| !ttl::is_expired(&e.header, def.default_ttl, ctx.now)))
 }
 
 fn check_etag(def: &ContainerDef, op: &ItemOp, existing: &Existing) -> Result<()> {

@@ -22,7 +22,7 @@ use crate::catalog::{self, Catalog, ContainerDef, DatabaseDef};
 use crate::error::{Error, Result};
 use crate::partition::split;
 use crate::scripts::run;
-use crate::storage::{self, Store};
+use crate::storage::Store;
 use crate::ttl;
 use apply::{Ctx, Limits};
 use ops::{BatchFailure, ItemOpKind, WriteOp, WriteOutput};
@@ -206,7 +206,7 @@ impl Writer {
     fn process(&mut self, jobs: Vec<Job>) {
         loop {
             if let Err(e) = self.store.ensure_headroom() {
-                return fail_all(jobs, &e);
+                return fail_all(jobs, &storage_error(&self.store, e));
             }
             match self.try_group(&jobs) {
                 Ok((results, dirty)) => {
@@ -226,11 +226,11 @@ impl Writer {
                         matches!(e, Error::Storage(heed::Error::Mdb(heed::MdbError::MapFull)));
                     if map_full {
                         if let Err(g) = self.store.grow() {
-                            return fail_all(jobs, &g);
+                            return fail_all(jobs, &storage_error(&self.store, g));
                         }
                         continue;
                     }
-                    return fail_all(jobs, &storage_error(e));
+                    return fail_all(jobs, &storage_error(&self.store, e));
                 }
             }
         }
@@ -390,9 +390,9 @@ fn container_gone(rid: u32) -> Error {
     }
 }
 
-fn storage_error(e: Error) -> Error {
+fn storage_error(store: &Store, e: Error) -> Error {
     match e {
-        Error::Storage(h) => storage::classify(h),
+        Error::Storage(h) => store.classify(h),
         other => other,
     }
 }

@@ -11,7 +11,7 @@ pub const PAGE: usize = 20;
 pub struct ItemRow {
     pub id: String,
     /// Size of the stored JSON in bytes.
-    pub bytes: usize,
+    pub bytes: u64,
     /// Last write, Unix seconds.
     pub ts: u64,
 }
@@ -43,7 +43,7 @@ pub async fn list(
         .iter()
         .map(|item| ItemRow {
             id: item["id"].as_str().unwrap_or_default().to_owned(),
-            bytes: item.to_string().len(),
+            bytes: item.to_string().len() as u64,
             ts: item["_ts"].as_u64().unwrap_or_default(),
         })
         .collect();

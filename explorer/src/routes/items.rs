@@ -6,7 +6,7 @@ use askama::Template;
 use serde::Deserialize;
 use sitekit::csrf::CsrfForm;
 use sitekit::layout::{html, html_status, see_other};
-use sitekit::paging::{next_page_link, url_escape};
+use sitekit::paging::{url_escape, Pager};
 use sitekit::{Ctx, Page, WebError};
 
 use crate::inspect::items::{self, ItemPage, OpenItem};
@@ -17,6 +17,7 @@ use crate::{Explorer, ExplorerError};
 pub struct Browse {
     pk: Option<String>,
     page: Option<String>,
+    trail: Option<String>,
 }
 
 #[derive(Template)]
@@ -29,7 +30,7 @@ struct ItemsPage {
     pk: Option<String>,
     pk_param: String,
     items: Option<ItemPage>,
-    next: Option<String>,
+    pager: Pager,
 }
 
 impl ItemsPage {
@@ -47,15 +48,27 @@ pub async fn list(
     let (db, coll) = path.into_inner();
     let (c, _) = inspect::container(&x.engine, &db, &coll)?;
     let base = super::container_url(&db, &coll);
-    let Browse { pk: raw, page } = q.into_inner();
+    let Browse {
+        pk: raw,
+        page,
+        trail,
+    } = q.into_inner();
     let items = match &raw {
-        Some(raw) => Some(items::list(&c, pk::parse(raw)?, page, &ctx.ru).await?),
+        Some(raw) => Some(items::list(&c, pk::parse(raw)?, page.clone(), &ctx.ru).await?),
         None => None,
     };
     let pk_param = raw.as_deref().map(url_escape).unwrap_or_default();
-    let next = items
+    let pager = items
         .as_ref()
-        .and_then(|i| next_page_link(&format!("{base}/items?pk={pk_param}"), &i.continuation));
+        .map(|i| {
+            Pager::new(
+                &format!("{base}/items?pk={pk_param}"),
+                page.as_deref(),
+                trail.as_deref(),
+                &i.continuation,
+            )
+        })
+        .unwrap_or_default();
     Ok(html(&ItemsPage {
         writes: x.options.writes,
         page: ctx.page(format!("Items of {coll}")),
@@ -64,7 +77,7 @@ pub async fn list(
         pk: raw,
         pk_param,
         items,
-        next,
+        pager,
     })?)
 }
 

@@ -6,7 +6,7 @@ use actix_web::{web, HttpResponse};
 use askama::Template;
 use serde::Deserialize;
 use sitekit::layout::html_status;
-use sitekit::paging::{next_page_link, url_escape};
+use sitekit::paging::{url_escape, Pager};
 use sitekit::{Ctx, Page};
 
 use crate::inspect::query::{self, QueryFailure, QueryInput, QueryPage};
@@ -23,6 +23,7 @@ pub struct QueryForm {
     pk: Option<String>,
     max: Option<usize>,
     page: Option<String>,
+    trail: Option<String>,
 }
 
 /// Where a syntax error is: the line of the query and a caret under the column.
@@ -42,7 +43,7 @@ struct QueryEditor {
     result: Option<QueryPage>,
     error: Option<String>,
     error_at: Option<ErrorAt>,
-    next: Option<String>,
+    pager: Pager,
 }
 
 pub async fn query(
@@ -55,6 +56,7 @@ pub async fn query(
     let (c, _) = inspect::container(&x.engine, &db, &coll)?;
     let base = super::container_url(&db, &coll);
     let form = form.into_inner();
+    let trail = form.trail.clone();
     let ran = form.sql.is_some();
     let input = QueryInput {
         sql: form.sql.unwrap_or_else(|| "SELECT * FROM c".into()),
@@ -81,7 +83,7 @@ pub async fn query(
             }
         }
     }
-    let next = result.as_ref().and_then(|r| {
+    let pager = result.as_ref().map(|r| {
         let link = format!(
             "{base}/query?sql={}&params={}&pk={}&max={}",
             url_escape(&input.sql),
@@ -89,8 +91,14 @@ pub async fn query(
             url_escape(&input.partition_key),
             input.max_items
         );
-        next_page_link(&link, &r.continuation)
+        Pager::new(
+            &link,
+            input.continuation.as_deref(),
+            trail.as_deref(),
+            &r.continuation,
+        )
     });
+    let pager = pager.unwrap_or_default();
     Ok(html_status(
         status,
         &QueryEditor {
@@ -102,7 +110,7 @@ pub async fn query(
             result,
             error,
             error_at,
-            next,
+            pager,
         },
     )?)
 }

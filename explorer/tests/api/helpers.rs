@@ -1,5 +1,5 @@
 use engine::{
-    ChangeFeedProcessor, ContainerClient, ContainerProperties, Engine, EngineOptions, Trigger,
+    ChangeFeedProcessor, ContainerClient, ContainerProperties, Engine, EngineOptions, JavaScript,
     TriggerOperation,
 };
 use explorer::{Explorer, ExplorerOptions};
@@ -82,15 +82,14 @@ pub async fn spawn_with(options: ExplorerOptions) -> TestApp {
     }
     let scripts = products.scripts();
     scripts
-        .upsert_stored_procedure("countItems", count_items)
+        .upsert_stored_procedure("countItems", JavaScript::new(COUNT_ITEMS).unwrap())
         .unwrap();
     scripts
         .upsert_trigger(
             "stampCreated",
-            Trigger::pre(TriggerOperation::Create, |item| {
-                item["stamped"] = json!(true);
-                Ok(())
-            }),
+            JavaScript::new(STAMP_CREATED)
+                .unwrap()
+                .pre_trigger(TriggerOperation::Create),
         )
         .unwrap();
     let target = names.clone();
@@ -126,21 +125,21 @@ pub async fn spawn_with(options: ExplorerOptions) -> TestApp {
 
 /// `countItems(prefix)`: counts the partition's items whose id starts with `prefix` and writes
 /// the count into a `counter` item of the partition (so running it is a write).
-fn count_items(
-    ctx: &mut engine::ScriptContext<'_, '_, '_>,
-    args: &[Value],
-) -> engine::Result<Value> {
-    let prefix = args
-        .first()
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_owned();
-    let items = ctx.query("SELECT VALUE c.id FROM c", &[])?;
-    let n = items
-        .iter()
-        .filter(|id| id.as_str().is_some_and(|s| s.starts_with(&prefix)))
-        .count();
-    let pk = ctx.partition_key().to_json().unwrap_or(Value::Null);
-    ctx.upsert_item(json!({"id": "counter", "categoryId": pk, "count": n}))?;
-    Ok(json!({"prefix": prefix, "count": n}))
-}
+const COUNT_ITEMS: &str = r#"function countItems(prefix) {
+  var collection = getContext().getCollection();
+  collection.queryDocuments(collection.getSelfLink(), 'SELECT VALUE c.id FROM c', function (err, ids) {
+    if (err) throw err;
+    var n = ids.filter(function (id) { return id.indexOf(prefix) === 0; }).length;
+    collection.upsertDocument(collection.getSelfLink(), { id: 'counter', categoryId: 'bikes', count: n }, function (err) {
+      if (err) throw err;
+      getContext().getResponse().setBody({ prefix: prefix, count: n });
+    });
+  });
+}"#;
+
+/// `stampCreated`: a pre-trigger marking each created item (with a `<` to show it is escaped).
+const STAMP_CREATED: &str = r#"function stampCreated() {
+  var item = getContext().getRequest().getBody();
+  item.stamped = 1 < 2;
+  getContext().getRequest().setBody(item);
+}"#;

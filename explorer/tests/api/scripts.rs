@@ -10,12 +10,27 @@ async fn procedures_and_triggers_are_listed() {
     assert_eq!(r.status, 200);
     assert!(r.body.contains("<code>countItems</code>"));
     assert!(
-        r.body
-            .contains("<code>stampCreated</code></td><td>pre</td><td>Create"),
+        r.body.contains("<code>stampCreated</code>")
+            && r.body.contains("</details></td><td>pre</td><td>Create"),
         "{}",
         r.body
     );
     assert!(r.body.contains("id=\"read-only\""));
+    // JavaScript scripts show their text, escaped.
+    assert!(r.body.contains("function countItems(prefix)"), "{}", r.body);
+    assert!(r.body.contains("item.stamped = 1 &#60; 2;"), "{}", r.body);
+    // The JavaScript pre-trigger changes the item it is asked to run on.
+    let opts = engine::ItemOptions::with_triggers(&["stampCreated"], &[]);
+    let created = app
+        .products
+        .create_item(
+            &serde_json::json!({"id": "stamp-me", "categoryId": "bikes"}),
+            None,
+            Some(opts),
+        )
+        .await
+        .unwrap();
+    assert_eq!(created.resource.unwrap()["stamped"], true);
 }
 
 #[tokio::test]

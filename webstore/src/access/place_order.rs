@@ -3,8 +3,7 @@
 //! the customer's logical partition, so a stored procedure does it as one ACID transaction: the
 //! order and the count can never disagree, whatever fails or crashes.
 
-use engine::{Error, PatchOperation, ScriptContext};
-use serde_json::Value;
+use engine::{Error, JavaScript};
 
 use super::{Db, Result};
 use crate::containers::Containers;
@@ -12,44 +11,16 @@ use crate::model::SalesOrder;
 
 pub const PROCEDURE: &str = "createOrder";
 
-/// `createOrder(order)`, run inside the customer's partition: increments the customer's
-/// `salesOrderCount` and creates the order; any failure rolls both back.
-pub fn create_order(ctx: &mut ScriptContext, args: &[Value]) -> engine::Result<Value> {
-    let order = args
-        .first()
-        .cloned()
-        .ok_or_else(|| Error::bad("args[0]", "the order is required"))?;
-    if order["type"] != "salesOrder" {
-        return Err(Error::bad("args[0].type", "must be \"salesOrder\""));
-    }
-    if order["details"].as_array().is_none_or(|d| d.is_empty()) {
-        return Err(Error::bad(
-            "args[0].details",
-            "an order needs at least one line",
-        ));
-    }
-    let customer_id = order["customerId"]
-        .as_str()
-        .ok_or_else(|| Error::bad("args[0].customerId", "must be a string"))?
-        .to_owned();
-    if ctx.read_item(&customer_id)?.is_none() {
-        return Err(Error::NotFound {
-            what: format!("customer {customer_id}"),
-        });
-    }
-    ctx.patch_item(
-        &customer_id,
-        vec![PatchOperation::increment("/salesOrderCount", 1)],
-    )?;
-    ctx.create_item(order)
-}
+/// `createOrder(order)`, run inside the customer's partition (`webstore/scripts/createOrder.js`):
+/// increments the customer's `salesOrderCount` and creates the order; any failure rolls both back.
+pub const CREATE_ORDER_JS: &str = include_str!("../../scripts/createOrder.js");
 
 /// Registers the procedure (at start-up, as a deployment would).
 pub fn register(containers: &Containers) -> engine::Result<()> {
     containers
         .customer
         .scripts()
-        .upsert_stored_procedure(PROCEDURE, create_order)
+        .upsert_stored_procedure(PROCEDURE, JavaScript::new(CREATE_ORDER_JS)?)
 }
 
 pub async fn place_order(db: &Db, order: &SalesOrder) -> Result<SalesOrder> {

@@ -12,7 +12,7 @@ use crate::model::{Customer, Product};
 use crate::startup::Propagation;
 use sitekit::csrf::CsrfForm;
 use sitekit::layout::{html, html_status, see_other};
-use sitekit::paging::next_page_link;
+use sitekit::paging::Pager;
 use sitekit::{Ctx, Page, WebError};
 
 #[derive(Template)]
@@ -177,7 +177,7 @@ pub async fn rename_tag(
 struct ProductsPage {
     page: Page,
     products: Vec<Product>,
-    next: Option<String>,
+    pager: Pager,
 }
 
 pub async fn products(
@@ -189,7 +189,12 @@ pub async fn products(
     let listing = access::all_products::all_products(&db, query.page.clone()).await?;
     html(&ProductsPage {
         page: ctx.page("Products"),
-        next: next_page_link("/admin/products", &listing.continuation),
+        pager: Pager::new(
+            "/admin/products",
+            query.page.as_deref(),
+            query.trail.as_deref(),
+            &listing.continuation,
+        ),
         products: listing.items,
     })
 }

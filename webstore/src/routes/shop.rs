@@ -8,7 +8,7 @@ use crate::access::products_by_category::{self, Sort};
 use crate::access::{self, Db};
 use crate::model::{Category, FeaturedProduct, Product};
 use sitekit::layout::html;
-use sitekit::paging::{next_page_link, url_escape};
+use sitekit::paging::{url_escape, Pager};
 use sitekit::{Ctx, Page, WebError};
 
 #[derive(Template)]
@@ -37,7 +37,7 @@ struct CategoryPage {
     name: String,
     products: Vec<Product>,
     sort: &'static str,
-    next: Option<String>,
+    pager: Pager,
 }
 
 pub async fn category(
@@ -64,7 +64,12 @@ pub async fn category(
     );
     html(&CategoryPage {
         page: ctx.page(name.clone()),
-        next: next_page_link(&base, &listing.continuation),
+        pager: Pager::new(
+            &base,
+            query.page.as_deref(),
+            query.trail.as_deref(),
+            &listing.continuation,
+        ),
         category_id,
         name,
         products: listing.items,
@@ -100,7 +105,7 @@ struct ProductList {
     note: &'static str,
     query: String,
     products: Vec<Product>,
-    next: Option<String>,
+    pager: Pager,
 }
 
 pub async fn tag(
@@ -124,8 +129,10 @@ pub async fn tag(
         heading,
         note: "A tag's products are spread over every category partition, so this page fans out.",
         query: String::new(),
-        next: next_page_link(
+        pager: Pager::new(
             &format!("/tags/{}", url_escape(&tag_id)),
+            query.page.as_deref(),
+            query.trail.as_deref(),
             &listing.continuation,
         ),
         products: listing.items,
@@ -155,7 +162,12 @@ pub async fn search(
         page: ctx.page(format!("Search: {text}")),
         heading: if text.is_empty() { "Search".into() } else { format!("Results for “{text}”") },
         note: "Name search reads every category partition (a fan-out): fine for a search box, not for a hot path.",
-        next: next_page_link(&format!("/search?q={}", url_escape(&text)), &listing.continuation),
+        pager: Pager::new(
+            &format!("/search?q={}", url_escape(&text)),
+            query.page.as_deref(),
+            query.trail.as_deref(),
+            &listing.continuation,
+        ),
         query: text,
         products: listing.items,
     })

@@ -28,7 +28,7 @@ async fn home_shows_categories_and_featured_products_from_product_meta() {
 fn prices(body: &str) -> Vec<f64> {
     body.split("<p class=\"price\">$")
         .skip(1)
-        .map(|s| s[..s.find('<').unwrap()].parse().unwrap())
+        .map(|s| s[..s.find('<').unwrap()].replace(',', "").parse().unwrap())
         .collect()
 }
 
@@ -70,13 +70,29 @@ async fn category_pages_are_single_partition_sorted_and_paged_by_continuation() 
         let mut path = format!("/categories/{}?sort={sort}", category.id);
         let mut all = Vec::new();
         let mut pages = 0;
+        let mut first_page = Vec::new();
         loop {
             let r = v.get(&path).await;
             assert_eq!(r.status, 200, "{}", r.body);
             assert_eq!(routings(&r), ["single-partition"]);
             assert_charge_adds_up(&r);
-            all.extend(prices(&r.body));
+            let here = prices(&r.body);
             pages += 1;
+            if pages == 1 {
+                first_page = here.clone();
+                assert!(pager_link(&r.body, "prev").is_none());
+            } else {
+                // Back one page, and to the first, without the server keeping anything.
+                let prev = v.get(&pager_link(&r.body, "prev").expect("previous")).await;
+                assert_eq!(
+                    prices(&prev.body),
+                    all[all.len() - 12..],
+                    "{sort}: previous page"
+                );
+                let first = v.get(&pager_link(&r.body, "first").expect("first")).await;
+                assert_eq!(prices(&first.body), first_page, "{sort}: first page");
+            }
+            all.extend(here);
             match next_link(&r.body) {
                 Some(next) => path = next,
                 None => break,
@@ -114,11 +130,16 @@ async fn category_pages_are_single_partition_sorted_and_paged_by_continuation() 
     assert_eq!(v.get("/categories/no-such-category").await.status, 404);
 }
 
+/// The `href` of the pager's link with `rel` (`next`, `prev`, `first`).
+fn pager_link(body: &str, rel: &str) -> Option<String> {
+    let end = body.find(&format!("rel=\"{rel}\""))?;
+    let at = body[..end].rfind("href=\"")? + "href=\"".len();
+    let close = body[at..].find('"')?;
+    Some(sitekit::testing::unescape(&body[at..at + close]))
+}
+
 fn next_link(body: &str) -> Option<String> {
-    let at = body.find("class=\"button\" href=\"")? + "class=\"button\" href=\"".len();
-    let end = body[at..].find('"')?;
-    let href = sitekit::testing::unescape(&body[at..at + end]);
-    href.contains("page=").then_some(href)
+    pager_link(body, "next")
 }
 
 #[tokio::test(flavor = "multi_thread")]

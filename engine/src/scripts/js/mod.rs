@@ -16,6 +16,8 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::{ScriptContext, StoredProcedure};
+
+pub mod udf;
 use crate::error::{Error, Result};
 
 const PRELUDE: &str = include_str!("prelude.js");
@@ -48,13 +50,15 @@ impl JavaScript {
         let rt = Runtime::new().map_err(|e| js_setup("", e))?;
         let context = Context::full(&rt).map_err(|e| js_setup("", e))?;
         context.with(|js| -> Result<()> {
-            let v: rquickjs::Value = js.eval(format!("({body}\n)")).map_err(|e| {
-                let detail = match e {
-                    rquickjs::Error::Exception => exception_text(&js),
-                    e => e.to_string(),
-                };
-                Error::bad("body", format!("the script does not parse: {detail}"))
-            })?;
+            let v: rquickjs::Value = js
+                .eval_with_options(format!("({body}\n)"), sloppy())
+                .map_err(|e| {
+                    let detail = match e {
+                        rquickjs::Error::Exception => exception_text(&js, js.catch()),
+                        e => e.to_string(),
+                    };
+                    Error::bad("body", format!("the script does not parse: {detail}"))
+                })?;
             if !v.is_function() {
                 return Err(Error::bad(
                     "body",
@@ -72,17 +76,21 @@ impl JavaScript {
 
     /// This script as a pre-trigger for `operation`.
     pub fn pre_trigger(self, operation: super::TriggerOperation) -> super::Trigger {
+        let source = self.body.clone();
         super::Trigger::pre(operation, move |item| {
             run_pre_trigger("pre-trigger", &self.body, item)
         })
+        .with_source(source)
     }
 
     /// This script as a post-trigger for `operation`.
     pub fn post_trigger(self, operation: super::TriggerOperation) -> super::Trigger {
+        let source = self.body.clone();
         super::Trigger::post(operation, move |ctx, written| {
             let name = ctx.name.clone();
             run_post_trigger(ctx, &name, &self.body, written)
         })
+        .with_source(source)
     }
 }
 
@@ -91,6 +99,10 @@ impl StoredProcedure for JavaScript {
         let name = ctx.name.clone();
         let out = run(Some(ctx), &name, &self.body, args, None)?;
         Ok(out.response.unwrap_or(Value::Null))
+    }
+
+    fn source(&self) -> Option<&str> {
+        Some(&self.body)
     }
 }
 
@@ -128,10 +140,80 @@ struct Op {
     options: Value,
 }
 
+/// A QuickJS runtime kept by the thread that runs scripts (the writer): creating one, loading
+/// the prelude and compiling a script cost about a millisecond, which the writer would otherwise
+/// pay on every call while every other write waits. Compiled scripts are kept by their text.
+struct Cached {
+    // Field order is drop order: the values of a runtime go before it.
+    compiled: HashMap<u64, rquickjs::Persistent<Function<'static>>>,
+    context: Context,
+    /// Owns the heap the context lives in.
+    _runtime: Runtime,
+    /// The running call's deadline, read by the interrupt handler.
+    deadline: std::sync::Arc<std::sync::Mutex<Instant>>,
+}
+
+impl Cached {
+    fn new() -> std::result::Result<Cached, rquickjs::Error> {
+        let runtime = Runtime::new()?;
+        runtime.set_memory_limit(MEMORY_LIMIT);
+        runtime.set_max_stack_size(STACK_LIMIT);
+        // Loading the prelude runs JavaScript too: give it time (each call sets its own deadline).
+        let deadline = std::sync::Arc::new(std::sync::Mutex::new(
+            Instant::now() + std::time::Duration::from_secs(60),
+        ));
+        let d = deadline.clone();
+        runtime.set_interrupt_handler(Some(Box::new(move || {
+            d.lock().map(|d| Instant::now() > *d).unwrap_or(true)
+        })));
+        let context = Context::full(&runtime)?;
+        context.with(|js| js.eval::<(), _>(PRELUDE))?;
+        Ok(Cached {
+            compiled: HashMap::new(),
+            context,
+            _runtime: runtime,
+            deadline,
+        })
+    }
+}
+
+thread_local! {
+    static CACHED: std::cell::RefCell<Option<Cached>> = const { std::cell::RefCell::new(None) };
+}
+
 /// Runs `body` (a function) with `args`. A trigger passes `item` (the request body for a
 /// pre-trigger, the response body for a post-trigger); without `ctx` the collection is off
 /// limits (pre-triggers only change the item).
 fn run(
+    ctx: Option<&mut ScriptContext<'_, '_, '_>>,
+    id: &str,
+    body: &str,
+    args: &[Value],
+    item: Option<Value>,
+) -> Result<Outcome> {
+    CACHED.with(|cell| {
+        let Ok(mut slot) = cell.try_borrow_mut() else {
+            // A script inside a script (not something the engine does today): a runtime of its own.
+            let mut fresh = Cached::new().map_err(|e| js_setup(id, e))?;
+            return run_in(&mut fresh, ctx, id, body, args, item);
+        };
+        if slot.is_none() {
+            *slot = Some(Cached::new().map_err(|e| js_setup(id, e))?);
+        }
+        let cached = slot.as_mut().expect("just made");
+        let out = run_in(cached, ctx, id, body, args, item);
+        // After a stop or an exhausted heap, start the next call on a fresh runtime.
+        if matches!(&out, Err(Error::RequestTimeout(_)))
+            || matches!(&out, Err(e) if e.to_string().contains("out of memory"))
+        {
+            *slot = None;
+        }
+        out
+    })
+}
+
+fn run_in(
+    cached: &mut Cached,
     mut ctx: Option<&mut ScriptContext<'_, '_, '_>>,
     id: &str,
     body: &str,
@@ -141,14 +223,18 @@ fn run(
     let budget = ctx.as_ref().map(|c| c.budget).unwrap_or_default();
     let started = ctx.as_ref().map(|c| c.started).unwrap_or_else(Instant::now);
     let deadline = started + budget.max_duration;
-    let rt = Runtime::new().map_err(|e| js_setup(id, e))?;
-    rt.set_memory_limit(MEMORY_LIMIT);
-    rt.set_max_stack_size(STACK_LIMIT);
-    rt.set_interrupt_handler(Some(Box::new(move || Instant::now() > deadline)));
-    let context = Context::full(&rt).map_err(|e| js_setup(id, e))?;
+    if let Ok(mut d) = cached.deadline.lock() {
+        *d = deadline;
+    }
     let post_trigger = ctx.is_some() && item.is_some();
-    context.with(|js| -> Result<Outcome> {
-        let caught = |e: rquickjs::Error| script_error(id, &js, e, deadline);
+    let key = xxhash_rust::xxh3::xxh3_64(body.as_bytes());
+    let compiled = &mut cached.compiled;
+    cached.context.with(|js| -> Result<Outcome> {
+        // The engine errors of failed operations, by the index their JavaScript error carries:
+        // a script that rethrows one (`if (err) throw err;`) answers with that error's own
+        // status (a 409 stays a 409), as the operation would have.
+        let failures: std::cell::RefCell<Vec<Error>> = Default::default();
+        let caught = |e: rquickjs::Error| script_error(id, &js, e, deadline, &failures);
         let globals = js.globals();
         let (self_link, alt_link) = match &ctx {
             Some(c) => (
@@ -157,30 +243,18 @@ fn run(
             ),
             None => (String::new(), String::new()),
         };
-        globals.set("__selfLink", self_link).map_err(caught)?;
-        globals.set("__altLink", alt_link).map_err(caught)?;
-        let request = match (&item, post_trigger) {
-            (Some(v), false) => js.json_parse(v.to_string()).map_err(caught)?,
-            _ => rquickjs::Value::new_undefined(js.clone()),
+        let json = |v: &Option<Value>| v.as_ref().map(Value::to_string);
+        let (request, response) = if post_trigger {
+            (None, json(&item))
+        } else {
+            (json(&item), None)
         };
-        globals.set("__requestBody", request).map_err(caught)?;
-        js.eval::<(), _>(PRELUDE).map_err(caught)?;
-        if let (Some(v), true) = (&item, post_trigger) {
-            let set: Function = globals.get("__setResponseBody").map_err(caught)?;
-            set.call::<_, ()>((v.to_string(),)).map_err(caught)?;
-        }
-        let function: Function = js
-            .eval(format!("({body}\n)"))
-            .map_err(|e| match e {
-                rquickjs::Error::Exception => {
-                    let _ = js.catch();
-                    Error::bad(
-                        "body",
-                        format!("script '{id}' is not a JavaScript function: it does not parse"),
-                    )
-                }
-                e => caught(e),
-            })?;
+        let begin: Function = globals.get("__begin").map_err(caught)?;
+        begin
+            .call::<_, ()>((self_link, alt_link, request, response))
+            .map_err(caught)?;
+        let function = compile(&js, compiled, key, id, body, &caught)?;
+        let result = (|| {
         let mut call_args = rquickjs::function::Args::new(js.clone(), args.len());
         for a in args {
             call_args
@@ -213,13 +287,14 @@ fn run(
                     Ok(v) => (None, Some(v.to_string())),
                     // Budget overruns are not the script's to catch.
                     Err(e @ Error::RequestTimeout(_)) => return Err(e),
-                    Err(e) => (
-                        Some(
-                            serde_json::json!({"number": e.status_code(), "message": e.to_string()})
-                                .to_string(),
-                        ),
-                        None,
-                    ),
+                    Err(e) => {
+                        let mut f = failures.borrow_mut();
+                        let err = serde_json::json!({
+                            "number": e.status_code(), "message": e.to_string(), "index": f.len(),
+                        });
+                        f.push(e);
+                        (Some(err.to_string()), None)
+                    }
                 };
                 complete
                     .call::<_, ()>((op.id, err, res))
@@ -239,6 +314,19 @@ fn run(
             request: get("__requestBodyJson")?,
             response: get("__responseBodyJson")?,
         })
+        })();
+        // Clean up the script's stray globals; a failure here matters only if the call succeeded.
+        let end = globals
+            .get::<_, Function>("__end")
+            .and_then(|end| end.call::<_, ()>(()));
+        match (end, result) {
+            (Err(e), Ok(_)) => Err(caught(e)),
+            (Err(_), Err(first)) => {
+                let _ = js.catch();
+                Err(first)
+            }
+            (Ok(()), result) => result,
+        }
     })
 }
 
@@ -385,9 +473,37 @@ fn js_setup(id: &str, e: rquickjs::Error) -> Error {
 
 /// A script's exception as Cosmos DB reports it (400 with the script's message), or, when the
 /// interrupt stopped it, the budget's 408.
-fn script_error(id: &str, js: &rquickjs::Ctx<'_>, e: rquickjs::Error, deadline: Instant) -> Error {
+fn script_error(
+    id: &str,
+    js: &rquickjs::Ctx<'_>,
+    e: rquickjs::Error,
+    deadline: Instant,
+    failures: &std::cell::RefCell<Vec<Error>>,
+) -> Error {
     let message = match e {
-        rquickjs::Error::Exception => exception_text(js),
+        rquickjs::Error::Exception => {
+            let v = js.catch();
+            let index = v
+                .as_object()
+                .and_then(|o| o.get::<_, Option<f64>>("__failure").ok().flatten());
+            if let Some(i) = index {
+                let mut f = failures.borrow_mut();
+                if (i as usize) < f.len() {
+                    return std::mem::replace(&mut f[i as usize], Error::bad("script", "rethrown"));
+                }
+            }
+            // Out of memory, QuickJS cannot even build its error: the exception is `null`.
+            if v.is_null() {
+                return Error::bad(
+                    "script",
+                    format!(
+                        "script '{id}' ran out of memory (limit {} MB) or threw null; everything it did was rolled back",
+                        MEMORY_LIMIT >> 20
+                    ),
+                );
+            }
+            exception_text(js, v)
+        }
         other => other.to_string(),
     };
     if Instant::now() > deadline || message.contains("interrupted") {
@@ -411,8 +527,7 @@ fn script_error(id: &str, js: &rquickjs::Ctx<'_>, e: rquickjs::Error, deadline: 
 }
 
 /// The pending exception as `Name: message` (or its JSON when a script threw a non-Error).
-fn exception_text(js: &rquickjs::Ctx<'_>) -> String {
-    let v = js.catch();
+fn exception_text<'js>(js: &rquickjs::Ctx<'js>, v: rquickjs::Value<'js>) -> String {
     if let Some(x) = v.as_exception() {
         let name = x
             .get::<_, String>("name")
@@ -424,4 +539,96 @@ fn exception_text(js: &rquickjs::Ctx<'_>) -> String {
         .flatten()
         .and_then(|s| s.to_string().ok())
         .unwrap_or_else(|| "an exception".into())
+}
+
+/// Cosmos DB runs scripts as plain (sloppy-mode) JavaScript, as browsers run a `<script>`;
+/// rquickjs evaluates in strict mode unless told otherwise.
+fn sloppy() -> rquickjs::context::EvalOptions {
+    let mut o = rquickjs::context::EvalOptions::default();
+    o.strict = false;
+    o
+}
+
+/// Calls `body` (a function) with `args` and returns what it returns: a user-defined function,
+/// which has no collection and no response, only its value. Bounded like a procedure.
+pub(crate) fn call_function(id: &str, body: &str, args: &[Option<Value>]) -> Result<Option<Value>> {
+    CACHED.with(|cell| {
+        let mut fresh = None;
+        let mut slot = cell.try_borrow_mut().ok();
+        let cached = match slot.as_deref_mut() {
+            Some(s) => {
+                if s.is_none() {
+                    *s = Some(Cached::new().map_err(|e| js_setup(id, e))?);
+                }
+                s.as_mut().expect("just made")
+            }
+            None => fresh.insert(Cached::new().map_err(|e| js_setup(id, e))?),
+        };
+        let deadline = Instant::now() + super::ScriptBudget::default().max_duration;
+        if let Ok(mut d) = cached.deadline.lock() {
+            *d = deadline;
+        }
+        let key = xxhash_rust::xxh3::xxh3_64(body.as_bytes());
+        let compiled = &mut cached.compiled;
+        let out = cached.context.with(|js| -> Result<Option<Value>> {
+            let failures = Default::default();
+            let caught = |e: rquickjs::Error| script_error(id, &js, e, deadline, &failures);
+            let function = compile(&js, compiled, key, id, body, &caught)?;
+            let mut call_args = rquickjs::function::Args::new(js.clone(), args.len());
+            for a in args {
+                let v = match a {
+                    Some(v) => js.json_parse(v.to_string()).map_err(caught)?,
+                    None => rquickjs::Value::new_undefined(js.clone()),
+                };
+                call_args.push_arg(v).map_err(caught)?;
+            }
+            let result: rquickjs::Value = function.call_arg(call_args).map_err(caught)?;
+            if result.is_undefined() {
+                return Ok(None);
+            }
+            let json = js.json_stringify(result).map_err(caught)?;
+            json.map(|s| {
+                let s = s.to_string().map_err(caught)?;
+                serde_json::from_str(&s).map_err(|e| Error::bad("udf", e.to_string()))
+            })
+            .transpose()
+        });
+        if matches!(&out, Err(Error::RequestTimeout(_))) {
+            if let Some(s) = slot.as_deref_mut() {
+                *s = None;
+            }
+        }
+        out
+    })
+}
+
+/// The function `body` defines, compiled once per text and kept by the runtime.
+fn compile<'js>(
+    js: &rquickjs::Ctx<'js>,
+    compiled: &mut HashMap<u64, rquickjs::Persistent<Function<'static>>>,
+    key: u64,
+    id: &str,
+    body: &str,
+    caught: &dyn Fn(rquickjs::Error) -> Error,
+) -> Result<Function<'js>> {
+    if let Some(f) = compiled.get(&key) {
+        return f.clone().restore(js).map_err(caught);
+    }
+    let f: Function = js
+        .eval_with_options(format!("({body}\n)"), sloppy())
+        .map_err(|e| match e {
+            rquickjs::Error::Exception => {
+                let _ = js.catch();
+                Error::bad(
+                    "body",
+                    format!("script '{id}' is not a JavaScript function: it does not parse"),
+                )
+            }
+            e => caught(e),
+        })?;
+    if compiled.len() >= 256 {
+        compiled.clear();
+    }
+    compiled.insert(key, rquickjs::Persistent::save(js, f.clone()));
+    Ok(f)
 }

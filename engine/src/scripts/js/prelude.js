@@ -7,7 +7,9 @@
   var ops = [];
   var callbacks = {};
   var nextId = 1;
-  var requestBody = __requestBody;
+  var selfLink = "";
+  var altLink = "";
+  var requestBody;
   var responseBody;
 
   function enqueue(kind, args, options, callback) {
@@ -22,8 +24,8 @@
   }
 
   var collection = {
-    getSelfLink: function () { return __selfLink; },
-    getAltLink: function () { return __altLink; },
+    getSelfLink: function () { return selfLink; },
+    getAltLink: function () { return altLink; },
     readDocument: function (link, options, callback) {
       return enqueue("read", [link], options, callback);
     },
@@ -97,7 +99,7 @@
     underscore[name] = function (arg, options, callback) {
       if (typeof options === "function") callback = options;
       // Read the partition once, then apply the fluent call in memory.
-      return enqueue("readAll", [__selfLink], {}, function (err, docs) {
+      return enqueue("readAll", [selfLink], {}, function (err, docs) {
         if (err) throw err;
         var out = fluent(docs)[name](arg);
         if (callback) out.value(callback);
@@ -106,7 +108,16 @@
   });
   global.__ = underscore;
 
-  // Called by the engine.
+  // Called by the engine. One runtime serves many calls: each starts clean.
+  global.__begin = function (self, alt, request, response) {
+    ops = [];
+    callbacks = {};
+    nextId = 1;
+    selfLink = self;
+    altLink = alt;
+    requestBody = request == null ? undefined : JSON.parse(request);
+    responseBody = response == null ? undefined : JSON.parse(response);
+  };
   global.__takeOps = function () {
     var out = JSON.stringify(ops);
     ops = [];
@@ -121,6 +132,8 @@
       error = new Error(err.message);
       error.number = err.number;
       error.body = err.message;
+      // Lets the engine answer a rethrown failure with the operation's own status.
+      Object.defineProperty(error, "__failure", { value: err.index });
     }
     var resource = result == null ? undefined : JSON.parse(result);
     if (!callback) {
@@ -135,7 +148,14 @@
   global.__responseBodyJson = function () {
     return responseBody === undefined ? null : JSON.stringify(responseBody);
   };
-  global.__setResponseBody = function (json) {
-    responseBody = JSON.parse(json);
+
+  // Globals a script made by assigning to an undeclared name go when its call ends.
+  var initial = Object.create(null);
+  Object.getOwnPropertyNames(global).forEach(function (n) { initial[n] = true; });
+  initial.__end = true;
+  global.__end = function () {
+    Object.getOwnPropertyNames(global).forEach(function (n) {
+      if (!initial[n]) delete global[n];
+    });
   };
 })(globalThis);

@@ -1,0 +1,49 @@
+// The post-trigger truncateFeed of 004_*, as the article prints it, with two changes:
+// - no "+ 1": the article's count query misses the item just written, but here the trigger
+//   runs inside that write's transaction and its query counts it, so the "+ 1" would keep 99;
+// - the number to remove is a parameter rather than pasted into the SQL text, and only the ids
+//   are read (the delete needs nothing else).
+function truncateFeed() {
+  const maxDocs = 100;
+  var context = getContext();
+  var collection = context.getCollection();
+
+  collection.queryDocuments(
+    collection.getSelfLink(),
+    "SELECT VALUE COUNT(1) FROM f",
+    function (err, results) {
+      if (err) throw err;
+
+      processCountResults(results);
+    });
+
+  function processCountResults(results) {
+    if (results[0] > maxDocs) {
+      var docsToRemove = results[0] - maxDocs;
+      collection.queryDocuments(
+        collection.getSelfLink(),
+        {
+          query: 'SELECT TOP @n f.id FROM f ORDER BY f.creationDate',
+          parameters: [{ name: '@n', value: docsToRemove }]
+        },
+        function (err, results) {
+          if (err) throw err;
+
+          processDocsToRemove(results, 0);
+        });
+    }
+  }
+
+  function processDocsToRemove(results, index) {
+    var doc = results[index];
+    if (doc) {
+      collection.deleteDocument(
+        `${collection.getAltLink()}/docs/${doc.id}`,
+        function (err) {
+          if (err) throw err;
+
+          processDocsToRemove(results, index + 1);
+        });
+    }
+  }
+}

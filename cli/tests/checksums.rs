@@ -1,0 +1,223 @@
+//! Issue 18 §1: every stored item carries a checksum (LMDB has none), so damage inside an item's
+//! bytes is corrupt data naming the item, even when the bytes still parse as JSON; items stored
+//! before checksums (format 1) still read, and gain one when next written.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use engine::{ContainerProperties, Engine, EngineOptions};
+use heed::types::Bytes;
+use heed::CommitOrAbort;
+use serde_json::{json, Value};
+
+fn engine(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_engine"))
+        .arg("--data")
+        .arg(dir)
+        .args(args)
+        .output()
+        .expect("run engine")
+}
+
+fn rt() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// Items a..e in test/c (partition key /pk), written by the engine.
+fn write_items(dir: &Path) {
+    let engine = Engine::open(dir, EngineOptions::default()).unwrap();
+    rt().block_on(async {
+        let db = engine.create_database("test").await.unwrap();
+        let c = db
+            .create_container(ContainerProperties::new("c", "/pk"))
+            .await
+            .unwrap();
+        for id in ["a", "b", "c", "d", "e"] {
+            c.create_item(
+                &json!({"id": id, "pk": "p", "note": format!("SWAPME-{id}")}),
+                None,
+                None,
+            )
+            .await
+            .unwrap();
+        }
+    });
+}
+
+/// Rewrites every stored item with `f(value)`, straight through LMDB (the engine closed).
+fn rewrite_items(dir: &Path, f: impl Fn(&[u8]) -> Vec<u8>) {
+    // Safety: the only environment open on this directory in the process; no unsafe flags.
+    let env = unsafe {
+        heed::EnvOpenOptions::new()
+            .max_dbs(8)
+            .map_size(1 << 30)
+            .open(dir)
+            .unwrap()
+    };
+    let wtxn = env.write_txn().unwrap();
+    let docs = env
+        .create_databases_and_commit(wtxn, |dbo, wtxn| -> heed::Result<_> {
+            Ok(CommitOrAbort::<_, ()>::Commit(
+                dbo.create_database::<Bytes, Bytes>(wtxn, Some("docs"))?,
+            ))
+        })
+        .unwrap()
+        .unwrap_commit();
+    let mut wtxn = env.write_txn().unwrap();
+    let all: Vec<(Vec<u8>, Vec<u8>)> = docs
+        .iter(&wtxn)
+        .unwrap()
+        .map(|e| e.map(|(k, v)| (k.to_vec(), v.to_vec())).unwrap())
+        .collect();
+    assert_eq!(all.len(), 5);
+    for (k, v) in all {
+        docs.put(&mut wtxn, &k, &f(&v)).unwrap();
+    }
+    wtxn.commit().unwrap();
+    drop(env);
+}
+
+/// A format 2 value as stored before checksums: LSN without the flag, no checksum.
+fn to_format_1(v: &[u8]) -> Vec<u8> {
+    assert!(v[0] & 0x80 != 0, "the engine writes checksummed items");
+    let mut old = v[..24].to_vec();
+    old[0] &= 0x7f;
+    old.extend_from_slice(&v[32..]);
+    old
+}
+
+/// A byte of an item's JSON changed, still JSON ('S' of SWAPME becomes 'R').
+fn swap(v: &[u8], id: &str) -> Vec<u8> {
+    let needle = format!("SWAPME-{id}");
+    let mut v = v.to_vec();
+    if let Some(at) = v.windows(needle.len()).position(|w| w == needle.as_bytes()) {
+        v[at] = b'R';
+    }
+    v
+}
+
+#[test]
+fn damage_that_still_parses_is_found_by_the_checksum() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("data");
+    write_items(&dir);
+    rewrite_items(&dir, |v| swap(v, "b"));
+
+    let o = engine(
+        &dir,
+        &["get", "--db", "test", "--container", "c", "--pk", "p", "b"],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("error (500): corrupt data: item 'b' in container 'test/c'"),
+        "{err}"
+    );
+    let o = engine(
+        &dir,
+        &["get", "--db", "test", "--container", "c", "--pk", "p", "a"],
+    );
+    assert!(o.status.success(), "the others read");
+
+    let o = engine(&dir, &["export", "--db", "test", "--container", "c"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(err.contains("item 'b' in container 'test/c'"), "{err}");
+    let o = engine(
+        &dir,
+        &["export", "--db", "test", "--container", "c", "--pk", "p"],
+    );
+    assert!(String::from_utf8_lossy(&o.stderr).contains("item 'b'"));
+    let o = engine(
+        &dir,
+        &[
+            "query",
+            "--db",
+            "test",
+            "--container",
+            "c",
+            "SELECT * FROM c",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("corrupt data"));
+
+    let o = engine(&dir, &["check"]);
+    assert!(!o.status.success());
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        stdout.contains("item 'b'") && stdout.contains("do not match their checksum"),
+        "{stdout}"
+    );
+
+    // A write does not carry the damaged bytes into a new version.
+    let engine = Engine::open(&dir, EngineOptions::default()).unwrap();
+    let c = engine.database("test").container("c");
+    let e = rt()
+        .block_on(c.patch_item::<Value>(
+            "b",
+            "p",
+            &[engine::PatchOperation::set("/n", json!(1))],
+            None,
+        ))
+        .unwrap_err();
+    assert_eq!(e.status_code(), 500, "{e}");
+    assert!(e.to_string().contains("item 'b'"), "{e}");
+}
+
+#[test]
+fn items_stored_before_checksums_still_read_and_gain_one_when_written() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("data");
+    write_items(&dir);
+    rewrite_items(&dir, |v| {
+        let old = to_format_1(v);
+        // One old item whose JSON was damaged: no checksum to tell, but it does not parse.
+        if old.windows(8).any(|w| w == b"SWAPME-e") {
+            let mut bad = old.clone();
+            bad[24] = b'#';
+            return bad;
+        }
+        old
+    });
+
+    let engine = Engine::open(&dir, EngineOptions::default()).unwrap();
+    let c = engine.database("test").container("c");
+    rt().block_on(async {
+        let r = c.read_item::<Value>("a", "p", None).await.unwrap();
+        assert_eq!(r.resource.unwrap()["note"], "SWAPME-a");
+        // Before, a 400 "bad request".
+        let e = c.read_item::<Value>("e", "p", None).await.unwrap_err();
+        assert_eq!(e.status_code(), 500, "{e}");
+        assert!(
+            e.to_string()
+                .contains("corrupt data: item 'e' in container 'test/c'"),
+            "{e}"
+        );
+        c.upsert_item(&json!({"id": "a", "pk": "p", "note": "new"}), None, None)
+            .await
+            .unwrap();
+        c.delete_item("e", "p", None).await.unwrap_err();
+    });
+    let reports = engine.check().unwrap();
+    assert_eq!(reports[0].items, 5);
+    // Item e (and the index entries it can no longer account for); nothing about the others.
+    assert!(
+        reports[0].problems[0].contains("item 'e'"),
+        "{:?}",
+        reports[0].problems
+    );
+    assert!(!reports[0].problems.iter().any(|p| p.contains("item 'a'")));
+    drop((c, engine));
+
+    // The rewritten item has a checksum again; the untouched old ones still have none.
+    rewrite_items(&dir, |v| {
+        let checksummed = v[0] & 0x80 != 0;
+        let rewritten = v.windows(5).any(|w| w == b"\"new\"");
+        assert_eq!(checksummed, rewritten, "{}", String::from_utf8_lossy(v));
+        v.to_vec()
+    });
+}
