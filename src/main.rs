@@ -91,6 +91,10 @@ struct Args {
     /// which is refused on a non-loopback address).
     #[arg(long, env = "GATEWAY_KEY", hide_env_values = true)]
     gateway_key: Option<String>,
+    /// Serve the gateway over https, with a self-signed certificate for localhost and
+    /// 127.0.0.1 made on the first start and kept in the data directory (its path is printed).
+    #[arg(long, env = "GATEWAY_TLS")]
+    gateway_tls: bool,
     /// Do not serve the gateway.
     #[arg(long, env = "NO_GATEWAY")]
     no_gateway: bool,
@@ -165,6 +169,7 @@ fn gateway_options(args: &Args) -> Result<gateway::GatewayOptions, String> {
     let mut options = gateway::GatewayOptions::new(args.gateway_addr);
     options.key = args.gateway_key.clone();
     options.workers = args.workers;
+    options.tls = args.gateway_tls;
     if let Some(k) = &options.key {
         gateway::MasterKey::from_base64(k).map_err(|e| format!("--gateway-key: {e}"))?;
     }
@@ -304,7 +309,14 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
             Some(_) => "AccountKey=<your --gateway-key>".to_owned(),
             None => format!("AccountKey={} (the emulator's key)", gateway::EMULATOR_KEY),
         };
-        println!("  Gateway   http://{addr}/  (Cosmos DB REST API for the SDKs: {key})");
+        let scheme = if args.gateway_tls { "https" } else { "http" };
+        println!("  Gateway   {scheme}://{addr}/  (Cosmos DB REST API for the SDKs: {key})");
+        if args.gateway_tls {
+            println!(
+                "    certificate (self-signed; have clients trust it): {}",
+                gateway::tls::cert_path(engine.path()).display()
+            );
+        }
     }
     println!("Ctrl-C stops.");
 

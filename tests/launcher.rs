@@ -279,6 +279,12 @@ fn the_gateway_serves_the_cosmos_api_on_the_sites_engine() {
     let (child, urls) = start(dir.path(), &["--no-gateway"]);
     assert!(urls.gateway.is_none());
     interrupt_and_wait(child);
+
+    // https with --gateway-tls: a self-signed certificate kept in the data directory.
+    let (child, urls) = start(dir.path(), &["--gateway-tls"]);
+    assert!(urls.gateway.unwrap().starts_with("https://"));
+    assert!(dir.path().join("gateway-cert.pem").exists());
+    interrupt_and_wait(child);
 }
 
 #[test]

@@ -156,6 +156,10 @@ enum Command {
         /// on a non-loopback address).
         #[arg(long, env = "GATEWAY_KEY", hide_env_values = true)]
         key: Option<String>,
+        /// Serve https with a self-signed certificate for localhost and 127.0.0.1, made on the
+        /// first start and kept in the data directory (its path is printed).
+        #[arg(long)]
+        tls: bool,
     },
 }
 
@@ -188,7 +192,7 @@ fn charge_line(charge: f64, diagnostics: &engine::Diagnostics) {
 }
 
 async fn run(cli: Cli) -> Result<(), import::ImportError> {
-    if let Command::Serve { addr, key } = &cli.command {
+    if let Command::Serve { addr, key, tls } = &cli.command {
         if cli.no_lock {
             return Err(engine::Error::bad(
                 "--no-lock",
@@ -196,7 +200,7 @@ async fn run(cli: Cli) -> Result<(), import::ImportError> {
             )
             .into());
         }
-        return serve(&cli.data, *addr, key.clone()).await;
+        return serve(&cli.data, *addr, key.clone(), *tls).await;
     }
     // Only `import` writes; everything else reads, beside any process writing the directory.
     let read_only = !matches!(cli.command, Command::Import { .. });
@@ -524,6 +528,7 @@ async fn serve(
     data: &std::path::Path,
     addr: std::net::SocketAddr,
     key: Option<String>,
+    tls: bool,
 ) -> Result<(), import::ImportError> {
     let failed = |e: &dyn std::fmt::Display| import::ImportError::Failed(e.to_string());
     if key.is_none() && !addr.ip().is_loopback() {
@@ -544,13 +549,21 @@ async fn serve(
     )?;
     let mut options = gateway::GatewayOptions::new(addr);
     options.key = key.clone();
+    options.tls = tls;
     let (server, bound) = gateway::Gateway::start(&engine, options).map_err(|e| failed(&e))?;
     let shown = match key {
         Some(_) => "AccountKey=<your --key>".to_owned(),
         None => format!("AccountKey={} (the emulator's key)", gateway::EMULATOR_KEY),
     };
+    let scheme = if tls { "https" } else { "http" };
     println!("Serving {} over the Cosmos DB REST API", data.display());
-    println!("  AccountEndpoint=http://{bound}/;{shown}");
+    println!("  AccountEndpoint={scheme}://{bound}/;{shown}");
+    if tls {
+        println!(
+            "  certificate (self-signed; have clients trust it): {}",
+            gateway::tls::cert_path(engine.path()).display()
+        );
+    }
     println!("Ctrl-C stops.");
     let handle = server.handle();
     let running = tokio::spawn(server);

@@ -122,3 +122,48 @@ fn serve_refuses_the_well_known_key_off_loopback() {
     );
     assert!(!data.exists(), "nothing is created");
 }
+
+#[test]
+fn serve_tls_makes_and_keeps_its_certificate() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let mut child = engine()
+        .args([
+            "--data",
+            data.to_str().unwrap(),
+            "serve",
+            "--addr",
+            "127.0.0.1:0",
+            "--tls",
+        ])
+        .env_remove("GATEWAY_KEY")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let (mut endpoint, mut cert) = (None, None);
+    let mut line = String::new();
+    while out.read_line(&mut line).unwrap() > 0 {
+        let l = line.trim().to_owned();
+        if l.starts_with("AccountEndpoint=") {
+            endpoint = Some(l.clone());
+        }
+        if let Some(rest) = l.strip_prefix("certificate (self-signed; have clients trust it): ") {
+            cert = Some(rest.to_owned());
+        }
+        if l.starts_with("Ctrl-C stops") {
+            break;
+        }
+        line.clear();
+    }
+    let _ = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status();
+    let _ = child.wait();
+    assert!(endpoint.unwrap().starts_with("AccountEndpoint=https://"));
+    let cert = cert.expect("the certificate's path is printed");
+    let pem = std::fs::read_to_string(&cert).unwrap();
+    assert!(pem.starts_with("-----BEGIN CERTIFICATE-----"), "{pem}");
+    assert!(data.join("gateway-key.pem").exists());
+}

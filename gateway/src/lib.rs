@@ -14,6 +14,7 @@
 //! `PROTOCOL.md` lists every operation the SDKs send and what the gateway does with it.
 
 pub mod auth;
+mod epk;
 pub mod error;
 pub mod headers;
 pub mod limits;
@@ -21,6 +22,7 @@ mod paths;
 mod resources;
 mod routes;
 mod script_store;
+pub mod tls;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -41,6 +43,8 @@ pub struct GatewayOptions {
     pub limits: Limits,
     /// Worker threads (default: actix's, one per core).
     pub workers: Option<usize>,
+    /// Serve https with the self-signed certificate kept in the data directory (`tls`).
+    pub tls: bool,
 }
 
 impl GatewayOptions {
@@ -50,6 +54,7 @@ impl GatewayOptions {
             key: None,
             limits: Limits::default(),
             workers: None,
+            tls: false,
         }
     }
 }
@@ -64,6 +69,8 @@ pub enum StartError {
     WellKnownKeyOnNetwork(SocketAddr),
     #[error("the gateway key is not valid base64: {0}")]
     BadKey(String),
+    #[error("https: {0}")]
+    Tls(String),
     #[error("the scripts created over the REST API could not be loaded: {0}")]
     Scripts(String),
     #[error("cannot listen on {addr}: {source}")]
@@ -80,6 +87,8 @@ pub(crate) struct State {
     pub limits: Limits,
     /// The address the gateway listens on (the database account names it as its endpoint).
     pub addr: SocketAddr,
+    /// `http` or `https`.
+    pub scheme: &'static str,
     /// JavaScript scripts created over the REST API (kept in the data directory).
     pub scripts: script_store::ScriptStore,
 }
@@ -115,6 +124,7 @@ impl Gateway {
             key,
             limits: options.limits.clone(),
             addr: bound,
+            scheme: if options.tls { "https" } else { "http" },
             scripts,
         }));
         let limits = options.limits.clone();
@@ -133,10 +143,18 @@ impl Gateway {
         if let Some(n) = options.workers {
             server = server.workers(n);
         }
-        // HTTP/1.1, and HTTP/2 by prior knowledge (no TLS to negotiate it): the Rust SDK
-        // speaks HTTP/2 first.
+        let tls = if options.tls {
+            Some(tls::server_config(engine.path()).map_err(StartError::Tls)?)
+        } else {
+            None
+        };
+        // Without TLS: HTTP/1.1, and HTTP/2 by prior knowledge (no TLS to negotiate it): the
+        // Rust SDK speaks HTTP/2 first. With TLS, ALPN chooses.
+        let server = match tls {
+            Some(config) => server.listen_rustls_0_23(listener, config),
+            None => server.listen_auto_h2c(listener),
+        };
         let server = server
-            .listen_auto_h2c(listener)
             .map_err(|source| StartError::Bind {
                 addr: options.addr,
                 source,

@@ -1,4 +1,4 @@
-//! JavaScript stored procedures and triggers created over the REST API. The engine keeps the
+//! JavaScript stored procedures, triggers and user-defined functions created over the REST API. The engine keeps the
 //! scripts registered with it in memory (apps register theirs at every start); Cosmos DB keeps
 //! a created script until it is deleted. So the gateway writes the ones created through it to
 //! `DATA/gateway-scripts.json` and registers them again when it starts. They are keyed by the
@@ -19,7 +19,7 @@ pub const FILE: &str = "gateway-scripts.json";
 pub struct StoredScript {
     /// The container's numeric id (`ContainerDef::rid`).
     pub container: u32,
-    /// `sprocs` or `triggers`.
+    /// `sprocs`, `triggers` or `udfs`.
     pub kind: String,
     pub id: String,
     pub body: String,
@@ -48,6 +48,7 @@ pub fn register(client: &ContainerClient, s: &StoredScript) -> engine::Result<()
     let js = JavaScript::new(&s.body)?;
     match s.kind.as_str() {
         "sprocs" => client.scripts().upsert_stored_procedure(&s.id, js),
+        "udfs" => client.scripts().upsert_user_defined_function(&s.id, js),
         _ => {
             let op = s
                 .trigger_operation

@@ -211,3 +211,26 @@ fn stored_procedures_and_triggers_registered_in_rust() {
     let gw = TestGateway::at(data.path(), gateway::Limits::default());
     run(&gw, "scripts_restarted.py", &[]);
 }
+
+#[test]
+fn https_with_the_self_signed_certificate() {
+    let gw = TestGateway::tls();
+    let cert = gateway::tls::cert_path(&gw.dir);
+    assert!(gw.endpoint().starts_with("https://"));
+    // The SDK trusts the certificate it is given, as with the emulator's.
+    let Some(out) = run(
+        &gw,
+        "readme.py",
+        &[("REQUESTS_CA_BUNDLE", cert.to_str().unwrap())],
+    ) else {
+        return;
+    };
+    assert!(out.contains("sum of all orders: 42"), "{out}");
+    // The key stays private to its owner.
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(gw.dir.join(gateway::tls::KEY_FILE))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o077, 0, "{mode:o}");
+}

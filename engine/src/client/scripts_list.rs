@@ -94,6 +94,22 @@ impl ScriptsClient {
             what: format!("trigger '{id}'"),
         })
     }
+
+    /// Unregisters a user-defined function (404 when there is none of that name).
+    pub fn delete_user_defined_function(&self, id: &str) -> Result<()> {
+        let shared = self.container.shared()?;
+        let mut scripts = shared.scripts.write();
+        if !scripts.functions.contains_key(id) {
+            return Err(crate::Error::NotFound {
+                what: format!("user-defined function '{id}'"),
+            });
+        }
+        // Copied on write: a query page running now keeps the set it started with.
+        let mut functions = (*scripts.functions).clone();
+        functions.remove(id);
+        scripts.functions = std::sync::Arc::new(functions);
+        Ok(())
+    }
 }
 
 #[cfg(test)]

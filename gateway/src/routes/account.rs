@@ -60,9 +60,9 @@ fn endpoint(ctx: &Ctx) -> String {
     if addr.ip().is_unspecified() {
         if let Some(host) = crate::headers::get(ctx.headers(), "host") {
             if !host.contains(['/', ' ', '"']) {
-                return format!("http://{host}/");
+                return format!("{}://{host}/", ctx.state.scheme);
             }
         }
     }
-    format!("http://{addr}/")
+    format!("{}://{addr}/", ctx.state.scheme)
 }

@@ -69,17 +69,20 @@ pub async fn read(ctx: &Ctx<'_>, db: &str, c: &str) -> Result<HttpResponse> {
         }
     }
     let partition_key = headers::partition_key(h)?;
-    // A feed range narrower than the one range is in Cosmos DB's EPK space, which the engine's
-    // hash does not share: only a whole-container range (or a partition key) is served.
-    let epk = (
+    // A feed range narrower than the whole is in Cosmos DB's EPK space (the Python SDK names
+    // one partition key that way): the engine's own hash does not share it, so the gateway
+    // reads the whole feed and keeps the items whose partition key hashes into the range.
+    let epk_range = match (
         headers::get(h, "x-ms-start-epk"),
         headers::get(h, "x-ms-end-epk"),
-    );
-    if partition_key.is_none() && !matches!(epk, (None | Some(""), None | Some("FF"))) {
-        return Err(crate::routes::unsupported(
-            "change feeds of a feed range narrower than the container (EPK headers)",
-        ));
-    }
+    ) {
+        _ if partition_key.is_some() => None,
+        (None | Some(""), None | Some("FF")) => None,
+        (start, end) => Some((
+            start.unwrap_or("").to_ascii_uppercase(),
+            end.unwrap_or("FF").to_ascii_uppercase(),
+        )),
+    };
     let options = ChangeFeedOptions {
         mode: mode(ctx)?,
         start: start(ctx)?,
@@ -87,6 +90,9 @@ pub async fn read(ctx: &Ctx<'_>, db: &str, c: &str) -> Result<HttpResponse> {
         range: None,
         partition_key,
     };
+    if let Some((start, end)) = epk_range {
+        return filtered(&client, &def, options, &start, &end).await;
+    }
     let page = client.change_feed(&options).await?;
     let etag = format!("\"{}\"", page.continuation);
     if page.not_modified() {
@@ -101,4 +107,47 @@ pub async fn read(ctx: &Ctx<'_>, db: &str, c: &str) -> Result<HttpResponse> {
         .json(
             resources::feed(&resources::container_rid(&def), "Documents", page.items).to_string(),
         ))
+}
+
+/// The change feed of an EPK range: engine pages read in turn until one has items in the
+/// range, or the feed is read to its end (304), within a second of work per request.
+async fn filtered(
+    client: &engine::ContainerClient,
+    def: &engine::ContainerDef,
+    mut options: ChangeFeedOptions,
+    start: &str,
+    end: &str,
+) -> Result<HttpResponse> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(1);
+    let mut charge = 0.0;
+    loop {
+        let page = client.change_feed(&options).await?;
+        charge += page.request_charge;
+        let etag = format!("\"{}\"", page.continuation);
+        let done = page.not_modified();
+        let items: Vec<serde_json::Value> = page
+            .items
+            .into_iter()
+            .filter(|doc| {
+                // All-versions records carry the item under "current".
+                let item = doc.get("current").unwrap_or(doc);
+                def.partition_key
+                    .extract(item)
+                    .is_ok_and(|pk| crate::epk::in_range(&crate::epk::of(&pk), start, end))
+            })
+            .collect();
+        if !items.is_empty() {
+            let n = items.len();
+            return Ok(Reply::new(200, charge)
+                .etag(Some(&etag))
+                .header("x-ms-item-count", n.to_string())
+                .json(
+                    resources::feed(&resources::container_rid(def), "Documents", items).to_string(),
+                ));
+        }
+        if done || std::time::Instant::now() > deadline {
+            return Ok(Reply::new(304, charge).etag(Some(&etag)).empty());
+        }
+        options.start = ChangeFeedStart::Continuation(page.continuation);
+    }
 }

@@ -49,8 +49,26 @@ pub fn list(ctx: &Ctx, db: &str) -> Result<HttpResponse> {
 pub fn read(ctx: &Ctx, db: &str, id: &str) -> Result<HttpResponse> {
     let (_, def) = super::container(ctx, db, id)?;
     let body = resources::container(&def);
+    // Quota and usage in the service's form (sizes in KB); the engine has no per-container
+    // storage quota, so the quota is what a logical partition may hold times the partitions.
+    let (items, bytes) = def
+        .partitions
+        .partitions
+        .iter()
+        .fold((0u64, 0u64), |(n, b), p| (n + p.items, b + p.bytes));
+    let kb = bytes.div_ceil(1024);
     Ok(Reply::new(200, 1.0)
         .etag(body["_etag"].as_str())
+        .header(
+            "x-ms-resource-quota",
+            "documentSize=2048;documentsSize=-1;documentsCount=-1;collectionSize=-1",
+        )
+        .header(
+            "x-ms-resource-usage",
+            format!(
+                "documentSize={kb};documentsSize={kb};documentsCount={items};collectionSize={kb}"
+            ),
+        )
         .json(body.to_string()))
 }
 

@@ -92,7 +92,37 @@ pub async fn query(ctx: &Ctx<'_>, db: &str, c: &str) -> Result<HttpResponse> {
     let page = client
         .query_items::<Value>(&spec.sql, &spec.params, options)
         .await?;
-    Ok(feed_reply(&resources::container_rid(&def), page))
+    let metrics = headers::flag(ctx.headers(), "x-ms-documentdb-populatequerymetrics")
+        .then(|| page.query_metrics.as_ref().map(metrics_header))
+        .flatten();
+    let mut reply = feed_reply(&resources::container_rid(&def), page);
+    if let Some(m) = metrics {
+        if let Ok(v) = actix_web::http::header::HeaderValue::from_str(&m) {
+            reply.headers_mut().insert(
+                actix_web::http::header::HeaderName::from_static("x-ms-documentdb-query-metrics"),
+                v,
+            );
+        }
+    }
+    Ok(reply)
+}
+
+/// The page's metrics in the service's `name=value;...` form (the fields the engine measures;
+/// the SDKs parse the ones they know).
+fn metrics_header(m: &engine::QueryMetrics) -> String {
+    format!(
+        "totalExecutionTimeInMs={:.2};queryCompileTimeInMs=0.00;queryLogicalPlanBuildTimeInMs=0.00;\
+         queryPhysicalPlanBuildTimeInMs=0.00;queryOptimizationTimeInMs=0.00;VMExecutionTimeInMs={:.2};\
+         indexLookupTimeInMs=0.00;documentLoadTimeInMs=0.00;systemFunctionExecuteTimeInMs=0.00;\
+         userFunctionExecuteTimeInMs=0.00;retrievedDocumentCount={};retrievedDocumentSize={};\
+         outputDocumentCount={};outputDocumentSize=0;writeOutputTimeInMs=0.00;indexUtilizationRatio={:.2}",
+        m.execution_time_ms,
+        m.execution_time_ms,
+        m.retrieved_document_count,
+        m.retrieved_document_size,
+        m.output_document_count,
+        m.index_hit_ratio
+    )
 }
 
 /// A page of items: `Documents`, `_count`, and the continuation in its header.

@@ -1,9 +1,7 @@
-//! Stored procedures, triggers and UDFs. Two kinds live side by side: the ones the application
-//! registers with the engine at start (Rust, or JavaScript), listed and run here but owned by
-//! the app, and JavaScript ones created over this API, which the gateway keeps in the data
-//! directory (`script_store`) and which can be replaced and deleted. The engine's query
-//! language has no UDFs: creating one is answered as Cosmos DB answers a script it cannot
-//! compile.
+//! Stored procedures, triggers and user-defined functions. Two kinds live side by side: the
+//! ones the application registers with the engine at start (Rust, or JavaScript), listed and
+//! run here but owned by the app, and JavaScript ones created over this API, which the gateway
+//! keeps in the data directory (`script_store`) and which can be replaced and deleted.
 
 use actix_web::HttpResponse;
 use engine::TriggerOperation;
@@ -49,6 +47,7 @@ fn all(ctx: &Ctx, db: &str, c: &str, kind: &str) -> Result<(Vec<Value>, String)>
             .scripts
             .get(def.rid, kind, id)
             .map(|s| s.body)
+            .or_else(|| list.source(id).map(str::to_owned))
             .unwrap_or_else(|| APP_BODY.to_owned())
     };
     let items = match kind {
@@ -67,7 +66,11 @@ fn all(ctx: &Ctx, db: &str, c: &str, kind: &str) -> Result<(Vec<Value>, String)>
                 v
             })
             .collect(),
-        _ => Vec::new(),
+        _ => list
+            .user_defined_functions
+            .iter()
+            .map(|id| resource(&def, kind, id, &body(id)))
+            .collect(),
     };
     Ok((items, resources::container_rid(&def)))
 }
@@ -117,11 +120,6 @@ pub fn write(
         GatewayError::BadRequest(format!("The {kind} resource needs a string 'id'."))
     })?;
     engine::catalog::validate_resource_id("script", id)?;
-    if kind == "udfs" {
-        return Err(compile_error(format!(
-            "udfs/{id}: this engine's query language has no user-defined functions yet"
-        )));
-    }
     let source = body.get("body").and_then(Value::as_str).ok_or_else(|| {
         GatewayError::BadRequest(format!("The {kind} resource needs a string 'body'."))
     })?;
@@ -129,6 +127,7 @@ pub fn write(
         let list = client.scripts().list()?;
         Ok(match kind {
             "sprocs" => list.stored_procedures.iter().any(|p| p == id),
+            "udfs" => list.user_defined_functions.iter().any(|f| f == id),
             _ => list.triggers.iter().any(|t| t.id == id),
         })
     };
@@ -204,6 +203,7 @@ pub fn delete(ctx: &Ctx, db: &str, c: &str, kind: &str, id: &str) -> Result<Http
     let scripts = client.scripts();
     match kind {
         "sprocs" => scripts.delete_stored_procedure(id)?,
+        "udfs" => scripts.delete_user_defined_function(id)?,
         _ => scripts.delete_trigger(id)?,
     }
     ctx.state

@@ -31,8 +31,20 @@ impl TestGateway {
         gw
     }
 
+    /// A gateway over https, with the self-signed certificate it makes in its data directory.
+    pub fn tls() -> Self {
+        let temp = tempfile::tempdir().expect("temp dir");
+        let mut gw = Self::start_inner(temp.path(), Limits::default(), true);
+        gw._temp = Some(temp);
+        gw
+    }
+
     /// A gateway over `dir` (to start another on the same data after this one is dropped).
     pub fn at(dir: &std::path::Path, limits: Limits) -> Self {
+        Self::start_inner(dir, limits, false)
+    }
+
+    fn start_inner(dir: &std::path::Path, limits: Limits, tls: bool) -> Self {
         let path = dir.to_owned();
         let (tx, rx) = std::sync::mpsc::channel();
         let thread = std::thread::spawn(move || {
@@ -42,11 +54,24 @@ impl TestGateway {
                 .build()
                 .expect("runtime");
             rt.block_on(async move {
-                let engine = engine::Engine::open(&path, engine::EngineOptions::default())
-                    .expect("engine opens");
+                // A gateway stopped just before on the same directory may still be dropping
+                // its last engine handle on an actix worker thread: wait for it.
+                let mut attempts = 0;
+                let engine = loop {
+                    match engine::Engine::open(&path, engine::EngineOptions::default()) {
+                        Ok(e) => break e,
+                        Err(e) if attempts < 100 => {
+                            attempts += 1;
+                            let _ = e;
+                            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                        }
+                        Err(e) => panic!("engine opens: {e}"),
+                    }
+                };
                 let mut options = GatewayOptions::new("127.0.0.1:0".parse().unwrap());
                 options.limits = limits;
                 options.workers = Some(2);
+                options.tls = tls;
                 let (server, addr) = Gateway::start(&engine, options).expect("gateway starts");
                 tx.send((addr, server.handle(), engine.clone())).unwrap();
                 let _ = server.await;
@@ -65,7 +90,12 @@ impl TestGateway {
     }
 
     pub fn endpoint(&self) -> String {
-        format!("http://{}/", self.addr)
+        let scheme = if self.dir.join(gateway::tls::CERT_FILE).exists() {
+            "https"
+        } else {
+            "http"
+        };
+        format!("{scheme}://{}/", self.addr)
     }
 
     pub fn url(&self, path: &str) -> String {

@@ -109,6 +109,12 @@ ids = [d["id"] for p in pages for d in p]
 assert len(pages) >= 6, len(pages)
 assert sorted(ids) == sorted(["a", "num", "bool"] + [f"f{i:02}" for i in range(40)]), ids
 assert len(ids) == len(set(ids)), "no item twice"
+# Usage headers: the items stored.
+c.read(populate_quota_info=True)
+usage = c.client_connection.last_response_headers["x-ms-resource-usage"]
+assert "documentsCount=43" in usage, usage
+assert "x-ms-resource-quota" in c.client_connection.last_response_headers
+
 # One logical partition's items, queried.
 g0 = list(c.query_items("SELECT * FROM c", partition_key="g0"))
 assert sorted(d["i"] for d in g0) == list(range(0, 40, 5)), g0

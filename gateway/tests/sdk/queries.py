@@ -73,6 +73,12 @@ rows = run("SELECT * FROM c ORDER BY c.n", pk="c3", page_size=4, min_pages=3)
 assert [r["n"] for r in rows] == [d["n"] for d in docs if d["pk"] == "c3"]
 assert bare(rows) == [d for d in docs if d["pk"] == "c3"]
 
+# Query metrics, when asked for.
+list(c.query_items("SELECT * FROM c WHERE c.n < 10", enable_cross_partition_query=True,
+                   populate_query_metrics=True))
+metrics = c.client_connection.last_response_headers["x-ms-documentdb-query-metrics"]
+assert "retrievedDocumentCount=" in metrics and "outputDocumentCount=10" in metrics, metrics
+
 # A bad query is a 400 with the parser's message.
 try:
     list(c.query_items("SELECT FROM WHERE", enable_cross_partition_query=True))

@@ -7,6 +7,7 @@ readme = open(os.path.join(os.path.dirname(__file__), "..", "..", "..", "README.
 section = readme.split("## Connect with an SDK", 1)[1]
 block = re.search(r"```python\n(.*?)```", section, re.S).group(1)
 assert "http://127.0.0.1:8083/" in block
+# Over https (the TLS test) the endpoint is the gateway's https one.
 code = block.replace("http://127.0.0.1:8083/", os.environ["ACCOUNT_HOST"])
 assert os.environ["ACCOUNT_KEY"] in code, "the README shows the gateway's default key"
 exec(compile(code, "README.md", "exec"))

@@ -1,7 +1,7 @@
 """Server-side scripts through the SDK: the container's Rust stored procedure and pre-trigger
 (registered by the test, as an app registers them) listed, read, executed and run; JavaScript
-procedures and triggers created, executed, replaced and deleted; a script that does not compile
-refused with Cosmos DB's script error."""
+procedures, triggers and user-defined functions created, executed, replaced and deleted; a
+script that does not compile refused with Cosmos DB's script error."""
 import os
 
 from azure.cosmos import CosmosClient, exceptions
@@ -13,7 +13,7 @@ assert [p["id"] for p in c.scripts.list_stored_procedures()] == ["bump"]
 assert c.scripts.get_stored_procedure("bump")["id"] == "bump"
 triggers = list(c.scripts.list_triggers())
 assert [(t["id"], t["triggerType"], t["triggerOperation"]) for t in triggers] == [("stamp", "Pre", "Create")], triggers
-assert list(c.scripts.list_user_defined_functions()) == []
+assert list(c.scripts.list_user_defined_functions()) == []  # none registered yet
 
 # The procedure runs in one logical partition, as one transaction.
 r1 = c.scripts.execute_stored_procedure("bump", partition_key="k", params=["by two", 2])
@@ -73,9 +73,23 @@ c.scripts.create_trigger({"id": "jsStamp", "triggerType": "Pre", "triggerOperati
     "function jsStamp() { var r = getContext().getRequest(); var d = r.getBody(); d.js = true; r.setBody(d); }"})
 assert c.create_item({"id": "i2", "pk": "k"}, pre_trigger_include="jsStamp")["js"] is True
 
-# What Cosmos DB answers for a script that does not compile; UDFs (the engine has none).
+# User-defined functions, called in queries.
+c.scripts.create_user_defined_function({"id": "triple", "body": "function triple(x) { return x * 3; }"})
+c.scripts.create_user_defined_function({"id": "double", "body": "function double(x) { return x * 2; }"})
+rows = list(c.query_items("SELECT VALUE [udf.double(c.count), udf.triple(c.count)] FROM c WHERE c.id = 'counter'",
+                          partition_key="k"))
+assert rows == [[8, 12]], rows
+assert sorted(f["id"] for f in c.scripts.list_user_defined_functions()) == ["double", "triple"]
+c.scripts.delete_user_defined_function("double")
+try:
+    list(c.query_items("SELECT VALUE udf.double(1) FROM c", partition_key="k"))
+    raise AssertionError("a deleted UDF must be unknown")
+except exceptions.CosmosHttpResponseError as e:
+    assert e.status_code == 400, e.status_code
+
+# What Cosmos DB answers for a script that does not compile.
 for create, body in ((c.scripts.create_stored_procedure, "function (] {"),
-                     (c.scripts.create_user_defined_function, "function (x) { return x; }")):
+                     (c.scripts.create_user_defined_function, "function (x { return x; }")):
     try:
         create({"id": "broken", "body": body})
         raise AssertionError("must be refused")
