@@ -88,7 +88,7 @@ pub fn container(def: &ContainerDef) -> Value {
             "kind": def.partition_key.kind,
             "version": def.partition_key.version,
         },
-        "uniqueKeyPolicy": {"uniqueKeys": []},
+        "uniqueKeyPolicy": {"uniqueKeys": def.unique_keys.iter().map(|paths| json!({"paths": paths})).collect::<Vec<_>>()},
         "conflictResolutionPolicy": {
             "mode": "LastWriterWins",
             "conflictResolutionPath": "/_ts",

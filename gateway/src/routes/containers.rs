@@ -127,14 +127,26 @@ pub async fn create(ctx: &Ctx<'_>, db: &str) -> Result<HttpResponse> {
         .and_then(Value::as_str)
         .ok_or_else(|| bad("The container needs a string 'id'."))?;
     let path = partition_key_path(&body)?;
-    if body
+    let mut props = ContainerProperties::new(id, &path);
+    // {"uniqueKeys": [{"paths": ["/email"]}, ...]}: the engine checks the paths.
+    if let Some(keys) = body
         .pointer("/uniqueKeyPolicy/uniqueKeys")
         .and_then(Value::as_array)
-        .is_some_and(|k| !k.is_empty())
     {
-        return Err(bad("Unique keys are not supported by this engine yet."));
+        for key in keys {
+            let paths: Vec<&str> = key
+                .get("paths")
+                .and_then(Value::as_array)
+                .ok_or_else(|| bad("Each unique key needs 'paths', an array of paths."))?
+                .iter()
+                .map(|p| {
+                    p.as_str()
+                        .ok_or_else(|| bad("Unique key paths are strings."))
+                })
+                .collect::<Result<_, _>>()?;
+            props = props.with_unique_key(&paths);
+        }
     }
-    let mut props = ContainerProperties::new(id, &path);
     if let Some(p) = body.get("indexingPolicy").filter(|p| !p.is_null()) {
         props = props.with_indexing_policy(p.clone());
     }

@@ -38,6 +38,19 @@ try:
 except exceptions.CosmosResourceNotFoundError:
     pass
 
+# A unique key policy (issue 23): a second item with the same email in one partition is a 409.
+users = db.create_container("users", partition_key=PartitionKey("/tenant"),
+                            unique_key_policy={"uniqueKeys": [{"paths": ["/email"]}]})
+assert users.read()["uniqueKeyPolicy"]["uniqueKeys"] == [{"paths": ["/email"]}], users.read()
+users.create_item({"id": "a", "tenant": "t1", "email": "a@x.org"})
+users.create_item({"id": "a", "tenant": "t2", "email": "a@x.org"})
+try:
+    users.create_item({"id": "b", "tenant": "t1", "email": "a@x.org"})
+    raise AssertionError("a second item with the email must conflict")
+except exceptions.CosmosResourceExistsError as e:
+    assert "unique" in str(e).lower(), e
+db.delete_container("users")
+
 db.delete_container("legacy")
 assert [x["id"] for x in db.list_containers()] == ["orders"]
 client.delete_database("shop")
