@@ -157,7 +157,11 @@ fn damage_that_still_parses_is_found_by_the_checksum() {
         ],
     );
     assert_eq!(o.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("corrupt data"));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("corrupt data: item 'b' in container 'test/c'"),
+        "a query names the damaged item: {err}"
+    );
 
     let o = engine(&dir, &["check"]);
     assert!(!o.status.success());

@@ -497,6 +497,12 @@ impl<'a> Run<'a> {
         if self.index_checks.is_empty() {
             return Ok(true);
         }
+        if k.len() < 32 {
+            return Err(Error::Corrupt(format!(
+                "an index entry of container '{}' is cut short; run `engine check`",
+                self.def.full_id()
+            )));
+        }
         let (head, tail) = (&k[..8], &k[k.len() - 24..]);
         for i in 0..self.index_checks.len() {
             let check = &self.index_checks[i];
@@ -533,17 +539,19 @@ impl<'a> Run<'a> {
         }
     }
 
-    fn item(&mut self, v: &[u8]) -> Result<Option<Value>> {
-        match self.item_json(v)? {
+    fn item(&mut self, key: &[u8], v: &[u8]) -> Result<Option<Value>> {
+        match self.item_json(key, v)? {
             Some(json) => Ok(Some(crate::item::parse_stored(json)?)),
             None => Ok(None),
         }
     }
 
     /// The JSON of a stored item unless its TTL passed; counts it as retrieved.
-    fn item_json<'v>(&mut self, v: &'v [u8]) -> Result<Option<&'v [u8]>> {
-        let (h, json) =
-            DocHeader::decode(v).ok_or_else(|| Error::Corrupt("short item header".into()))?;
+    /// A damaged item is corrupt data naming the item (from its `key`) and the container.
+    fn item_json<'v>(&mut self, key: &[u8], v: &'v [u8]) -> Result<Option<&'v [u8]>> {
+        let (h, json) = DocHeader::verify(v).map_err(|d| {
+            crate::storage::keys::corrupt_item(key, &self.def.full_id(), d.describe())
+        })?;
         if ttl::is_expired(&h, self.def.default_ttl, self.now) {
             return Ok(None);
         }
@@ -559,8 +567,8 @@ impl<'a> Run<'a> {
 
     /// Takes one candidate item: its rows (or, exactly selected, the item itself) go to the page.
     /// True when OFFSET/LIMIT/TOP are satisfied.
-    fn consume(&mut self, stored: &[u8], token: &mut Token) -> Result<bool> {
-        let Some(json) = self.item_json(stored)? else {
+    fn consume(&mut self, key: &[u8], stored: &[u8], token: &mut Token) -> Result<bool> {
+        let Some(json) = self.item_json(key, stored)? else {
             return Ok(false);
         };
         if self.exact {

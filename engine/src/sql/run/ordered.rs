@@ -225,7 +225,7 @@ impl<'a> Run<'a> {
             if let Some(stored) = self.store.docs.get(self.rtxn, &doc_key)? {
                 self.current = i;
                 let matched = self.matched_docs;
-                let done = self.consume(stored, token)?;
+                let done = self.consume(&doc_key, stored, token)?;
                 if self.matched_docs > matched {
                     produced[i] += 1;
                 }
@@ -320,7 +320,7 @@ impl<'a> Run<'a> {
                         self.metrics.retrieved_document_count,
                         self.metrics.retrieved_document_size,
                     );
-                    self.item_json(stored)?;
+                    self.item_json(&doc_key, stored)?;
                     // Priced, not returned: keep the page's own retrieval metrics.
                     self.metrics.retrieved_document_count = items;
                     self.metrics.retrieved_document_size = bytes;

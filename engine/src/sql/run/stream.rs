@@ -23,7 +23,7 @@ impl<'a> Run<'a> {
                     return Ok(false);
                 }
                 run.last_key = Some(key.to_vec());
-                if run.consume(value, token)? {
+                if run.consume(key, value, token)? {
                     run.finished = true;
                     return Ok(false);
                 }

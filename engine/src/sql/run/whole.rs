@@ -23,11 +23,11 @@ impl<'a> Run<'a> {
         for t in targets {
             self.visit(t.pp);
             let limit = self.budget.max_duration * 10;
-            let complete = self.each_candidate(t, None, |run, _key, value| {
+            let complete = self.each_candidate(t, None, |run, key, value| {
                 if run.started.elapsed() > limit {
                     return Ok(false);
                 }
-                if let Some(doc) = run.item(value)? {
+                if let Some(doc) = run.item(key, value)? {
                     match &mut folder {
                         Some(f) => folded += (f.add_item(doc)? > 0) as u64,
                         None => docs.push(doc),
@@ -96,8 +96,8 @@ impl<'a> Run<'a> {
                     std::ops::Bound::Excluded(hi.as_slice()),
                 ),
             )? {
-                let (_, v) = entry?;
-                if let Some(doc) = self.item(v)? {
+                let (k, v) = entry?;
+                if let Some(doc) = self.item(k, v)? {
                     st.add(&doc, self.params)?;
                 }
             }
