@@ -318,6 +318,9 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
             );
         }
     }
+    // Listen before saying so: a Ctrl-C (SIGINT) that came between the line and the first poll of
+    // a lazily registered handler would kill the process instead of stopping it cleanly.
+    let interrupted = interrupt_listener()?;
     println!("Ctrl-C stops.");
 
     let mut handles = vec![webstore_server.handle(), blog_server.handle()];
@@ -330,7 +333,7 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         handles.push(server.handle());
         servers.push(tokio::spawn(server));
     }
-    tokio::signal::ctrl_c().await?;
+    interrupted.await;
     println!("Stopping: finishing requests, checkpointing the change feed, closing the engine.");
     for h in &handles {
         h.stop(true).await;
@@ -343,6 +346,26 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
     drop((store, blog, explorer));
     drop(engine);
     Ok(())
+}
+
+/// A future that completes at the first Ctrl-C, registered now (tokio's `ctrl_c()` registers
+/// only when first polled).
+fn interrupt_listener() -> std::io::Result<impl std::future::Future<Output = ()>> {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let mut sigint = signal(SignalKind::interrupt())?;
+        Ok(async move {
+            sigint.recv().await;
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        let ctrl_c = tokio::signal::ctrl_c();
+        Ok(async move {
+            let _ = ctrl_c.await;
+        })
+    }
 }
 
 #[cfg(test)]
