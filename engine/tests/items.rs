@@ -123,6 +123,21 @@ fn bad_ids_and_bad_partition_keys_are_400_with_the_field() {
     common::rt().block_on(async {
         let t = common::open(EngineOptions::default());
         let c = common::container(&t, ContainerProperties::new("c", "/pk")).await;
+        // An item nesting deeper than 128 levels is refused, and nothing is stored.
+        let mut deep = json!(1);
+        for _ in 0..200 {
+            deep = json!([deep]);
+        }
+        let e = c
+            .create_item(&json!({"id": "deep", "pk": "x", "v": deep}), None, None)
+            .await
+            .unwrap_err();
+        assert_eq!(e.status_code(), 400, "{e}");
+        assert!(e.to_string().contains("nests deeper than 128"), "{e}");
+        assert!(c
+            .read_item::<serde_json::Value>("deep", "x", None)
+            .await
+            .is_err());
         for id in ["", "a/b", "a\\b", "q?", "h#"] {
             let e = c
                 .create_item(&json!({"id": id, "pk": "x"}), None, None)

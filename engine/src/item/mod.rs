@@ -77,6 +77,12 @@ pub struct SystemProperties {
 /// Strips client-supplied system properties, appends the engine's, serializes. Returns the
 /// sealed item and its bytes.
 pub fn seal(doc: Value, sys: &SystemProperties) -> Result<(Value, Vec<u8>)> {
+    if nests_deeper_than(&doc, MAX_DEPTH) {
+        return Err(Error::bad(
+            "item",
+            format!("the item nests deeper than {MAX_DEPTH} levels of objects and arrays"),
+        ));
+    }
     let Value::Object(mut obj) = doc else {
         return Err(Error::bad("item", "an item must be a JSON object"));
     };
@@ -98,6 +104,27 @@ pub fn seal(doc: Value, sys: &SystemProperties) -> Result<(Value, Vec<u8>)> {
         });
     }
     Ok((sealed, bytes))
+}
+
+/// Most levels of objects and arrays an item may nest: serde_json's parsing limit, enforced by the
+/// engine itself too (items built in code, and builds where a dependency lifts serde_json's).
+pub const MAX_DEPTH: usize = 128;
+
+/// Whether `v` nests deeper than `max` levels, without recursion.
+fn nests_deeper_than(v: &Value, max: usize) -> bool {
+    let mut stack = vec![(v, 1usize)];
+    while let Some((v, depth)) = stack.pop() {
+        let children: Box<dyn Iterator<Item = &Value>> = match v {
+            Value::Array(a) => Box::new(a.iter()),
+            Value::Object(o) => Box::new(o.values()),
+            _ => continue,
+        };
+        if depth > max {
+            return true;
+        }
+        stack.extend(children.map(|c| (c, depth + 1)));
+    }
+    false
 }
 
 /// The etag of version `lsn` of an item in container `rid`: opaque and quoted, as Cosmos DB's.
@@ -124,6 +151,22 @@ pub fn without_system_properties(obj: &Map<String, Value>) -> Map<String, Value>
         .filter(|(k, _)| !SYSTEM_PROPERTIES.contains(&k.as_str()))
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect()
+}
+
+#[cfg(test)]
+mod depth_tests {
+    use serde_json::json;
+
+    #[test]
+    fn depth_is_measured_without_recursion() {
+        let mut v = json!(1);
+        for _ in 0..128 {
+            v = json!([v]);
+        }
+        assert!(!super::nests_deeper_than(&v, 128));
+        let deeper = json!({"a": v});
+        assert!(super::nests_deeper_than(&deeper, 128));
+    }
 }
 
 #[cfg(test)]
