@@ -166,3 +166,120 @@ fn a_policy_with_a_bad_path_is_refused() {
         assert_eq!(e.status_code(), 400, "{e}");
     });
 }
+
+const CHILD_ENV: &str = "ENGINE_UNIQUE_CRASH_DIR";
+
+/// The child of the crash test: 16 writers create items whose emails clash often, printing each
+/// acknowledged create, until killed.
+#[test]
+fn unique_crash_child() {
+    let Ok(dir) = std::env::var(CHILD_ENV) else {
+        return;
+    };
+    let rt = common::rt();
+    rt.block_on(async move {
+        let engine = engine::Engine::open(&dir, EngineOptions::default()).unwrap();
+        let db = engine.create_database_if_not_exists("test").await.unwrap();
+        let c = db.create_container_if_not_exists(users()).await.unwrap();
+        let run = std::process::id();
+        let mut tasks = Vec::new();
+        for w in 0..16u64 {
+            let c = c.clone();
+            tasks.push(tokio::spawn(async move {
+                for i in 0u64.. {
+                    let (id, tenant) = (format!("{run}-{w}-{i}"), format!("t{}", i % 4));
+                    let email = format!("e{}@x.org", (i * 7 + w) % 60);
+                    let doc = json!({"id": id, "tenant": tenant, "email": email, "first": id});
+                    match c.create_item(&doc, None, None).await {
+                        Ok(_) => println!("ack {tenant} {email} {id}"),
+                        Err(Error::UniqueKey { .. }) => {}
+                        Err(e) => panic!("{e}"),
+                    }
+                }
+            }));
+        }
+        for t in tasks {
+            t.await.unwrap();
+        }
+    });
+}
+
+extern "C" {
+    fn kill(pid: i32, sig: i32) -> i32;
+}
+
+#[test]
+fn unique_values_hold_when_the_process_is_killed_under_load() {
+    if std::env::var(CHILD_ENV).is_ok() {
+        return;
+    }
+    use std::io::{BufRead, BufReader};
+    let dir = tempfile::tempdir().unwrap();
+    let mut acked = Vec::new();
+    for wanted in [5usize, 120, 40] {
+        let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "unique_crash_child",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env(CHILD_ENV, dir.path())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let mut seen = 0;
+        while seen < wanted {
+            let Some(Ok(line)) = lines.next() else { break };
+            if let Some(rest) = line.strip_prefix("ack ") {
+                acked.push(rest.to_owned());
+                seen += 1;
+            }
+        }
+        // SIGKILL: no destructor, no flush, no chance to finish a commit.
+        unsafe { kill(child.id() as i32, 9) };
+        acked.extend(
+            lines
+                .map_while(Result::ok)
+                .filter_map(|l| l.strip_prefix("ack ").map(str::to_owned)),
+        );
+        let _ = child.wait();
+    }
+    assert!(acked.len() >= 100, "{} acknowledged", acked.len());
+    let engine = engine::Engine::open(dir.path(), EngineOptions::default()).unwrap();
+    common::rt().block_on(async {
+        let c = engine.database("test").container("users");
+        let all = c
+            .query_all::<Value>(
+                "SELECT c.id, c.tenant, c.email FROM c",
+                engine::NO_PARAMS,
+                Default::default(),
+            )
+            .await
+            .unwrap()
+            .items;
+        // One item per (tenant, email), and every acknowledged create is one of them.
+        let mut seen = std::collections::HashSet::new();
+        for d in &all {
+            let key = (d["tenant"].to_string(), d["email"].to_string());
+            assert!(seen.insert(key.clone()), "two items hold {key:?}");
+        }
+        let ids: std::collections::HashSet<String> = all
+            .iter()
+            .map(|d| d["id"].as_str().unwrap().to_owned())
+            .collect();
+        for a in &acked {
+            let id = a.rsplit(' ').next().unwrap();
+            assert!(ids.contains(id), "acknowledged {a} is missing");
+        }
+        // After the restart the entries still refuse a clash.
+        let (tenant, email) = (
+            all[0]["tenant"].as_str().unwrap(),
+            all[0]["email"].as_str().unwrap(),
+        );
+        let e = create(&c, json!({"id": "late", "tenant": tenant, "email": email})).await;
+        assert!(is_unique_clash(e));
+    });
+}
