@@ -39,6 +39,38 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
 }
 
 /// Where a container's pages live.
+/// The database and container names in a container URL (`/dbs/{db}/colls/{coll}`), for the
+/// breadcrumbs.
+pub fn names_of(base: &str) -> (String, String) {
+    let mut parts = base.trim_start_matches('/').split('/');
+    let (_, db, _, coll) = (parts.next(), parts.next(), parts.next(), parts.next());
+    (
+        url_unescape(db.unwrap_or_default()),
+        url_unescape(coll.unwrap_or_default()),
+    )
+}
+
+/// Decodes `%XX` escapes (as `url_escape` writes them).
+fn url_unescape(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = || std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok();
+        match (bytes[i], hex().and_then(|h| u8::from_str_radix(h, 16).ok())) {
+            (b'%', Some(b)) => {
+                out.push(b);
+                i += 3;
+            }
+            (b, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
 pub fn container_url(db: &str, coll: &str) -> String {
     format!("/dbs/{}/colls/{}", url_escape(db), url_escape(coll))
 }

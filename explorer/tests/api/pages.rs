@@ -18,6 +18,14 @@ async fn a_container_page_shows_its_indexing_policy_and_largest_logical_partitio
     let app = spawn_app(false).await;
     let r = app.get("/dbs/shop/colls/products").await;
     assert_eq!(r.status, 200);
+    // The breadcrumbs keep the database and the container.
+    assert!(
+        r.body.contains(
+            "<a href=\"/#db-shop\">shop</a> / <a href=\"/dbs/shop/colls/products\">products</a>"
+        ),
+        "{}",
+        r.body
+    );
     assert!(r.body.contains("id=\"indexing-policy\""));
     assert!(
         r.body.contains("the default: every path indexed"),
