@@ -107,21 +107,23 @@ struct Token {
     q: u64,
     /// `s` stream, `o` ordered, `w` whole.
     mode: char,
-    /// Stream: the last item key processed (hex).
+    /// Stream: the last item key processed (base64).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     key: Option<String>,
-    /// Ordered: per EPK range start, the last index position consumed (hex, partition-free).
+    /// Ordered: per EPK range start, the last index position consumed (base64, partition-free).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     ranges: Vec<(u64, Option<u64>, Option<String>)>,
+    // Zeros are left out: a continuation travels in page links, shorter is kinder.
+    #[serde(default, skip_serializing_if = "is_zero")]
     skipped: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
     emitted: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
     offset: u64,
     /// Stream with DISTINCT: the 64-bit hashes of the rows returned so far, packed (base64).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     seen: String,
 }
-
-use crate::storage::keys::hex;
 
 /// An equality conjunct of the filter (`p.type = 'post'`) answered from the index for one
 /// candidate item: a lookup of the key its entry would have, instead of loading and evaluating
@@ -162,9 +164,19 @@ fn index_checks(
         .collect()
 }
 
-fn unhex(s: &str) -> Result<Vec<u8>> {
-    crate::storage::keys::unhex(s)
-        .ok_or_else(|| Error::bad("continuation", "malformed continuation token"))
+/// A key or index position inside a continuation: URL-safe base64 (two thirds the length of hex).
+fn pack(bytes: &[u8]) -> String {
+    URL_SAFE_NO_PAD.encode(bytes)
+}
+
+fn unpack(s: &str) -> Result<Vec<u8>> {
+    URL_SAFE_NO_PAD
+        .decode(s)
+        .map_err(|_| Error::bad("continuation", "malformed continuation token"))
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 pub fn query_hash(sql: &str, params: &Params) -> u64 {
@@ -331,7 +343,7 @@ pub fn run_page(
             }
             let done = run.stream(&targets, &mut token)?;
             if let Some(k) = &run.last_key {
-                token.key = Some(hex(k));
+                token.key = Some(pack(k));
             }
             if let Some(seen) = &run.seen {
                 token.seen = pack_hashes(seen);

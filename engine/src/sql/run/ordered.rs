@@ -1,7 +1,7 @@
 //! ORDER BY as a k-way merge of the partitions' index scans (a path's range index, or a
 //! composite index for several keys), stopping when the page or the query has its rows.
 
-use super::{hex, unhex, Run, Target, Token};
+use super::{pack, unpack, Run, Target, Token};
 use crate::error::Result;
 use crate::index::{self, scan};
 use crate::sql::exec;
@@ -115,7 +115,7 @@ impl<'a> Run<'a> {
                     .find(|(s, e, _)| {
                         *s <= t.start && e.is_none_or(|e| t.end.is_some_and(|te| te <= e))
                     })
-                    .and_then(|(_, _, k)| k.as_deref().map(unhex))
+                    .and_then(|(_, _, k)| k.as_deref().map(unpack))
                     .transpose()
             })
             .collect::<Result<_>>()?;
@@ -240,7 +240,7 @@ impl<'a> Run<'a> {
         token.ranges = targets
             .iter()
             .zip(positions)
-            .map(|(t, p)| (t.start, t.end, p.map(|p| hex(&p))))
+            .map(|(t, p)| (t.start, t.end, p.map(|p| pack(&p))))
             .collect();
         Ok(complete)
     }

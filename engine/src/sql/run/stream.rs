@@ -1,13 +1,13 @@
 //! Streamed results: items in key order, partition after partition.
 
-use super::{unhex, Run, Target, Token};
+use super::{unpack, Run, Target, Token};
 use crate::error::Result;
 use crate::storage::keys;
 
 impl<'a> Run<'a> {
     /// Items in key order, partition after partition. Returns whether the query is complete.
     pub(super) fn stream(&mut self, targets: &[Target], token: &mut Token) -> Result<bool> {
-        let after = token.key.as_deref().map(unhex).transpose()?;
+        let after = token.key.as_deref().map(unpack).transpose()?;
         for t in targets {
             // Partitions wholly before the cursor are done (item keys are ordered by EPK).
             if let (Some(a), Some(end)) = (&after, t.end) {
