@@ -407,6 +407,14 @@ fn user_defined_functions_run_in_queries_and_are_charged() {
             .unwrap_err();
         assert!(e.to_string().contains("udf.nope"), "{e}");
         assert_eq!(c.scripts().list().unwrap().user_defined_functions, vec!["tax".to_owned()]);
+        // Ids are checked at registration: a UDF's must be a name a query can call.
+        let tax = || JavaScript::new("function f(x) { return x; }").unwrap();
+        for bad in ["", "a-b", "1x", "a.b"] {
+            let e = c.scripts().upsert_user_defined_function(bad, tax()).unwrap_err();
+            assert_eq!(e.status_code(), 400, "{bad:?}: {e}");
+        }
+        let e = c.scripts().upsert_stored_procedure("a/b", tax()).unwrap_err();
+        assert_eq!(e.status_code(), 400, "{e}");
     });
 }
 

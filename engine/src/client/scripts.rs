@@ -102,6 +102,7 @@ impl ContainerClient {
 impl ScriptsClient {
     /// Registers a stored procedure (409 if the name is taken).
     pub fn create_stored_procedure(&self, id: &str, procedure: impl StoredProcedure) -> Result<()> {
+        crate::catalog::validate_resource_id("stored procedure", id)?;
         let shared = self.container.shared()?;
         let mut scripts = shared.scripts.write();
         if scripts.procedures.contains_key(id) {
@@ -115,6 +116,7 @@ impl ScriptsClient {
 
     /// Registers or replaces a stored procedure (apps call it at every start).
     pub fn upsert_stored_procedure(&self, id: &str, procedure: impl StoredProcedure) -> Result<()> {
+        crate::catalog::validate_resource_id("stored procedure", id)?;
         self.container
             .shared()?
             .scripts
@@ -126,6 +128,7 @@ impl ScriptsClient {
 
     /// Registers or replaces a trigger.
     pub fn upsert_trigger(&self, id: &str, trigger: Trigger) -> Result<()> {
+        crate::catalog::validate_resource_id("trigger", id)?;
         self.container
             .shared()?
             .scripts
@@ -142,6 +145,18 @@ impl ScriptsClient {
         id: &str,
         function: crate::JavaScript,
     ) -> Result<()> {
+        // A query names it `udf.<id>(`: the id must read as a name there.
+        let callable = id
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_alphabetic() || c == '_')
+            && id.chars().all(|c| c.is_alphanumeric() || c == '_');
+        if !callable {
+            return Err(Error::bad(
+                "id",
+                format!("user-defined function id '{id}' must be a name (letters, digits, _) to be called as udf.{id}(...)"),
+            ));
+        }
         let shared = self.container.shared()?;
         let mut scripts = shared.scripts.write();
         let mut functions = (*scripts.functions).clone();

@@ -119,7 +119,6 @@ pub fn write(
     let id = body.get("id").and_then(Value::as_str).ok_or_else(|| {
         GatewayError::BadRequest(format!("The {kind} resource needs a string 'id'."))
     })?;
-    engine::catalog::validate_resource_id("script", id)?;
     let source = body.get("body").and_then(Value::as_str).ok_or_else(|| {
         GatewayError::BadRequest(format!("The {kind} resource needs a string 'body'."))
     })?;
