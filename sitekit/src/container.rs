@@ -1,6 +1,6 @@
 //! Containers as an app declares them in code.
 
-use engine::index::policy::IndexingPolicy;
+use engine::IndexingPolicy;
 use engine::{ContainerClient, ContainerProperties, DatabaseClient};
 
 /// Creates the container on first start; on later starts applies the indexing policy declared in

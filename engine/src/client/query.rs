@@ -69,6 +69,12 @@ pub struct QueryOptions {
     pub max_duration_per_page: Option<Duration>,
 }
 
+/// Whether `sql` parses, and where it does not (line, column, what was expected): for editors
+/// that point at the error before running anything.
+pub fn check_query(sql: &str) -> std::result::Result<(), crate::sql::QueryError> {
+    crate::sql::parse(sql).map(|_| ())
+}
+
 impl ContainerClient {
     /// Runs one page of `sql` with `params` (`@name` → value).
     pub async fn query_items<T: DeserializeOwned + 'static>(

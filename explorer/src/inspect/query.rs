@@ -2,9 +2,8 @@
 //! time, with the portal's "Query stats" (the engine's `QueryMetrics`). Syntax errors come back
 //! with their line and column.
 
-use engine::sql::run::PartitionCost;
-use engine::sql::QueryError;
 use engine::{ContainerClient, QueryOptions};
+use engine::{PartitionCost, QueryError};
 use serde_json::Value;
 use sitekit::RequestCharge;
 
@@ -97,7 +96,7 @@ pub async fn run(
         line,
         column,
         message,
-    }) = engine::sql::parse(&input.sql)
+    }) = engine::check_query(&input.sql)
     {
         return Err(QueryFailure::Syntax {
             line,
