@@ -293,8 +293,10 @@ fn write(
     let (sealed, json) = item::seal(doc, &sys)?;
     let policy = def.policy();
     let new_terms = index::terms(&sealed, &policy);
-    let old_terms = match &old {
-        Some(o) => index::terms(&parse(&o.json)?, &policy),
+    // The old version, parsed once for its index terms and unique-key entries.
+    let old_doc = old.as_ref().map(|o| parse(&o.json)).transpose()?;
+    let old_terms = match &old_doc {
+        Some(d) => index::terms(d, &policy),
         None => Vec::new(),
     };
     let value = DocHeader {
@@ -316,7 +318,11 @@ fn write(
         });
     }
 
-    let (old_unique, new_unique) = unique_entries(def, t, old.as_ref(), &sealed)?;
+    let old_unique = match &old_doc {
+        Some(d) => unique::entries(def, &t.epk, d),
+        None => Vec::new(),
+    };
+    let new_unique = unique::entries(def, &t.epk, &sealed);
     check_unique(ctx, def, t, &old_unique, &new_unique)?;
 
     // Past this point nothing fails but storage itself.
@@ -479,23 +485,6 @@ pub fn decode_lp_stats(v: &[u8]) -> (u64, u64, Option<Value>) {
         u64::from_be_bytes(v[8..16].try_into().expect("8")),
         serde_json::from_slice(&v[16..]).ok(),
     )
-}
-
-/// The unique-key entries of the item before and after a write.
-fn unique_entries(
-    def: &ContainerDef,
-    t: &Target,
-    old: Option<&Existing>,
-    new: &Value,
-) -> Result<(Vec<unique::Entry>, Vec<unique::Entry>)> {
-    if def.unique_keys.is_empty() {
-        return Ok((Vec::new(), Vec::new()));
-    }
-    let old = match old {
-        Some(o) => unique::entries(def, &t.epk, &parse(&o.json)?),
-        None => Vec::new(),
-    };
-    Ok((old, unique::entries(def, &t.epk, new)))
 }
 
 /// 409 if another live item of the logical partition holds one of the new entries. An item whose
