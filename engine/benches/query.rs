@@ -9,9 +9,7 @@
 
 use std::time::{Duration, Instant};
 
-use engine::{
-    ContainerClient, ContainerProperties, Engine, EngineOptions, ItemOptions, QueryOptions,
-};
+use engine::{ContainerClient, ContainerProperties, Engine, EngineOptions, QueryOptions};
 use serde_json::{json, Value};
 
 fn product(i: u64) -> Value {
@@ -20,36 +18,6 @@ fn product(i: u64) -> Value {
         "sku": format!("SKU-{i:08}"), "name": format!("Product {i}"), "price": (i * 7919 % 100_000) as f64 / 100.0,
         "tags": [{"id": "t1", "name": "Tag-1"}, {"id": format!("t{}", i % 50), "name": format!("Tag-{}", i % 50)}]
     })
-}
-
-/// Creates products `range` with 256 requests in flight, reporting progress.
-async fn load(c: &ContainerClient, range: std::ops::Range<u64>) {
-    let started = Instant::now();
-    let (first, n) = (range.start, range.end);
-    let mut set = tokio::task::JoinSet::new();
-    for i in range {
-        if set.len() >= 256 {
-            set.join_next().await.unwrap().unwrap();
-        }
-        let c = c.clone();
-        set.spawn(async move {
-            let opts = ItemOptions {
-                enable_content_response_on_write: false,
-                ..Default::default()
-            };
-            c.create_item(&product(i), None, Some(opts)).await.unwrap();
-        });
-        if (i + 1) % 100_000 == 0 {
-            eprintln!(
-                "  loaded {}/{n} ({:.0}/s)",
-                i + 1,
-                (i + 1 - first) as f64 / started.elapsed().as_secs_f64()
-            );
-        }
-    }
-    while let Some(r) = set.join_next().await {
-        r.unwrap();
-    }
 }
 
 /// Median of `runs` timings of `f`.
@@ -64,6 +32,8 @@ fn median(runs: usize, mut f: impl FnMut()) -> Duration {
     t.sort();
     t[runs / 2]
 }
+
+mod common;
 
 fn main() {
     if std::env::args().any(|a| a == "--list") {
@@ -86,7 +56,7 @@ fn main() {
             )
             .await
             .unwrap();
-        load(&c, 0..n).await;
+        common::load(&c, 0..n, product).await;
         c
     });
     let conn = rusqlite::Connection::open(dir.path().join("sqlite.db")).unwrap();
@@ -194,7 +164,7 @@ fn main() {
     println!("ORDER BY price DESC TOP 100, {n} items, 8 partitions: {:.2} ms, {ru1} RU, {read1} items read ({plan1})", t1.as_secs_f64() * 1e3);
     if std::env::var("BENCH_LARGE").as_deref() != Ok("0") {
         eprintln!("loading 900 000 more…");
-        rt.block_on(load(&c, n..1_000_000));
+        rt.block_on(common::load(&c, n..1_000_000, product));
         let (t2, ru2, read2, plan2) = top(&c);
         println!("ORDER BY price DESC TOP 100, 1000000 items, 8 partitions: {:.2} ms, {ru2} RU, {read2} items read ({plan2})", t2.as_secs_f64() * 1e3);
         println!(

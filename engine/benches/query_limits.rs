@@ -11,9 +11,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicIsize, Ordering::Relaxed};
 use std::time::Instant;
 
-use engine::{
-    ContainerClient, ContainerProperties, Engine, EngineOptions, ItemOptions, QueryOptions,
-};
+use engine::{ContainerClient, ContainerProperties, Engine, EngineOptions, QueryOptions};
 use serde_json::{json, Value};
 
 struct Counting;
@@ -48,35 +46,6 @@ fn product(i: u64) -> Value {
     })
 }
 
-async fn load(c: &ContainerClient, range: std::ops::Range<u64>) {
-    let started = Instant::now();
-    let (first, end) = (range.start, range.end);
-    let mut set = tokio::task::JoinSet::new();
-    for i in range {
-        if set.len() >= 256 {
-            set.join_next().await.unwrap().unwrap();
-        }
-        let c = c.clone();
-        set.spawn(async move {
-            let opts = ItemOptions {
-                enable_content_response_on_write: false,
-                ..Default::default()
-            };
-            c.create_item(&product(i), None, Some(opts)).await.unwrap();
-        });
-        if (i + 1) % 100_000 == 0 {
-            eprintln!(
-                "  loaded {}/{end} ({:.0}/s)",
-                i + 1,
-                (i + 1 - first) as f64 / started.elapsed().as_secs_f64()
-            );
-        }
-    }
-    while let Some(r) = set.join_next().await {
-        r.unwrap();
-    }
-}
-
 /// All pages of `sql`: rows, RU, items read, pages.
 async fn all_pages(c: &ContainerClient, sql: &str, page: usize) -> (Vec<Value>, f64, u64, usize) {
     let (mut rows, mut ru, mut read, mut n, mut cont) = (Vec::new(), 0.0, 0, 0, None);
@@ -106,6 +75,8 @@ async fn all_pages(c: &ContainerClient, sql: &str, page: usize) -> (Vec<Value>, 
     }
 }
 
+mod common;
+
 fn main() {
     if std::env::args().any(|a| a == "--list") {
         return;
@@ -133,7 +104,7 @@ fn main() {
     let mut loaded = 0;
     for &n in sizes {
         eprintln!("loading to {n} products…");
-        rt.block_on(load(&c, loaded..n));
+        rt.block_on(common::load(&c, loaded..n, product));
         loaded = n;
         for list in [1_000usize, 10_000, 50_000] {
             // One in 100 of the strings names a product.
