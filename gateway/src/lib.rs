@@ -22,6 +22,7 @@ mod paths;
 mod resources;
 mod routes;
 mod script_store;
+pub mod testing;
 pub mod tls;
 
 use std::net::SocketAddr;

@@ -1,0 +1,73 @@
+//! A database of either backend: where the apps create and open their containers.
+
+use crate::account::{Account, Backend};
+use crate::container::Container;
+use crate::{ContainerProperties, Result};
+
+#[derive(Clone)]
+pub struct Database {
+    account: Account,
+    id: String,
+}
+
+impl Database {
+    pub(crate) fn new(account: Account, id: &str) -> Self {
+        Database {
+            account,
+            id: id.to_owned(),
+        }
+    }
+
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The embedded engine's database, for what only it has.
+    pub fn embedded(&self) -> Option<engine::DatabaseClient> {
+        self.account.engine().map(|e| e.database(&self.id))
+    }
+
+    /// The container, created with `props` when missing. Embedded, a changed indexing policy
+    /// is applied (the engine rebuilds the index online); remote, an existing container with
+    /// another partition key is refused.
+    pub async fn create_container_if_not_exists(
+        &self,
+        props: ContainerProperties,
+    ) -> Result<Container> {
+        match &self.account.0 {
+            Backend::Embedded(e) => {
+                let db = e.database(&self.id);
+                let wanted = props.indexing_policy.clone();
+                let c = db.create_container_if_not_exists(props).await?;
+                if let Some(wanted) = wanted {
+                    let parse = |v: &serde_json::Value| {
+                        serde_json::from_value::<engine::IndexingPolicy>(v.clone()).ok()
+                    };
+                    if parse(&c.read_container()?.indexing_policy) != parse(&wanted) {
+                        tracing::info!(
+                            container = c.id(),
+                            "indexing policy changed: rebuilding the index"
+                        );
+                        db.replace_indexing_policy(c.id(), wanted).await?;
+                    }
+                }
+                Ok(Container::embedded(c))
+            }
+            Backend::Remote(r) => Ok(Container::remote(
+                r.create_container_if_not_exists(&self.id, &props).await?,
+            )),
+        }
+    }
+
+    /// An existing container (404 when there is none).
+    pub async fn container(&self, id: &str) -> Result<Container> {
+        match &self.account.0 {
+            Backend::Embedded(e) => {
+                let c = e.database(&self.id).container(id);
+                c.read_container()?;
+                Ok(Container::embedded(c))
+            }
+            Backend::Remote(r) => Ok(Container::remote(r.container(&self.id, id).await?)),
+        }
+    }
+}

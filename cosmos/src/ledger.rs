@@ -1,0 +1,147 @@
+//! Request units per request: every call a [`Container`](crate::Container) makes is recorded on
+//! the ledger of the task it runs in, so a page lists the calls behind it and sums their charge
+//! the way the Cosmos DB SDKs report it (`x-ms-request-charge`) — without an access pattern
+//! writing any of it down. A web server gives each request a ledger with [`scope`]; a call made
+//! outside any scope (a seed, a worker) is recorded nowhere.
+//!
+//! A call is named by the access pattern that makes it, `.labelled("[Q6] query feed")` on its
+//! future; an unlabelled call is named after what it did ("query feed").
+
+use std::future::Future;
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+use serde::{Deserialize, Serialize};
+use tokio::task::futures::TaskLocalFuture;
+
+tokio::task_local! {
+    static LEDGER: RequestCharge;
+    static LABEL: &'static str;
+}
+
+/// Runs `f` with `charge` as the ledger of every call it makes.
+pub fn scope<F: Future>(charge: RequestCharge, f: F) -> TaskLocalFuture<RequestCharge, F> {
+    LEDGER.scope(charge, f)
+}
+
+/// The ledger of the current task, if it runs inside [`scope`].
+pub fn current() -> Option<RequestCharge> {
+    LEDGER.try_with(Clone::clone).ok()
+}
+
+/// Names the calls a future makes on the ledger: the access pattern's label.
+pub trait Labelled: Future + Sized {
+    fn labelled(self, label: &'static str) -> TaskLocalFuture<&'static str, Self> {
+        LABEL.scope(label, self)
+    }
+}
+
+impl<F: Future> Labelled for F {}
+
+/// How a call was routed: what the seeds teach to look at first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Routing {
+    /// A point read or write: id and partition key known.
+    Point,
+    /// A query confined to one logical partition.
+    SinglePartition,
+    /// A query sent to every physical partition.
+    FanOut,
+    /// A stored procedure: one transaction in one logical partition.
+    Procedure,
+}
+
+impl Routing {
+    pub fn label(&self) -> &'static str {
+        match self {
+            Routing::Point => "point",
+            Routing::SinglePartition => "single-partition",
+            Routing::FanOut => "fan-out",
+            Routing::Procedure => "stored procedure",
+        }
+    }
+
+    /// The footer's CSS class for this routing.
+    pub fn css_class(&self) -> &'static str {
+        match self {
+            Routing::Point => "point",
+            Routing::SinglePartition => "single",
+            Routing::FanOut => "fanout",
+            Routing::Procedure => "procedure",
+        }
+    }
+}
+
+impl std::fmt::Display for Routing {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.label())
+    }
+}
+
+/// One call behind a page.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct EngineCall {
+    /// What the access pattern did, e.g. `[Q6] query feed`.
+    pub operation: String,
+    pub container: String,
+    pub routing: Routing,
+    /// Physical partitions visited (0: the endpoint did not say, as a remote fan-out).
+    pub partitions: usize,
+    pub request_charge: f64,
+}
+
+impl EngineCall {
+    /// What to say beside the routing when it would mislead: a fan-out over a container that has
+    /// one physical partition now visits just that one, but grows with every split.
+    pub fn routing_note(&self) -> &'static str {
+        if self.routing == Routing::FanOut && self.partitions == 1 {
+            "every partition; this container has 1 now"
+        } else {
+            ""
+        }
+    }
+}
+
+/// The calls of one request. Cheap to clone (all clones share the list).
+#[derive(Debug, Clone, Default)]
+pub struct RequestCharge {
+    calls: Arc<Mutex<Vec<EngineCall>>>,
+}
+
+impl RequestCharge {
+    pub fn record(&self, call: EngineCall) {
+        self.calls.lock().push(call);
+    }
+
+    pub fn total(&self) -> f64 {
+        let sum: f64 = self.calls.lock().iter().map(|c| c.request_charge).sum();
+        // `+ 0.0`: an empty f64 sum is -0.0, which would print as "-0.00".
+        (sum * 100.0).round() / 100.0 + 0.0
+    }
+
+    pub fn calls(&self) -> Vec<EngineCall> {
+        self.calls.lock().clone()
+    }
+}
+
+/// Records a finished call on the current ledger (if any), under the current label or, without
+/// one, `what` and the container (`query feed`).
+pub(crate) fn record(
+    what: &str,
+    container: &str,
+    routing: Routing,
+    partitions: usize,
+    charge: f64,
+) {
+    let Some(ledger) = current() else { return };
+    let operation = LABEL
+        .try_with(|l| (*l).to_owned())
+        .unwrap_or_else(|_| format!("{what} {container}"));
+    ledger.record(EngineCall {
+        operation,
+        container: container.to_owned(),
+        routing,
+        partitions,
+        request_charge: charge,
+    });
+}

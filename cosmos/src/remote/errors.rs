@@ -1,0 +1,63 @@
+//! A remote answer's failure as the engine's error, so an access pattern matches one error type
+//! whatever the backend (`Error::NotFound`, `Error::Conflict`, … by Cosmos DB's status codes).
+
+use std::time::Duration;
+
+use crate::Error;
+
+/// The engine error for an HTTP status, the service's message and its sub-status.
+pub(crate) fn from_status(
+    status: u16,
+    sub_status: Option<u32>,
+    message: String,
+    retry_after: Option<Duration>,
+) -> Error {
+    match status {
+        400 => Error::bad_request(message),
+        401 => Error::Unavailable(format!(
+            "the endpoint refused the key (401 Unauthorized): {message}"
+        )),
+        403 if sub_status == Some(1014) => Error::PartitionFull {
+            partition_key: message,
+            size: 0,
+            limit: 0,
+        },
+        404 => Error::NotFound { what: message },
+        409 if message.to_lowercase().contains("unique") => Error::UniqueKey { paths: message },
+        409 => Error::Conflict { id: message },
+        412 => Error::PreconditionFailed {
+            expected: message,
+            current: String::new(),
+        },
+        413 => Error::TooLarge { size: 0, limit: 0 },
+        429 => Error::TooManyRequests {
+            partition: 0,
+            budget_ru_per_s: 0.0,
+            retry_after: retry_after.unwrap_or(Duration::from_millis(100)),
+        },
+        408 => Error::RequestTimeout(message),
+        507 => Error::StorageFull(message),
+        _ => Error::Unavailable(format!("the endpoint answered {status}: {message}")),
+    }
+}
+
+/// The engine error for an SDK failure: its status when the endpoint answered, else the
+/// transport's message (unreachable host, TLS) as 503.
+pub(crate) fn from_sdk(e: azure_data_cosmos::CosmosError) -> Error {
+    let status = e.status();
+    let code = u16::from(status.status_code());
+    let sub = status.sub_status().map(|s| u32::from(u16::from(s)));
+    let retry_after = e
+        .response()
+        .and_then(|r| r.headers().retry_after_ms)
+        .map(Duration::from_millis);
+    if !e.is_from_wire() {
+        return Error::Unavailable(format!("the Cosmos DB endpoint did not answer: {e}"));
+    }
+    from_status(code, sub, message_of(&e), retry_after)
+}
+
+/// The service's own message (its JSON body's `message`), else the error's text.
+fn message_of(e: &azure_data_cosmos::CosmosError) -> String {
+    e.to_string()
+}
