@@ -223,7 +223,7 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         o
     };
     let store = WebStore::start(
-        &engine,
+        &cosmos::Account::embedded(engine.clone()),
         &WebStoreOptions {
             customers: args.customers,
         },
@@ -234,7 +234,11 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         options(webstore::SITE),
         store.configure(),
     )?;
-    let blog = Blog::start(&engine, &BlogOptions { users: args.users }).await?;
+    let blog = Blog::start(
+        &cosmos::Account::embedded(engine.clone()),
+        &BlogOptions { users: args.users },
+    )
+    .await?;
     let (blog_server, blog_addr) = serve(args.blog_addr, options(blog::SITE), blog.configure())?;
     for t in &args.throughput {
         engine

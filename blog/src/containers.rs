@@ -2,22 +2,21 @@
 //! their comments and likes), `feed` (the 100 newest posts in one logical partition), plus the
 //! change feed's leases. Each indexes only the paths its queries filter or sort on.
 
-use engine::{ContainerClient, ContainerProperties, DatabaseClient};
+use cosmos::{Container, ContainerProperties, Database};
 use serde_json::json;
-use sitekit::container::ensure;
 
 pub const DATABASE: &str = "blog";
 
 #[derive(Clone)]
 pub struct Containers {
     /// pk `/userId`: users, username claims, and each user's posts in short form (Q3).
-    pub users: ContainerClient,
+    pub users: Container,
     /// pk `/postId`: a post with its comments and likes in one logical partition.
-    pub posts: ContainerClient,
+    pub posts: Container,
     /// pk `/type`: the 100 most recent posts in short form, all in partition `post` (Q6).
-    pub feed: ContainerClient,
+    pub feed: Container,
     /// pk `/processor`: the change feed's checkpoints.
-    pub leases: ContainerClient,
+    pub leases: Container,
 }
 
 /// Physical partitions of every blog container: what `engine/RU.md` derives from the article's
@@ -48,7 +47,7 @@ pub fn posts_properties() -> ContainerProperties {
 }
 
 impl Containers {
-    pub async fn create_if_not_exists(db: &DatabaseClient) -> engine::Result<Containers> {
+    pub async fn create_if_not_exists(db: &Database) -> cosmos::Result<Containers> {
         // Q6 and the truncating trigger sort the feed by date.
         let feed = ContainerProperties::new("feed", "/type")
             .with_initial_partitions(PHYSICAL_PARTITIONS)
@@ -57,10 +56,16 @@ impl Containers {
                 "excludedPaths": [{"path": "/*"}]
             }));
         Ok(Containers {
-            users: ensure(db, users_properties()).await?,
-            posts: ensure(db, posts_properties()).await?,
-            feed: ensure(db, feed).await?,
-            leases: ensure(db, ContainerProperties::new("leases", "/processor")).await?,
+            users: db
+                .create_container_if_not_exists(users_properties())
+                .await?,
+            posts: db
+                .create_container_if_not_exists(posts_properties())
+                .await?,
+            feed: db.create_container_if_not_exists(feed).await?,
+            leases: db
+                .create_container_if_not_exists(ContainerProperties::new("leases", "/processor"))
+                .await?,
         })
     }
 }

@@ -2,7 +2,7 @@
 //! start, as `az cosmosdb sql stored-procedure create` would: the engine runs them as Cosmos DB
 //! does, each in one transaction of one logical partition.
 
-use engine::{ContainerClient, ItemOptions, JavaScript, TriggerOperation};
+use cosmos::{Container, ItemOptions, TriggerOperation};
 
 /// Most posts the feed keeps (`004_*`: "we just need to get the 100 most recent posts"); the
 /// `maxDocs` of `truncateFeed.js` (a test keeps the two equal).
@@ -28,16 +28,15 @@ pub fn feed_write() -> Option<ItemOptions> {
 
 /// Registers the procedures on a `posts` container and, with V3's `feed`, the truncating
 /// post-trigger.
-pub fn register(posts: &ContainerClient, feed: Option<&ContainerClient>) -> engine::Result<()> {
-    let scripts = posts.scripts();
+pub async fn register(posts: &Container, feed: Option<&Container>) -> cosmos::Result<()> {
     for (id, body) in PROCEDURES {
-        scripts.upsert_stored_procedure(id, JavaScript::new(body)?)?;
+        posts.upsert_stored_procedure(id, body).await?;
     }
     match feed {
-        Some(feed) => feed.scripts().upsert_trigger(
-            TRUNCATE_FEED,
-            JavaScript::new(TRUNCATE_FEED_JS)?.post_trigger(TriggerOperation::All),
-        ),
+        Some(feed) => {
+            feed.upsert_post_trigger(TRUNCATE_FEED, TRUNCATE_FEED_JS, TriggerOperation::All)
+                .await
+        }
         None => Ok(()),
     }
 }

@@ -23,15 +23,11 @@ pub struct Requests<M: Version> {
 impl<M: Version> Requests<M> {
     /// Runs `f` as request `request` of this model, recording its RU and latency when it succeeds.
     async fn timed<T>(&self, request: Request, f: impl Future<Output = Result<T>>) -> Result<T> {
-        let before = self.db.ru.total();
         let started = Instant::now();
-        let r = f.await?;
-        self.measurements.record(
-            M::NAME,
-            request,
-            self.db.ru.total() - before,
-            started.elapsed(),
-        );
+        let (r, cost) = cosmos::ledger::measured(f).await;
+        let r = r?;
+        self.measurements
+            .record(M::NAME, request, cost.total(), started.elapsed());
         Ok(r)
     }
 
@@ -161,7 +157,7 @@ impl<M: Version> Requests<M> {
         measurements: web::Data<Measurements>,
     ) -> Self {
         Requests {
-            db: DbOf::new(containers, Default::default()),
+            db: DbOf::new(containers),
             measurements,
             model: PhantomData,
         }

@@ -5,7 +5,8 @@
 use std::sync::Arc;
 
 use actix_web::web;
-use engine::{ChangeFeedProcessor, ChangeFeedStart, ContainerClient, Engine};
+use cosmos::{Account, Container};
+use engine::{ChangeFeedProcessor, ChangeFeedStart};
 use serde_json::Value;
 
 use crate::access::{v1, v2};
@@ -64,27 +65,29 @@ pub struct Blog {
 }
 
 impl Blog {
-    pub async fn start(engine: &Engine, options: &BlogOptions) -> engine::Result<Blog> {
+    pub async fn start(account: &Account, options: &BlogOptions) -> cosmos::Result<Blog> {
         let containers = Containers::create_if_not_exists(
-            &engine.create_database_if_not_exists(DATABASE).await?,
+            &account.create_database_if_not_exists(DATABASE).await?,
         )
         .await?;
         let v2 = v2::Containers::create_if_not_exists(
-            &engine.create_database_if_not_exists(v2::DATABASE).await?,
+            &account.create_database_if_not_exists(v2::DATABASE).await?,
         )
         .await?;
         let v1 = v1::Containers::create_if_not_exists(
-            &engine.create_database_if_not_exists(v1::DATABASE).await?,
+            &account.create_database_if_not_exists(v1::DATABASE).await?,
         )
         .await?;
-        deploy::register(&containers.posts, Some(&containers.feed))?;
-        deploy::register(&v2.posts, None)?;
+        deploy::register(&containers.posts, Some(&containers.feed)).await?;
+        deploy::register(&v2.posts, None).await?;
         let models = seed::Models {
             v3: &containers,
             v2: &v2,
             v1: &v1,
         };
-        let users = seed::seed_if_needed(&models, engine.path(), options.users).await?;
+        let users =
+            seed::seed_if_needed(&models, account.engine().map(|e| e.path()), options.users)
+                .await?;
         let c = containers.clone();
         let copy = processor(
             &containers.posts,
@@ -177,7 +180,7 @@ fn model_scope<M: Version>(
 }
 
 /// A model's accounts: its users, whose documents hold their sessions.
-fn accounts(users: &ContainerClient) -> web::Data<sitekit::sessions::Accounts> {
+fn accounts(users: &Container) -> web::Data<sitekit::sessions::Accounts> {
     web::Data::new(sitekit::sessions::Accounts {
         container: users.clone(),
         name_property: "username",
@@ -186,10 +189,10 @@ fn accounts(users: &ContainerClient) -> web::Data<sitekit::sessions::Accounts> {
 }
 
 fn propagation(
-    users: &ContainerClient,
-    posts: &ContainerClient,
-    leases: &ContainerClient,
-) -> engine::Result<ChangeFeedProcessor> {
+    users: &Container,
+    posts: &Container,
+    leases: &Container,
+) -> cosmos::Result<ChangeFeedProcessor> {
     let target = Arc::new(Target {
         users: users.clone(),
         posts: posts.clone(),
@@ -206,15 +209,20 @@ fn propagation(
 }
 
 fn processor<F, Fut>(
-    source: &ContainerClient,
-    leases: &ContainerClient,
+    source: &Container,
+    leases: &Container,
     name: &str,
     handler: F,
-) -> engine::Result<ChangeFeedProcessor>
+) -> cosmos::Result<ChangeFeedProcessor>
 where
     F: Fn(Vec<Value>) -> Fut + Send + Sync + 'static,
-    Fut: std::future::Future<Output = engine::Result<()>> + Send + 'static,
+    Fut: std::future::Future<Output = cosmos::Result<()>> + Send + 'static,
 {
+    let (Some(source), Some(leases)) = (source.embedded_client(), leases.embedded_client()) else {
+        return Err(cosmos::Error::bad_request(
+            "the change-feed workers run on the embedded engine only, so far (issue 24)",
+        ));
+    };
     source
         .change_feed_processor(name)
         .lease_container(leases.clone())

@@ -249,7 +249,7 @@ pub struct Workers(pub Vec<Arc<ChangeFeedProcessor>>);
 
 impl Workers {
     /// Changes not yet handled by any of the model's workers.
-    pub async fn pending(&self) -> engine::Result<u64> {
+    pub async fn pending(&self) -> cosmos::Result<u64> {
         let mut n = 0;
         for p in &self.0 {
             n += p

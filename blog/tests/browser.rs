@@ -13,9 +13,12 @@ async fn a_writer_joins_posts_comments_likes_and_sees_the_counts() {
     };
     let dir = tempfile::tempdir().unwrap();
     let engine = Engine::open(dir.path(), EngineOptions::default()).unwrap();
-    let blog = Blog::start(&engine, &BlogOptions { users: 3 })
-        .await
-        .unwrap();
+    let blog = Blog::start(
+        &cosmos::Account::embedded(engine.clone()),
+        &BlogOptions { users: 3 },
+    )
+    .await
+    .unwrap();
     let app = TestApp::serve(blog::SITE, blog.configure(), 2);
 
     let result = async {

@@ -25,9 +25,12 @@ fn engagement_child() {
         .unwrap();
     rt.block_on(async move {
         let engine = Engine::open(&dir, EngineOptions::default()).unwrap();
-        let blog = Blog::start(&engine, &BlogOptions { users: 3 })
-            .await
-            .unwrap();
+        let blog = Blog::start(
+            &cosmos::Account::embedded(engine.clone()),
+            &BlogOptions { users: 3 },
+        )
+        .await
+        .unwrap();
         let app = TestApp::serve(blog::SITE, blog.configure(), 2);
         let run = std::process::id();
         let mut tasks = Vec::new();

@@ -34,7 +34,9 @@ fn visited(d: &engine::Diagnostics) -> usize {
 }
 
 impl Container {
-    pub(crate) fn embedded(c: engine::ContainerClient) -> Self {
+    /// The embedded engine's container (what the explorer, which works on the engine itself,
+    /// wraps to have its calls recorded).
+    pub fn embedded(c: engine::ContainerClient) -> Self {
         Container {
             id: c.id().to_owned(),
             backend: Backend::Embedded(c),

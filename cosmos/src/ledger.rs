@@ -7,6 +7,7 @@
 //! A call is named by the access pattern that makes it, `.labelled("[Q6] query feed")` on its
 //! future; an unlabelled call is named after what it did ("query feed").
 
+use std::borrow::Cow;
 use std::future::Future;
 use std::sync::Arc;
 
@@ -16,7 +17,7 @@ use tokio::task::futures::TaskLocalFuture;
 
 tokio::task_local! {
     static LEDGER: RequestCharge;
-    static LABEL: &'static str;
+    static LABEL: Cow<'static, str>;
 }
 
 /// Runs `f` with `charge` as the ledger of every call it makes.
@@ -29,10 +30,26 @@ pub fn current() -> Option<RequestCharge> {
     LEDGER.try_with(Clone::clone).ok()
 }
 
+/// Runs `f` on a ledger of its own and returns that ledger too (what `f` alone cost); the calls
+/// are also recorded on the enclosing ledger, so a page still lists them.
+pub async fn measured<F: Future>(f: F) -> (F::Output, RequestCharge) {
+    let own = RequestCharge::default();
+    let out = LEDGER.scope(own.clone(), f).await;
+    if let Some(outer) = current() {
+        for call in own.calls() {
+            outer.record(call);
+        }
+    }
+    (out, own)
+}
+
 /// Names the calls a future makes on the ledger: the access pattern's label.
 pub trait Labelled: Future + Sized {
-    fn labelled(self, label: &'static str) -> TaskLocalFuture<&'static str, Self> {
-        LABEL.scope(label, self)
+    fn labelled(
+        self,
+        label: impl Into<Cow<'static, str>>,
+    ) -> TaskLocalFuture<Cow<'static, str>, Self> {
+        LABEL.scope(label.into(), self)
     }
 }
 
@@ -135,7 +152,7 @@ pub(crate) fn record(
 ) {
     let Some(ledger) = current() else { return };
     let operation = LABEL
-        .try_with(|l| (*l).to_owned())
+        .try_with(|l| l.to_string())
         .unwrap_or_else(|_| format!("{what} {container}"));
     ledger.record(EngineCall {
         operation,

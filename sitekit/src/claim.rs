@@ -13,12 +13,11 @@
 //! does not exist or no longer holds the value. "The owner is not written yet" is never read as
 //! "the owner crashed": that was how a double-clicked sign-up made two accounts.
 
+use cosmos::Labelled;
 use std::time::Duration;
 
-use engine::{ContainerClient, ItemOptions};
+use cosmos::{Container, ItemOptions};
 use serde_json::{json, Value};
-
-use crate::RequestCharge;
 
 /// How old a claim must be before its owner can be presumed gone.
 pub const ABANDONED_AFTER: Duration = Duration::from_secs(10 * 60);
@@ -28,7 +27,7 @@ pub enum ClaimError {
     #[error("taken")]
     Taken,
     #[error(transparent)]
-    Engine(#[from] engine::Error),
+    Engine(#[from] cosmos::Error),
 }
 
 /// How an app keeps one kind of unique value in one container.
@@ -64,37 +63,37 @@ impl UniqueValue {
 
     /// Makes `owner` the holder of `value`: Ok if it is (or already was) theirs, `Taken` if
     /// someone else holds it.
-    pub async fn claim(
-        &self,
-        ru: &RequestCharge,
-        c: &ContainerClient,
-        value: &str,
-        owner: &str,
-    ) -> Result<(), ClaimError> {
+    pub async fn claim(&self, c: &Container, value: &str, owner: &str) -> Result<(), ClaimError> {
         let doc = self.document(value, owner);
         let (id, pk) = (self.locate)(&(self.normalize)(value));
-        match c.create_item(&doc, None, None).await {
-            Ok(r) => {
-                ru.item(&format!("claim {}", self.kind), c, &r);
-                return Ok(());
-            }
-            Err(engine::Error::Conflict { .. }) => {}
+        match c
+            .create_item(&doc, None, None)
+            .labelled(format!("claim {}", self.kind))
+            .await
+        {
+            Ok(_) => return Ok(()),
+            Err(cosmos::Error::Conflict { .. }) => {}
             Err(e) => return Err(e.into()),
         }
-        let existing = match c.read_item::<Value>(&id, pk.as_str(), None).await {
+        let existing = match c
+            .read_item::<Value>(&id, pk.as_str(), None)
+            .labelled(format!("read {} claim", self.kind))
+            .await
+        {
             Ok(r) => r,
             // Released in between: try once more, as a fresh claim.
-            Err(engine::Error::NotFound { .. }) => {
-                let r = c.create_item(&doc, None, None).await.map_err(|e| match e {
-                    engine::Error::Conflict { .. } => ClaimError::Taken,
-                    e => e.into(),
-                })?;
-                ru.item(&format!("claim {}", self.kind), c, &r);
+            Err(cosmos::Error::NotFound { .. }) => {
+                c.create_item(&doc, None, None)
+                    .labelled(format!("claim {}", self.kind))
+                    .await
+                    .map_err(|e| match e {
+                        cosmos::Error::Conflict { .. } => ClaimError::Taken,
+                        e => e.into(),
+                    })?;
                 return Ok(());
             }
             Err(e) => return Err(e.into()),
         };
-        ru.item(&format!("read {} claim", self.kind), c, &existing);
         let held = existing.resource.clone().unwrap_or(Value::Null);
         let holder = held["ownerId"].as_str().unwrap_or_default().to_owned();
         if holder == owner {
@@ -102,40 +101,36 @@ impl UniqueValue {
         }
         // Claims written before `createdAt` existed count as old.
         let age = now_secs() - held["createdAt"].as_i64().unwrap_or(0);
-        if age < ABANDONED_AFTER.as_secs() as i64 || self.holds(ru, c, &holder, value).await? {
+        if age < ABANDONED_AFTER.as_secs() as i64 || self.holds(c, &holder, value).await? {
             return Err(ClaimError::Taken);
         }
-        let r = c
-            .replace_item(
-                &doc,
-                &id,
-                Some(pk.as_str().into()),
-                existing.etag.map(ItemOptions::if_match),
-            )
-            .await
-            .map_err(|e| match e {
-                // Someone else took it over first.
-                engine::Error::PreconditionFailed { .. } => ClaimError::Taken,
-                e => e.into(),
-            })?;
-        ru.item(&format!("take over abandoned {} claim", self.kind), c, &r);
+        c.replace_item(
+            &doc,
+            &id,
+            Some(pk.as_str().into()),
+            existing.etag.map(ItemOptions::if_match),
+        )
+        .labelled(format!("take over abandoned {} claim", self.kind))
+        .await
+        .map_err(|e| match e {
+            // Someone else took it over first.
+            cosmos::Error::PreconditionFailed { .. } => ClaimError::Taken,
+            e => e.into(),
+        })?;
         Ok(())
     }
 
     /// Whether account `owner` exists and holds `value`.
-    async fn holds(
-        &self,
-        ru: &RequestCharge,
-        c: &ContainerClient,
-        owner: &str,
-        value: &str,
-    ) -> Result<bool, engine::Error> {
+    async fn holds(&self, c: &Container, owner: &str, value: &str) -> Result<bool, cosmos::Error> {
         if owner.is_empty() {
             return Ok(false);
         }
-        match c.read_item::<Value>(owner, owner, None).await {
+        match c
+            .read_item::<Value>(owner, owner, None)
+            .labelled(format!("read {} claim's owner", self.kind))
+            .await
+        {
             Ok(r) => {
-                ru.item(&format!("read {} claim's owner", self.kind), c, &r);
                 let current = r
                     .resource
                     .as_ref()
@@ -143,19 +138,22 @@ impl UniqueValue {
                     .map(self.normalize);
                 Ok(current.as_deref() == Some((self.normalize)(value).as_str()))
             }
-            Err(engine::Error::NotFound { .. }) => Ok(false),
+            Err(cosmos::Error::NotFound { .. }) => Ok(false),
             Err(e) => Err(e),
         }
     }
 
     /// Gives `value` back, only if `owner` holds it (a stale page or a lost race must never
     /// free someone else's name). Best effort: a claim left behind is taken over later.
-    pub async fn release(&self, ru: &RequestCharge, c: &ContainerClient, value: &str, owner: &str) {
+    pub async fn release(&self, c: &Container, value: &str, owner: &str) {
         let (id, pk) = (self.locate)(&(self.normalize)(value));
-        let Ok(existing) = c.read_item::<Value>(&id, pk.as_str(), None).await else {
+        let Ok(existing) = c
+            .read_item::<Value>(&id, pk.as_str(), None)
+            .labelled(format!("read {} claim", self.kind))
+            .await
+        else {
             return;
         };
-        ru.item(&format!("read {} claim", self.kind), c, &existing);
         let holder = existing
             .resource
             .as_ref()
@@ -165,26 +163,28 @@ impl UniqueValue {
             return;
         }
         let options = existing.etag.clone().map(ItemOptions::if_match);
-        if let Ok(r) = c.delete_item(&id, pk.as_str(), options).await {
-            ru.item(&format!("release {} claim", self.kind), c, &r);
-        }
+        let _ = c
+            .delete_item(&id, pk.as_str(), options)
+            .labelled(format!("release {} claim", self.kind))
+            .await;
     }
 
     /// The id of the account holding `value` (a point read), if any.
     pub async fn owner_of(
         &self,
-        ru: &RequestCharge,
-        c: &ContainerClient,
+        c: &Container,
         value: &str,
-    ) -> Result<Option<String>, engine::Error> {
+    ) -> Result<Option<String>, cosmos::Error> {
         let (id, pk) = (self.locate)(&(self.normalize)(value));
-        match c.read_item::<Value>(&id, pk.as_str(), None).await {
-            Ok(r) => {
-                ru.item(&format!("read {} claim", self.kind), c, &r);
-                Ok(r.resource
-                    .and_then(|d| d["ownerId"].as_str().map(str::to_owned)))
-            }
-            Err(engine::Error::NotFound { .. }) => Ok(None),
+        match c
+            .read_item::<Value>(&id, pk.as_str(), None)
+            .labelled(format!("read {} claim", self.kind))
+            .await
+        {
+            Ok(r) => Ok(r
+                .resource
+                .and_then(|d| d["ownerId"].as_str().map(str::to_owned))),
+            Err(cosmos::Error::NotFound { .. }) => Ok(None),
             Err(e) => Err(e),
         }
     }

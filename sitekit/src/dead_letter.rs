@@ -4,7 +4,7 @@
 //! worker's lease container instead, under the partition `deadLetter:<processor>`, where the
 //! Data Explorer's item browser shows it with the error, and the worker goes on.
 
-use engine::ContainerClient;
+use cosmos::Container;
 use serde_json::{json, Value};
 
 /// The lease-container partition holding `processor`'s set-aside changes.
@@ -15,11 +15,11 @@ pub fn partition(processor: &str) -> String {
 /// Records `change` (which failed with `error`) for `processor`; idempotent per document
 /// version (a redelivered batch writes the same item again).
 pub async fn set_aside(
-    leases: &ContainerClient,
+    leases: &Container,
     processor: &str,
     change: &Value,
     error: &str,
-) -> engine::Result<()> {
+) -> cosmos::Result<()> {
     let id = format!(
         "{}@{}",
         change["id"].as_str().unwrap_or("unknown"),

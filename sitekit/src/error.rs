@@ -31,7 +31,7 @@ pub enum WebError {
     #[error("Too many attempts. Try again in {} seconds.", .0.as_secs().max(1))]
     TooManyAttempts(Duration),
     #[error(transparent)]
-    Engine(#[from] engine::Error),
+    Engine(#[from] cosmos::Error),
     #[error("{0}")]
     Internal(String),
 }
@@ -59,14 +59,14 @@ impl WebError {
                 _ => "Something went wrong on our side. It has been logged.".into(),
             },
             _ => match self {
-                WebError::Engine(engine::Error::NotFound { .. }) => WebError::NotFound.to_string(),
+                WebError::Engine(cosmos::Error::NotFound { .. }) => WebError::NotFound.to_string(),
                 // A `?page=` link from an old page, or edited by hand: the visitor's mistake.
-                WebError::Engine(engine::Error::BadRequest { field: Some(f), .. })
+                WebError::Engine(cosmos::Error::BadRequest { field: Some(f), .. })
                     if f == "continuation" =>
                 {
                     "That page link is no longer valid.".into()
                 }
-                WebError::Engine(engine::Error::TooManyRequests { .. }) => {
+                WebError::Engine(cosmos::Error::TooManyRequests { .. }) => {
                     "The store is busy (request rate too large). Try again shortly.".into()
                 }
                 other => other.to_string(),
@@ -232,7 +232,7 @@ mod tests {
 
     #[test]
     fn a_throttled_engine_call_is_a_429_page_with_retry_after() {
-        let e = WebError::Engine(engine::Error::TooManyRequests {
+        let e = WebError::Engine(cosmos::Error::TooManyRequests {
             partition: 0,
             budget_ru_per_s: 400.0,
             retry_after: Duration::from_millis(1200),
@@ -245,7 +245,7 @@ mod tests {
 
     #[test]
     fn server_faults_are_500_pages_without_internals() {
-        let e = WebError::Engine(engine::Error::Corrupt("key 0xdeadbeef in /var/lib".into()));
+        let e = WebError::Engine(cosmos::Error::Corrupt("key 0xdeadbeef in /var/lib".into()));
         let (status, _, page) = body(&e);
         assert_eq!(status, 500);
         assert!(
@@ -261,16 +261,16 @@ mod tests {
     #[test]
     fn engine_statuses_map_one_to_one() {
         let cases = [
-            (engine::Error::bad("id", "must not contain '/'"), 400),
-            (engine::Error::NotFound { what: "x".into() }, 404),
-            (engine::Error::Conflict { id: "x".into() }, 409),
-            (engine::Error::StorageFull("disk".into()), 507),
-            (engine::Error::Unavailable("closing".into()), 503),
+            (cosmos::Error::bad("id", "must not contain '/'"), 400),
+            (cosmos::Error::NotFound { what: "x".into() }, 404),
+            (cosmos::Error::Conflict { id: "x".into() }, 409),
+            (cosmos::Error::StorageFull("disk".into()), 507),
+            (cosmos::Error::Unavailable("closing".into()), 503),
         ];
         for (e, code) in cases {
             assert_eq!(body(&WebError::Engine(e)).0, code);
         }
-        let (status, _, page) = body(&WebError::Engine(engine::Error::NotFound {
+        let (status, _, page) = body(&WebError::Engine(cosmos::Error::NotFound {
             what: "customer c1".into(),
         }));
         assert_eq!(status, 404);

@@ -143,14 +143,14 @@ impl Ctx {
     /// Signs `account` in to this site (its mount): a server-side session in the account.
     pub async fn sign_in(&self, account: &str) -> Result<(), WebError> {
         self.accounts()?
-            .sign_in(&self.session, self.site.base, account, &self.ru)
+            .sign_in(&self.session, self.site.base, account)
             .await
     }
 
     /// Ends this browser's session, on the server too.
     pub async fn sign_out(&self) -> Result<(), WebError> {
         self.accounts()?
-            .sign_out(&self.session, self.site.base, &self.ru)
+            .sign_out(&self.session, self.site.base)
             .await
     }
 
@@ -158,7 +158,7 @@ impl Ctx {
     pub async fn sign_out_everywhere(&self) -> Result<(), WebError> {
         let me = self.require_user()?;
         self.accounts()?
-            .sign_out_everywhere(&self.session, &me.id, &self.ru)
+            .sign_out_everywhere(&self.session, &me.id)
             .await
     }
 
@@ -177,11 +177,9 @@ impl FromRequest for Ctx {
     type Error = actix_web::Error;
     type Future = Pin<Box<dyn Future<Output = Result<Self, Self::Error>>>>;
 
-    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
         let session = req.get_session();
-        let ru = RequestCharge::from_request(req, payload)
-            .into_inner()
-            .unwrap_or_default();
+        let ru = crate::ru::request_charge(req);
         let site = req
             .app_data::<web::Data<Site>>()
             .map(|s| s.get_ref().clone())
@@ -189,7 +187,7 @@ impl FromRequest for Ctx {
         let accounts = req.app_data::<web::Data<Accounts>>().cloned();
         Box::pin(async move {
             let user = match &accounts {
-                Some(a) => a.current(&session, site.base, &ru).await?,
+                Some(a) => a.current(&session, site.base).await?,
                 None => None,
             };
             Ok(Ctx {

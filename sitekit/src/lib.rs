@@ -8,7 +8,6 @@ pub mod assets;
 pub mod auth;
 pub mod ceiling;
 pub mod claim;
-pub mod container;
 pub mod csrf;
 pub mod db;
 pub mod dead_letter;

@@ -9,16 +9,17 @@
 //! gone (pruned at the next sign-in). A separate sessions container with a TTL would cost a
 //! second point read on every page to read the roles.
 
+use cosmos::Labelled;
 use std::time::Duration;
 
 use actix_session::Session;
-use engine::{ContainerClient, ItemOptions};
+use cosmos::{Container, ItemOptions};
 use rand::RngCore;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::auth::SignedIn;
-use crate::{RequestCharge, WebError};
+use crate::WebError;
 
 /// The footer's name for the session check of a signed-in request.
 pub const SESSION_READ: &str = "read account (session)";
@@ -47,7 +48,7 @@ struct SessionRef {
 /// also their partition key value (a customer, a blog user).
 #[derive(Clone)]
 pub struct Accounts {
-    pub container: ContainerClient,
+    pub container: Container,
     /// The property shown as the signed-in name (`firstName`, `username`).
     pub name_property: &'static str,
     /// A boolean property granting admin pages, if the site has any.
@@ -92,7 +93,6 @@ impl Accounts {
         &self,
         session: &Session,
         base: &str,
-        ru: &RequestCharge,
     ) -> Result<Option<SignedIn>, WebError> {
         let Ok(Some(r)) = session.get::<SessionRef>(&cookie_key(base)) else {
             return Ok(None);
@@ -100,16 +100,16 @@ impl Accounts {
         let read = match self
             .container
             .read_item::<Value>(&r.account, r.account.as_str(), None)
+            .labelled(SESSION_READ)
             .await
         {
             Ok(read) => read,
-            Err(engine::Error::NotFound { .. }) => {
+            Err(cosmos::Error::NotFound { .. }) => {
                 session.remove(&cookie_key(base));
                 return Ok(None);
             }
             Err(e) => return Err(e.into()),
         };
-        ru.item(SESSION_READ, &self.container, &read);
         let doc = read.resource.unwrap_or(Value::Null);
         let now = now_secs();
         if entries(&doc)
@@ -130,14 +130,13 @@ impl Accounts {
         session: &Session,
         base: &str,
         account: &str,
-        ru: &RequestCharge,
     ) -> Result<(), WebError> {
         let entry = SessionEntry {
             id: new_id(),
             expires: now_secs() + SESSION_LIFETIME.as_secs() as i64,
         };
         let added = entry.clone();
-        self.edit(account, ru, "add session", move |list| {
+        self.edit(account, "add session", move |list| {
             list.push(added.clone());
             let excess = list.len().saturating_sub(MAX_SESSIONS);
             list.drain(..excess);
@@ -158,15 +157,10 @@ impl Accounts {
     }
 
     /// Ends this browser's session (on the server too) and clears the cookie.
-    pub async fn sign_out(
-        &self,
-        session: &Session,
-        base: &str,
-        ru: &RequestCharge,
-    ) -> Result<(), WebError> {
+    pub async fn sign_out(&self, session: &Session, base: &str) -> Result<(), WebError> {
         if let Ok(Some(r)) = session.get::<SessionRef>(&cookie_key(base)) {
             let id = r.session.clone();
-            self.edit(&r.account, ru, "remove session", move |list| {
+            self.edit(&r.account, "remove session", move |list| {
                 list.retain(|s| s.id != id)
             })
             .await?;
@@ -180,9 +174,8 @@ impl Accounts {
         &self,
         session: &Session,
         account: &str,
-        ru: &RequestCharge,
     ) -> Result<(), WebError> {
-        self.edit(account, ru, "remove all sessions", |list| list.clear())
+        self.edit(account, "remove all sessions", |list| list.clear())
             .await?;
         session.purge();
         Ok(())
@@ -192,7 +185,6 @@ impl Accounts {
     async fn edit(
         &self,
         account: &str,
-        ru: &RequestCharge,
         what: &str,
         change: impl Fn(&mut Vec<SessionEntry>),
     ) -> Result<(), WebError> {
@@ -200,13 +192,13 @@ impl Accounts {
             let read = match self
                 .container
                 .read_item::<Value>(account, account, None)
+                .labelled("read account")
                 .await
             {
                 Ok(r) => r,
-                Err(engine::Error::NotFound { .. }) => return Ok(()),
+                Err(cosmos::Error::NotFound { .. }) => return Ok(()),
                 Err(e) => return Err(e.into()),
             };
-            ru.item("read account", &self.container, &read);
             let mut doc = read.resource.unwrap_or(Value::Null);
             let now = now_secs();
             let mut list = entries(&doc);
@@ -222,13 +214,11 @@ impl Accounts {
                     Some(account.into()),
                     read.etag.map(ItemOptions::if_match),
                 )
+                .labelled(what.to_owned())
                 .await
             {
-                Ok(r) => {
-                    ru.item(what, &self.container, &r);
-                    return Ok(());
-                }
-                Err(engine::Error::PreconditionFailed { .. }) => continue,
+                Ok(_) => return Ok(()),
+                Err(cosmos::Error::PreconditionFailed { .. }) => continue,
                 Err(e) => return Err(e.into()),
             }
         }

@@ -3,9 +3,8 @@
 //! only what some query filters or sorts on: every excluded path is index work a write no longer
 //! pays for.
 
-use engine::{ContainerClient, ContainerProperties, DatabaseClient};
+use cosmos::{Container, ContainerProperties, Database};
 use serde_json::json;
-use sitekit::container::ensure;
 
 pub const DATABASE: &str = "webstore";
 
@@ -13,17 +12,17 @@ pub const DATABASE: &str = "webstore";
 #[derive(Clone)]
 pub struct Containers {
     /// Customers, their email sign-in lookups and their sales orders; pk `/customerId`.
-    pub customer: ContainerClient,
+    pub customer: Container,
     /// Products; pk `/categoryId`.
-    pub product: ContainerClient,
+    pub product: Container,
     /// Categories, tags and the featured list; pk `/type`.
-    pub product_meta: ContainerClient,
+    pub product_meta: Container,
     /// Change-feed leases of the rename cascade; pk `/processor`.
-    pub leases: ContainerClient,
+    pub leases: Container,
 }
 
 impl Containers {
-    pub async fn create_if_not_exists(db: &DatabaseClient) -> engine::Result<Containers> {
+    pub async fn create_if_not_exists(db: &Database) -> cosmos::Result<Containers> {
         // customer: routed by customerId for everything but the back office's top-customers
         // query, which filters on type and sorts on salesOrderCount; order history sorts on
         // orderDate. Names, addresses and the password hash are never queried.
@@ -52,10 +51,12 @@ impl Containers {
                 "excludedPaths": [{"path": "/*"}]
             }));
         Ok(Containers {
-            customer: ensure(db, customer).await?,
-            product: ensure(db, product).await?,
-            product_meta: ensure(db, product_meta).await?,
-            leases: ensure(db, ContainerProperties::new("leases", "/processor")).await?,
+            customer: db.create_container_if_not_exists(customer).await?,
+            product: db.create_container_if_not_exists(product).await?,
+            product_meta: db.create_container_if_not_exists(product_meta).await?,
+            leases: db
+                .create_container_if_not_exists(ContainerProperties::new("leases", "/processor"))
+                .await?,
         })
     }
 }

@@ -4,7 +4,8 @@
 use std::sync::Arc;
 
 use actix_web::web;
-use engine::{ChangeFeedProcessor, ChangeFeedStart, Engine};
+use cosmos::Account;
+use engine::{ChangeFeedProcessor, ChangeFeedStart};
 
 use crate::access::{cascade_renames, place_order};
 use crate::containers::{Containers, DATABASE};
@@ -36,7 +37,7 @@ pub struct Propagation {
 
 impl Propagation {
     /// Changes not yet carried to the products, and the last handler error.
-    pub async fn status(&self) -> engine::Result<(u64, String)> {
+    pub async fn status(&self) -> cosmos::Result<(u64, String)> {
         let pending = self
             .processor
             .estimate_lag()
@@ -56,11 +57,12 @@ pub struct WebStore {
 }
 
 impl WebStore {
-    /// Opens (and on first start, seeds) WebStore in `engine`, and starts its change-feed worker.
-    pub async fn start(engine: &Engine, options: &WebStoreOptions) -> engine::Result<WebStore> {
-        let db = engine.create_database_if_not_exists(DATABASE).await?;
+    /// Opens (and on first start, seeds) WebStore in `account`, and starts its change-feed
+    /// worker.
+    pub async fn start(account: &Account, options: &WebStoreOptions) -> cosmos::Result<WebStore> {
+        let db = account.create_database_if_not_exists(DATABASE).await?;
         let containers = Containers::create_if_not_exists(&db).await?;
-        place_order::register(&containers)?;
+        place_order::register(&containers).await?;
         let customers = seed::seed_if_needed(&containers, options.customers).await?;
         let processor = Arc::new(rename_processor(&containers)?);
         processor.start().await?;
@@ -98,11 +100,18 @@ impl WebStore {
     }
 }
 
-fn rename_processor(c: &Containers) -> engine::Result<ChangeFeedProcessor> {
+fn rename_processor(c: &Containers) -> cosmos::Result<ChangeFeedProcessor> {
     let containers = c.clone();
-    c.product_meta
+    let (Some(source), Some(leases)) =
+        (c.product_meta.embedded_client(), c.leases.embedded_client())
+    else {
+        return Err(cosmos::Error::bad_request(
+            "the change-feed workers run on the embedded engine only, so far (issue 24)",
+        ));
+    };
+    source
         .change_feed_processor(cascade_renames::PROCESSOR)
-        .lease_container(c.leases.clone())
+        .lease_container(leases.clone())
         // Applies only when the leases are created, at the first start: the seed wrote
         // consistent copies, so only later renames need carrying. After that, checkpoints rule.
         .start_from(ChangeFeedStart::Now)

@@ -14,9 +14,12 @@ async fn a_shopper_signs_up_fills_the_cart_checks_out_and_sees_the_order() {
     };
     let dir = tempfile::tempdir().unwrap();
     let engine = Engine::open(dir.path(), EngineOptions::default()).unwrap();
-    let store = WebStore::start(&engine, &WebStoreOptions { customers: 10 })
-        .await
-        .unwrap();
+    let store = WebStore::start(
+        &cosmos::Account::embedded(engine.clone()),
+        &WebStoreOptions { customers: 10 },
+    )
+    .await
+    .unwrap();
     let app = TestApp::serve(webstore::SITE, store.configure(), 2);
 
     let result = async {

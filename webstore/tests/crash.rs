@@ -23,9 +23,12 @@ fn checkout_child() {
         .unwrap();
     rt.block_on(async move {
         let engine = Engine::open(&dir, EngineOptions::default()).unwrap();
-        let store = WebStore::start(&engine, &WebStoreOptions { customers: 5 })
-            .await
-            .unwrap();
+        let store = WebStore::start(
+            &cosmos::Account::embedded(engine.clone()),
+            &WebStoreOptions { customers: 5 },
+        )
+        .await
+        .unwrap();
         let app = TestApp::serve(webstore::SITE, store.configure(), 2);
         let p = &webstore::seed::catalog::catalog().products[1];
         let mut shoppers = Vec::new();

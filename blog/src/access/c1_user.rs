@@ -10,7 +10,8 @@
 //! releases the old name (only if this user still holds it); the change feed carries the new
 //! name to every copy (`workers::propagate_usernames`).
 
-use engine::{ItemOptions, PatchOperation};
+use cosmos::Labelled;
+use cosmos::{ItemOptions, PatchOperation};
 use serde_json::json;
 use sitekit::claim::{ClaimError, UniqueValue};
 
@@ -43,17 +44,19 @@ fn taken(e: ClaimError) -> BlogError {
 /// Signs a user up: claims the name, then writes the user.
 pub async fn create_user<C: UsersContainer>(db: &DbOf<C>, user: User) -> Result<User> {
     USERNAME
-        .claim(&db.ru, db.users(), &user.username, &user.user_id)
+        .claim(db.users(), &user.username, &user.user_id)
         .await
         .map_err(taken)?;
-    match db.users().create_item(&user, None, None).await {
-        Ok(r) => {
-            db.ru.item("[C1] create user", db.users(), &r);
-            Ok(r.resource.unwrap_or(user))
-        }
+    match db
+        .users()
+        .create_item(&user, None, None)
+        .labelled("[C1] create user")
+        .await
+    {
+        Ok(r) => Ok(r.resource.unwrap_or(user)),
         Err(e) => {
             USERNAME
-                .release(&db.ru, db.users(), &user.username, &user.user_id)
+                .release(db.users(), &user.username, &user.user_id)
                 .await;
             Err(e.into())
         }
@@ -68,8 +71,11 @@ pub async fn change_username<C: UsersContainer>(
     user_id: &str,
     new: &str,
 ) -> Result<User> {
-    let read = db.users().read_item::<User>(user_id, user_id, None).await?;
-    db.ru.item("[C1] read user", db.users(), &read);
+    let read = db
+        .users()
+        .read_item::<User>(user_id, user_id, None)
+        .labelled("[C1] read user")
+        .await?;
     let old = read
         .resource
         .as_ref()
@@ -78,7 +84,7 @@ pub async fn change_username<C: UsersContainer>(
     let same_name = sitekit::names::fold(&old) == sitekit::names::fold(new);
     if !same_name {
         USERNAME
-            .claim(&db.ru, db.users(), new, user_id)
+            .claim(db.users(), new, user_id)
             .await
             .map_err(taken)?;
     }
@@ -93,28 +99,28 @@ pub async fn change_username<C: UsersContainer>(
             ],
             read.etag.map(ItemOptions::if_match),
         )
+        .labelled("[C1] edit user")
         .await;
     let r = match r {
         Ok(r) => r,
         Err(e) => {
             // A lost race (another rename won) or a failure: the new name goes back.
             if !same_name {
-                USERNAME.release(&db.ru, db.users(), new, user_id).await;
+                USERNAME.release(db.users(), new, user_id).await;
             }
             return Err(match e {
-                engine::Error::PreconditionFailed { .. } => BlogError::Invalid(
+                cosmos::Error::PreconditionFailed { .. } => BlogError::Invalid(
                     "Your account changed while renaming: reload and try again.".into(),
                 ),
                 e => e.into(),
             });
         }
     };
-    db.ru.item("[C1] edit user", db.users(), &r);
     if !same_name {
-        USERNAME.release(&db.ru, db.users(), &old, user_id).await;
+        USERNAME.release(db.users(), &old, user_id).await;
     }
     r.resource.ok_or_else(|| {
-        engine::Error::NotFound {
+        cosmos::Error::NotFound {
             what: format!("user {user_id}"),
         }
         .into()

@@ -2,15 +2,19 @@
 //! and zeroed counts go in with it (V2's denormalization); the change feed then copies the post
 //! in short form to its author's partition of `users` (Q3) and to `feed` (Q6).
 
-use engine::PatchOperation;
+use cosmos::Labelled;
+use cosmos::PatchOperation;
 use serde_json::json;
 
 use super::{DbOf, PostsContainer, Result};
 use crate::model::Post;
 
 pub async fn create_post<C: PostsContainer>(db: &DbOf<C>, post: Post) -> Result<Post> {
-    let r = db.posts().create_item(&post, None, None).await?;
-    db.ru.item("[C2] create post", db.posts(), &r);
+    let r = db
+        .posts()
+        .create_item(&post, None, None)
+        .labelled("[C2] create post")
+        .await?;
     Ok(r.resource.unwrap_or(post))
 }
 
@@ -35,10 +39,10 @@ pub async fn edit_post<C: PostsContainer>(
             ],
             None,
         )
+        .labelled("[C2] edit post")
         .await?;
-    db.ru.item("[C2] edit post", db.posts(), &r);
     r.resource.ok_or_else(|| {
-        engine::Error::NotFound {
+        cosmos::Error::NotFound {
             what: format!("post {post_id}"),
         }
         .into()

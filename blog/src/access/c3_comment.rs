@@ -3,18 +3,17 @@
 
 use super::{DbOf, PostsContainer, Result};
 use crate::model::Comment;
+use cosmos::Labelled;
 
 pub async fn create_comment<C: PostsContainer>(db: &DbOf<C>, comment: &Comment) -> Result<Comment> {
     let args = [
         serde_json::json!(comment.post_id),
-        serde_json::to_value(comment).map_err(engine::Error::from)?,
+        serde_json::to_value(comment).map_err(cosmos::Error::from)?,
     ];
     let r = db
         .posts()
-        .scripts()
         .execute_stored_procedure::<Comment>("createComment", comment.post_id.as_str(), &args)
+        .labelled("[C3] execute createComment")
         .await?;
-    db.ru
-        .procedure("[C3] execute createComment", db.posts(), &r);
     Ok(r.resource)
 }

@@ -2,6 +2,7 @@
 //! and change the post's `likeCount` in one transaction. A like's id is its user's, so a second
 //! like by the same user is refused (409) without changing the count.
 
+use cosmos::Labelled;
 use serde_json::json;
 
 use super::{BlogError, DbOf, PostsContainer, Result};
@@ -11,19 +12,16 @@ use crate::model::Like;
 pub async fn like<C: PostsContainer>(db: &DbOf<C>, like: &Like) -> Result<bool> {
     let args = [
         json!(like.post_id),
-        serde_json::to_value(like).map_err(engine::Error::from)?,
+        serde_json::to_value(like).map_err(cosmos::Error::from)?,
     ];
     match db
         .posts()
-        .scripts()
         .execute_stored_procedure::<serde_json::Value>("createLike", like.post_id.as_str(), &args)
+        .labelled("[C4] execute createLike")
         .await
     {
-        Ok(r) => {
-            db.ru.procedure("[C4] execute createLike", db.posts(), &r);
-            Ok(true)
-        }
-        Err(engine::Error::Conflict { .. }) => Ok(false),
+        Ok(_) => Ok(true),
+        Err(cosmos::Error::Conflict { .. }) => Ok(false),
         Err(e) => Err(BlogError::from(e)),
     }
 }
@@ -33,16 +31,13 @@ pub async fn unlike<C: PostsContainer>(db: &DbOf<C>, post_id: &str, user_id: &st
     let args = [json!(post_id), json!(Like::id_for(user_id))];
     match db
         .posts()
-        .scripts()
         .execute_stored_procedure::<serde_json::Value>("deleteLike", post_id, &args)
+        .labelled("[C4] execute deleteLike")
         .await
     {
-        Ok(r) => {
-            db.ru.procedure("[C4] execute deleteLike", db.posts(), &r);
-            Ok(true)
-        }
+        Ok(_) => Ok(true),
         // The post exists (the caller checked): the like does not.
-        Err(engine::Error::NotFound { .. }) => Ok(false),
+        Err(cosmos::Error::NotFound { .. }) => Ok(false),
         Err(e) => Err(BlogError::from(e)),
     }
 }
@@ -56,13 +51,11 @@ pub async fn likes_post<C: PostsContainer>(
     match db
         .posts()
         .read_item::<serde_json::Value>(&Like::id_for(user_id), post_id, None)
+        .labelled("read own like")
         .await
     {
-        Ok(r) => {
-            db.ru.item("read own like", db.posts(), &r);
-            Ok(true)
-        }
-        Err(engine::Error::NotFound { .. }) => Ok(false),
+        Ok(_) => Ok(true),
+        Err(cosmos::Error::NotFound { .. }) => Ok(false),
         Err(e) => Err(e.into()),
     }
 }

@@ -17,7 +17,7 @@ pub mod sign_in;
 pub mod v1;
 pub mod v2;
 
-use engine::{ContainerClient, FeedResponse};
+use cosmos::{Container, FeedResponse};
 
 /// The V3 model's containers with the request's RU ledger.
 pub type Db = sitekit::Db<crate::containers::Containers>;
@@ -26,23 +26,23 @@ pub type DbOf<C> = sitekit::Db<C>;
 
 /// A model with the article's `users` container (all three): C1 and Q1 are written once.
 pub trait UsersContainer: 'static {
-    fn users(&self) -> &ContainerClient;
+    fn users(&self) -> &Container;
 }
 
 /// A model whose `posts` hold V2's denormalized posts, comments and likes (V2 and V3): C2–C4,
 /// Q2, Q4 and Q5 are written once.
 pub trait PostsContainer: 'static {
-    fn posts(&self) -> &ContainerClient;
+    fn posts(&self) -> &Container;
 }
 
 impl UsersContainer for crate::containers::Containers {
-    fn users(&self) -> &ContainerClient {
+    fn users(&self) -> &Container {
         &self.users
     }
 }
 
 impl PostsContainer for crate::containers::Containers {
-    fn posts(&self) -> &ContainerClient {
+    fn posts(&self) -> &Container {
         &self.posts
     }
 }
@@ -54,7 +54,7 @@ pub enum BlogError {
     #[error("{0}")]
     Invalid(String),
     #[error(transparent)]
-    Engine(#[from] engine::Error),
+    Engine(#[from] cosmos::Error),
 }
 
 impl From<BlogError> for sitekit::WebError {

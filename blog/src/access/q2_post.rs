@@ -3,12 +3,16 @@
 
 use super::{DbOf, PostsContainer, Result};
 use crate::model::Post;
+use cosmos::Labelled;
 
 pub async fn post<C: PostsContainer>(db: &DbOf<C>, post_id: &str) -> Result<Post> {
-    let r = db.posts().read_item::<Post>(post_id, post_id, None).await?;
-    db.ru.item("[Q2] read post", db.posts(), &r);
+    let r = db
+        .posts()
+        .read_item::<Post>(post_id, post_id, None)
+        .labelled("[Q2] read post")
+        .await?;
     r.resource.filter(|p| p.kind == "post").ok_or_else(|| {
-        engine::Error::NotFound {
+        cosmos::Error::NotFound {
             what: format!("post {post_id}"),
         }
         .into()

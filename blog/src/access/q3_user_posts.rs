@@ -2,7 +2,8 @@
 //! partition of `users`, so this is a single-partition query (6.46 RU in the article, against
 //! 619.41 RU for V1's fan-out).
 
-use engine::QueryOptions;
+use cosmos::Labelled;
+use cosmos::QueryOptions;
 use serde_json::json;
 
 use super::{Db, Page, Result};
@@ -25,8 +26,7 @@ pub async fn user_posts(
                 ..Default::default()
             },
         )
-        .await
+        .labelled("[Q3] query user's posts").await
         ?;
-    db.ru.query("[Q3] query user's posts", &db.users, &r);
     Ok(r.into())
 }

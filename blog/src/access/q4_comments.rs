@@ -1,7 +1,8 @@
 //! [Q4] List a post's comments: one single-partition query on the post's partition, usernames
 //! included (denormalized), paged (7.72 RU in the article for V2/V3).
 
-use engine::QueryOptions;
+use cosmos::Labelled;
+use cosmos::QueryOptions;
 use serde_json::json;
 
 use super::{DbOf, Page, PostsContainer, Result};
@@ -29,7 +30,7 @@ pub async fn comments<C: PostsContainer>(
                 ..Default::default()
             },
         )
+        .labelled("[Q4] query comments")
         .await?;
-    db.ru.query("[Q4] query comments", db.posts(), &r);
     Ok(r.into())
 }

@@ -1,7 +1,8 @@
 //! [Q5] List a post's likes: one single-partition query, usernames included (8.92 RU in the
 //! article for V2/V3).
 
-use engine::QueryOptions;
+use cosmos::Labelled;
+use cosmos::QueryOptions;
 use serde_json::json;
 
 use super::{DbOf, Page, PostsContainer, Result};
@@ -29,7 +30,7 @@ pub async fn likes<C: PostsContainer>(
                 ..Default::default()
             },
         )
+        .labelled("[Q5] query likes")
         .await?;
-    db.ru.query("[Q5] query likes", db.posts(), &r);
     Ok(r.into())
 }

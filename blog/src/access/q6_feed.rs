@@ -2,7 +2,8 @@
 //! sit in one logical partition (`type = "post"`) kept at 100 by the `truncateFeed` post-trigger:
 //! one single-partition query (16.97 RU in the article, against 2 063.54 RU for V1's fan-out).
 
-use engine::QueryOptions;
+use cosmos::Labelled;
+use cosmos::QueryOptions;
 
 use super::{Db, Result};
 use crate::model::PostShort;
@@ -12,14 +13,14 @@ pub async fn feed(db: &Db) -> Result<Vec<PostShort>> {
         .feed
         .query_items::<PostShort>(
             "SELECT TOP 100 * FROM f WHERE f.type = 'post' ORDER BY f.creationDate DESC",
-            engine::NO_PARAMS,
+            cosmos::NO_PARAMS,
             QueryOptions {
                 partition_key: Some("post".into()),
                 max_item_count: Some(100),
                 ..Default::default()
             },
         )
+        .labelled("[Q6] query feed")
         .await?;
-    db.ru.query("[Q6] query feed", &db.feed, &r);
     Ok(r.items)
 }

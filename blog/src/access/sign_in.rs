@@ -9,7 +9,7 @@ pub async fn user_by_username<C: UsersContainer>(
     db: &DbOf<C>,
     username: &str,
 ) -> Result<Option<User>> {
-    let Some(owner) = USERNAME.owner_of(&db.ru, db.users(), username).await? else {
+    let Some(owner) = USERNAME.owner_of(db.users(), username).await? else {
         return Ok(None);
     };
     let user = super::q1_user::find_user(db, &owner).await?;

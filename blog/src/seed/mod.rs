@@ -44,10 +44,10 @@ fn free_bytes(dir: &std::path::Path) -> Option<u64> {
 }
 
 /// Refuses, before writing anything, a seed the disk cannot hold.
-fn check_disk(dir: &std::path::Path, users: u64, models: u64) -> engine::Result<()> {
+fn check_disk(dir: &std::path::Path, users: u64, models: u64) -> cosmos::Result<()> {
     let need = users * models * BYTES_PER_USER_PER_MODEL;
     match free_bytes(dir) {
-        Some(free) if free < need => Err(engine::Error::bad_request(format!(
+        Some(free) if free < need => Err(cosmos::Error::bad_request(format!(
             "seeding {users} blog users into {models} models needs about {:.1} GB; {:.1} GB are free in {}: ask for fewer with --users, or use --data on a larger disk",
             need as f64 / 1e9,
             free as f64 / 1e9,
@@ -65,7 +65,7 @@ pub struct Models<'a> {
 }
 
 /// The V3 marker lives in `feed` (its partition `seed`); V1's and V2's in `users`.
-async fn marker(c: &engine::ContainerClient) -> Option<u64> {
+async fn marker(c: &cosmos::Container) -> Option<u64> {
     c.read_item::<Value>(MARKER_ID, MARKER_ID, None)
         .await
         .ok()
@@ -73,7 +73,7 @@ async fn marker(c: &engine::ContainerClient) -> Option<u64> {
         .and_then(|m| m["users"].as_u64())
 }
 
-async fn write_marker(c: &engine::ContainerClient, users: u64) -> engine::Result<()> {
+async fn write_marker(c: &cosmos::Container, users: u64) -> cosmos::Result<()> {
     // `type` for `feed` (pk /type), `userId` for `users` (pk /userId).
     c.upsert_item(
         &json!({"id": MARKER_ID, "type": MARKER_ID, "userId": MARKER_ID, "users": users}),
@@ -87,9 +87,9 @@ async fn write_marker(c: &engine::ContainerClient, users: u64) -> engine::Result
 /// Seeds every model whose marker is missing; returns the number of users the data holds.
 pub async fn seed_if_needed(
     m: &Models<'_>,
-    data_dir: &std::path::Path,
+    data_dir: Option<&std::path::Path>,
     users: u64,
-) -> engine::Result<u64> {
+) -> cosmos::Result<u64> {
     let (have3, have2, have1) = (
         marker(&m.v3.feed).await,
         marker(&m.v2.users).await,
@@ -101,11 +101,14 @@ pub async fn seed_if_needed(
     if !(need3 || need2 || need1) {
         return Ok(users);
     }
-    check_disk(
-        data_dir,
-        users,
-        [need1, need2, need3].iter().filter(|n| **n).count() as u64,
-    )?;
+    // Embedded, the data goes to this machine's disk: check it has room first.
+    if let Some(dir) = data_dir {
+        check_disk(
+            dir,
+            users,
+            [need1, need2, need3].iter().filter(|n| **n).count() as u64,
+        )?;
+    }
     let started = std::time::Instant::now();
     let models = [(need1, "V1"), (need2, "V2"), (need3, "V3")]
         .iter()
@@ -114,7 +117,7 @@ pub async fn seed_if_needed(
         .collect::<Vec<_>>()
         .join("+");
     let bar = sitekit::progress::bar(users, &format!("blog users {models}"));
-    let map_err = |e: sitekit::WebError| engine::Error::bad_request(e.to_string());
+    let map_err = |e: sitekit::WebError| cosmos::Error::bad_request(e.to_string());
     let demo = sitekit::auth::hash_password(DEMO_PASSWORD.to_owned())
         .await
         .map_err(map_err)?;
@@ -153,7 +156,7 @@ pub async fn seed_if_needed(
                 newest.sort_by(|a, b| b.creation_date.cmp(&a.creation_date));
                 newest.truncate(crate::deploy::FEED_SIZE);
                 bar.inc(1);
-                Ok::<_, engine::Error>(newest)
+                Ok::<_, cosmos::Error>(newest)
             }
         })
         .try_buffer_unordered(IN_FLIGHT)

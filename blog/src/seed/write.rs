@@ -2,7 +2,7 @@
 //! post with its comments, then its likes), so a restarted seed rewrites the same items and a
 //! post's counts always equal the comments and likes stored with it.
 
-use engine::{ContainerClient, TransactionalBatch};
+use cosmos::{Container, TransactionalBatch};
 use serde::Serialize;
 
 use super::generate::Generated;
@@ -14,22 +14,22 @@ use crate::model::PostShort;
 /// Items per batch: a post's likes go in chunks of this many.
 const BATCH: usize = 100;
 
-async fn run(c: &ContainerClient, b: TransactionalBatch) -> engine::Result<()> {
+async fn run(c: &Container, b: TransactionalBatch) -> cosmos::Result<()> {
     let r = c.execute_batch(b).await?;
     match r.error_message {
-        Some(e) => Err(engine::Error::bad_request(format!("seeding failed: {e}"))),
+        Some(e) => Err(cosmos::Error::bad_request(format!("seeding failed: {e}"))),
         None => Ok(()),
     }
 }
 
 /// A post with its comments in one batch, its likes in batches of [`BATCH`].
 async fn post_with_replies<P: Serialize, C: Serialize, L: Serialize>(
-    c: &ContainerClient,
+    c: &Container,
     post_id: &str,
     post: &P,
     comments: &[C],
     likes: &[L],
-) -> engine::Result<()> {
+) -> cosmos::Result<()> {
     let mut b = TransactionalBatch::new(post_id).upsert_item(post);
     for cm in comments {
         b = b.upsert_item(cm);
@@ -47,7 +47,7 @@ async fn post_with_replies<P: Serialize, C: Serialize, L: Serialize>(
 
 /// V3: the user with short copies of their posts in their partition of `users`; returns the
 /// short copies (the feed is written once all users are).
-pub async fn v3(c: &Containers, g: &Generated) -> engine::Result<Vec<PostShort>> {
+pub async fn v3(c: &Containers, g: &Generated) -> cosmos::Result<Vec<PostShort>> {
     c.users.upsert_item(&g.claim, None, None).await?;
     let mut user_batch = TransactionalBatch::new(g.user.user_id.as_str()).upsert_item(&g.user);
     let mut shorts = Vec::with_capacity(g.posts.len());
@@ -62,7 +62,7 @@ pub async fn v3(c: &Containers, g: &Generated) -> engine::Result<Vec<PostShort>>
 }
 
 /// V2: the same posts, comments and likes as V3; `users` holds the user only.
-pub async fn v2(c: &v2::Containers, g: &Generated) -> engine::Result<()> {
+pub async fn v2(c: &v2::Containers, g: &Generated) -> cosmos::Result<()> {
     c.users.upsert_item(&g.claim, None, None).await?;
     for (post, comments, likes) in &g.posts {
         post_with_replies(&c.posts, &post.post_id, post, comments, likes).await?;
@@ -72,7 +72,7 @@ pub async fn v2(c: &v2::Containers, g: &Generated) -> engine::Result<()> {
 }
 
 /// V1: posts, comments and likes without usernames or counts.
-pub async fn v1(c: &v1::Containers, g: &Generated) -> engine::Result<()> {
+pub async fn v1(c: &v1::Containers, g: &Generated) -> cosmos::Result<()> {
     c.users.upsert_item(&g.claim, None, None).await?;
     for (post, comments, likes) in &g.posts {
         let comments: Vec<CommentV1> = comments.iter().map(CommentV1::from).collect();

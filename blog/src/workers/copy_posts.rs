@@ -12,7 +12,7 @@ use crate::model::Post;
 
 pub const PROCESSOR: &str = "copyPosts";
 
-pub async fn copy_posts(c: &Containers, changes: Vec<Value>) -> engine::Result<()> {
+pub async fn copy_posts(c: &Containers, changes: Vec<Value>) -> cosmos::Result<()> {
     // The newest copy of each post in this batch is enough.
     let mut posts: Vec<Post> = Vec::new();
     for doc in changes {
@@ -52,13 +52,13 @@ pub async fn copy_posts(c: &Containers, changes: Vec<Value>) -> engine::Result<(
 }
 
 /// The date of the oldest post in the feed when it holds its 100, else `None`.
-async fn oldest_in_full_feed(c: &Containers) -> engine::Result<Option<String>> {
+async fn oldest_in_full_feed(c: &Containers) -> cosmos::Result<Option<String>> {
     let r = c
         .feed
         .query_all::<Value>(
             "SELECT VALUE f.creationDate FROM f ORDER BY f.creationDate",
-            engine::NO_PARAMS,
-            engine::QueryOptions {
+            cosmos::NO_PARAMS,
+            cosmos::QueryOptions {
                 partition_key: Some("post".into()),
                 ..Default::default()
             },

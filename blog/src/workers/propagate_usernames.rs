@@ -7,18 +7,18 @@
 //! done, the user's `propagatedVersion` catches up with `usernameVersion`: the account page
 //! shows that.
 
-use engine::{ContainerClient, ItemOptions, PatchOperation, QueryOptions};
+use cosmos::{Container, ItemOptions, PatchOperation, QueryOptions};
 use serde_json::{json, Value};
 
 pub const PROCESSOR: &str = "propagateUsernames";
 
 /// `users` and `posts` of V3 or V2 (the article's V2 introduces this worker; V3 keeps it).
 pub struct Target {
-    pub users: ContainerClient,
-    pub posts: ContainerClient,
+    pub users: Container,
+    pub posts: Container,
 }
 
-pub async fn propagate_usernames(c: &Target, changes: Vec<Value>) -> engine::Result<()> {
+pub async fn propagate_usernames(c: &Target, changes: Vec<Value>) -> cosmos::Result<()> {
     for user in changes {
         if user["type"] != "user" {
             continue;
@@ -41,7 +41,6 @@ pub async fn propagate_usernames(c: &Target, changes: Vec<Value>) -> engine::Res
             .await?;
         for post_id in partitions.items.iter().filter_map(Value::as_str) {
             c.posts
-                .scripts()
                 .execute_stored_procedure::<Value>(
                     "updateUsernames",
                     post_id,
@@ -63,7 +62,7 @@ pub async fn propagate_usernames(c: &Target, changes: Vec<Value>) -> engine::Res
             )
             .await
         {
-            Ok(_) | Err(engine::Error::PreconditionFailed { .. }) => {}
+            Ok(_) | Err(cosmos::Error::PreconditionFailed { .. }) => {}
             Err(e) => return Err(e),
         }
     }

@@ -84,9 +84,12 @@ pub async fn spawn_app() -> TestApp {
 pub async fn spawn_app_with(options: EngineOptions) -> TestApp {
     let dir = tempfile::tempdir().expect("a temp dir");
     let engine = Engine::open(dir.path(), options).expect("the engine opens");
-    let blog = Blog::start(&engine, &BlogOptions { users: USERS })
-        .await
-        .expect("the blog starts");
+    let blog = Blog::start(
+        &cosmos::Account::embedded(engine.clone()),
+        &BlogOptions { users: USERS },
+    )
+    .await
+    .expect("the blog starts");
     let server = Server::serve(blog::SITE, blog.configure(), 1);
     TestApp {
         server,

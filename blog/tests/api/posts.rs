@@ -7,6 +7,8 @@ async fn counts(app: &TestApp, post_id: &str) -> (u64, u64, usize, usize) {
         .blog
         .containers
         .posts
+        .embedded_client()
+        .unwrap()
         .read_all_items_in_partition::<Value>(post_id)
         .await
         .unwrap()
@@ -49,6 +51,8 @@ async fn q6_an_anonymous_home_page_costs_exactly_its_feed_read_of_the_100_newest
         .blog
         .containers
         .feed
+        .embedded_client()
+        .unwrap()
         .read_all_items_in_partition::<Value>("post")
         .await
         .unwrap()
@@ -120,6 +124,8 @@ async fn c2_q2_a_new_post_reaches_the_feed_and_its_authors_page_and_renders_mark
         .blog
         .containers
         .feed
+        .embedded_client()
+        .unwrap()
         .read_all_items_in_partition::<Value>("post")
         .await
         .unwrap()

@@ -1,9 +1,9 @@
 //! The item browser: a logical partition's items a page at a time, one item as JSON, and the
 //! writes on it (replace and delete), both checked against the etag the page was shown with.
 
+use cosmos::Labelled;
 use engine::{ContainerClient, ItemOptions, PartitionKey, QueryOptions, NO_PARAMS};
 use serde_json::Value;
-use sitekit::RequestCharge;
 
 /// Items per page of the browser.
 pub const PAGE: usize = 20;
@@ -26,7 +26,6 @@ pub async fn list(
     c: &ContainerClient,
     pk: PartitionKey,
     continuation: Option<String>,
-    ru: &RequestCharge,
 ) -> engine::Result<ItemPage> {
     let options = QueryOptions {
         partition_key: Some(pk),
@@ -34,10 +33,10 @@ pub async fn list(
         continuation,
         ..Default::default()
     };
-    let r = c
+    let r = cosmos::Container::embedded(c.clone())
         .query_items::<Value>("SELECT * FROM c", NO_PARAMS, options)
+        .labelled("browse a logical partition")
         .await?;
-    ru.query("browse a logical partition", c, &r);
     let items = r
         .items
         .iter()
@@ -70,14 +69,11 @@ fn open(id: &str, item: &Value, etag: Option<String>) -> engine::Result<OpenItem
     })
 }
 
-pub async fn read(
-    c: &ContainerClient,
-    id: &str,
-    pk: PartitionKey,
-    ru: &RequestCharge,
-) -> engine::Result<OpenItem> {
-    let r = c.read_item::<Value>(id, pk, None).await?;
-    ru.item("read item", c, &r);
+pub async fn read(c: &ContainerClient, id: &str, pk: PartitionKey) -> engine::Result<OpenItem> {
+    let r = cosmos::Container::embedded(c.clone())
+        .read_item::<Value>(id, pk, None)
+        .labelled("read item")
+        .await?;
     let item = r.resource.clone().unwrap_or_default();
     open(id, &item, r.etag)
 }
@@ -89,17 +85,16 @@ pub async fn replace(
     pk: PartitionKey,
     json: &str,
     etag: &str,
-    ru: &RequestCharge,
 ) -> engine::Result<OpenItem> {
     let item: Value = serde_json::from_str(json)
         .map_err(|e| engine::Error::bad("item", format!("the item is not valid JSON: {e}")))?;
     if !item.is_object() {
         return Err(engine::Error::bad("item", "an item is a JSON object"));
     }
-    let r = c
+    let r = cosmos::Container::embedded(c.clone())
         .replace_item(&item, id, Some(pk), Some(ItemOptions::if_match(etag)))
+        .labelled("replace item")
         .await?;
-    ru.item("replace item", c, &r);
     let stored = r.resource.clone().unwrap_or(item);
     open(id, &stored, r.etag)
 }
@@ -110,11 +105,10 @@ pub async fn delete(
     id: &str,
     pk: PartitionKey,
     etag: &str,
-    ru: &RequestCharge,
 ) -> engine::Result<()> {
-    let r = c
+    cosmos::Container::embedded(c.clone())
         .delete_item(id, pk, Some(ItemOptions::if_match(etag)))
+        .labelled("delete item")
         .await?;
-    ru.item("delete item", c, &r);
     Ok(())
 }

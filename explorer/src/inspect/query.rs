@@ -2,10 +2,10 @@
 //! time, with the portal's "Query stats" (the engine's `QueryMetrics`). Syntax errors come back
 //! with their line and column.
 
+use cosmos::Labelled;
 use engine::{ContainerClient, QueryOptions};
 use engine::{PartitionCost, QueryError};
 use serde_json::Value;
-use sitekit::RequestCharge;
 
 use super::pk;
 
@@ -87,11 +87,7 @@ fn params(text: &str) -> Result<Vec<(String, Value)>, QueryFailure> {
 }
 
 /// Runs one page of the query.
-pub async fn run(
-    c: &ContainerClient,
-    input: &QueryInput,
-    ru: &RequestCharge,
-) -> Result<QueryPage, QueryFailure> {
+pub async fn run(c: &ContainerClient, input: &QueryInput) -> Result<QueryPage, QueryFailure> {
     if let Err(QueryError::Syntax {
         line,
         column,
@@ -115,14 +111,14 @@ pub async fn run(
         continuation: input.continuation.clone(),
         ..Default::default()
     };
-    let r = c
+    let r = cosmos::Container::embedded(c.clone())
         .query_items::<Value>(&input.sql, &params, options)
+        .labelled("query (explorer)")
         .await
         .map_err(|e| match e {
             engine::Error::BadRequest { .. } => QueryFailure::Invalid(e.to_string()),
             e => QueryFailure::Engine(e),
         })?;
-    ru.query("query (explorer)", c, &r);
     let m = r.query_metrics.clone().unwrap_or_default();
     let output_document_size = r.items.iter().map(|v| v.to_string().len() as u64).sum();
     Ok(QueryPage {

@@ -1,9 +1,9 @@
 //! Stored procedures and triggers: what a container has, and running a procedure in a logical
 //! partition with JSON arguments (one transaction; a write).
 
+use cosmos::Labelled;
 use engine::{ContainerClient, PartitionKey, ScriptList};
 use serde_json::Value;
-use sitekit::RequestCharge;
 
 pub fn list(c: &ContainerClient) -> engine::Result<ScriptList> {
     c.scripts().list()
@@ -38,13 +38,11 @@ pub async fn run(
     id: &str,
     pk: PartitionKey,
     args: &[Value],
-    ru: &RequestCharge,
 ) -> engine::Result<ProcedureRun> {
-    let r = c
-        .scripts()
+    let r = cosmos::Container::embedded(c.clone())
         .execute_stored_procedure::<Value>(id, pk, args)
+        .labelled(format!("run {id}"))
         .await?;
-    ru.procedure(&format!("run {id}"), c, &r);
     Ok(ProcedureRun {
         body: serde_json::to_string_pretty(&r.resource)?,
         request_charge: r.request_charge,

@@ -54,7 +54,7 @@ pub async fn list(
         trail,
     } = q.into_inner();
     let items = match &raw {
-        Some(raw) => Some(items::list(&c, pk::parse(raw)?, page.clone(), &ctx.ru).await?),
+        Some(raw) => Some(items::list(&c, pk::parse(raw)?, page.clone()).await?),
         None => None,
     };
     let pk_param = raw.as_deref().map(url_escape).unwrap_or_default();
@@ -112,7 +112,7 @@ pub async fn show(
 ) -> Result<HttpResponse, ExplorerError> {
     let (db, coll, id) = path.into_inner();
     let (c, _) = inspect::container(&x.engine, &db, &coll)?;
-    let item = items::read(&c, &id, pk::parse(&q.pk)?, &ctx.ru).await?;
+    let item = items::read(&c, &id, pk::parse(&q.pk)?).await?;
     Ok(html(&ItemEditor {
         writes: x.options.writes,
         page: ctx.page(format!("Item {id}")),
@@ -148,7 +148,7 @@ pub async fn edit(
         json,
     } = form.into_inner();
     let base = super::container_url(&db, &coll);
-    match items::replace(&c, &id, pk::parse(&raw)?, &json, &etag, &ctx.ru).await {
+    match items::replace(&c, &id, pk::parse(&raw)?, &json, &etag).await {
         Ok(saved) => {
             ctx.flash(format!("Saved {} (new etag {}).", saved.id, saved.etag));
             Ok(see_other(&format!(
@@ -199,7 +199,7 @@ pub async fn delete(
     let (db, coll, id) = path.into_inner();
     let (c, _) = inspect::container(&x.engine, &db, &coll)?;
     let DeleteForm { pk: raw, etag } = form.into_inner();
-    items::delete(&c, &id, pk::parse(&raw)?, &etag, &ctx.ru)
+    items::delete(&c, &id, pk::parse(&raw)?, &etag)
         .await
         .map_err(WebError::Engine)?;
     ctx.flash(format!("Deleted {id}."));

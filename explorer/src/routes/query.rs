@@ -67,7 +67,7 @@ pub async fn query(
     };
     let (mut status, mut result, mut error, mut error_at) = (StatusCode::OK, None, None, None);
     if ran {
-        match query::run(&c, &input, &ctx.ru).await {
+        match query::run(&c, &input).await {
             Ok(page) => result = Some(page),
             Err(QueryFailure::Engine(e)) => return Err(e.into()),
             Err(failure) => {

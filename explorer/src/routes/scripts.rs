@@ -69,7 +69,7 @@ pub async fn run(
     let (c, _) = inspect::container(&x.engine, &db, &coll)?;
     let RunForm { pk: raw, args } = form.into_inner();
     let arguments = scripts::arguments(&args)?;
-    let run = scripts::run(&c, &id, pk::parse(&raw)?, &arguments, &ctx.ru).await?;
+    let run = scripts::run(&c, &id, pk::parse(&raw)?, &arguments).await?;
     Ok(html(&ResultPage {
         writes: x.options.writes,
         base: super::container_url(&db, &coll),

@@ -2,7 +2,8 @@
 //! to the array, guarded by the etag read with the page's data so two tabs cannot lose an
 //! address, and refused past the limit of embedded addresses.
 
-use engine::{ItemOptions, PatchOperation};
+use cosmos::Labelled;
+use cosmos::{ItemOptions, PatchOperation};
 use serde_json::json;
 
 use super::{Db, Result, StoreError};
@@ -15,8 +16,8 @@ pub async fn add_address(db: &Db, customer_id: &str, address: Address) -> Result
     let current = db
         .customer
         .read_item::<Customer>(customer_id, customer_id, None)
+        .labelled("read customer")
         .await?;
-    db.ru.item("read customer", &db.customer, &current);
     let count = current.resource.as_ref().map_or(0, |c| c.addresses.len());
     if count >= MAX_ADDRESSES {
         return Err(StoreError::Invalid(format!(
@@ -31,16 +32,16 @@ pub async fn add_address(db: &Db, customer_id: &str, address: Address) -> Result
             &[PatchOperation::add("/addresses/-", json!(address))],
             current.etag.map(ItemOptions::if_match),
         )
+        .labelled("patch customer (add address)")
         .await
         .map_err(|e| match e {
-            engine::Error::PreconditionFailed { .. } => {
+            cosmos::Error::PreconditionFailed { .. } => {
                 StoreError::Invalid("Your profile changed meanwhile; please try again.".into())
             }
             e => e.into(),
         })?;
-    db.ru.item("patch customer (add address)", &db.customer, &r);
     r.resource.ok_or_else(|| {
-        engine::Error::NotFound {
+        cosmos::Error::NotFound {
             what: format!("customer {customer_id}"),
         }
         .into()

@@ -1,6 +1,7 @@
 //! The back office's product list: every product of every category, a fan-out read page by page.
 
-use engine::QueryOptions;
+use cosmos::Labelled;
+use cosmos::QueryOptions;
 
 use super::{Db, Page, Result};
 use crate::model::Product;
@@ -10,14 +11,14 @@ pub async fn all_products(db: &Db, continuation: Option<String>) -> Result<Page<
         .product
         .query_items::<Product>(
             "SELECT * FROM p",
-            engine::NO_PARAMS,
+            cosmos::NO_PARAMS,
             QueryOptions {
                 max_item_count: Some(50),
                 continuation,
                 ..Default::default()
             },
         )
+        .labelled("query all products")
         .await?;
-    db.ru.query("query all products", &db.product, &r);
     Ok(r.into())
 }

@@ -6,7 +6,7 @@
 //! It is idempotent (only stale copies are written), so a batch delivered twice after a crash or
 //! restart changes nothing the second time.
 
-use engine::{PatchOperation, QueryOptions};
+use cosmos::{PatchOperation, QueryOptions};
 use serde_json::{json, Value};
 
 use super::featured_products::FEATURED_ID;
@@ -15,7 +15,7 @@ use crate::containers::Containers;
 pub const PROCESSOR: &str = "renameCascade";
 
 /// Handles one batch of changed `productMeta` documents.
-pub async fn cascade_renames(c: &Containers, changes: Vec<Value>) -> engine::Result<()> {
+pub async fn cascade_renames(c: &Containers, changes: Vec<Value>) -> cosmos::Result<()> {
     for doc in changes {
         let (Some(id), Some(name)) = (doc["id"].as_str(), doc["name"].as_str()) else {
             continue;
@@ -33,7 +33,7 @@ async fn rename_category_copies(
     c: &Containers,
     category_id: &str,
     name: &str,
-) -> engine::Result<()> {
+) -> cosmos::Result<()> {
     let stale = c
         .product
         .query_all::<Value>(
@@ -64,14 +64,14 @@ async fn rename_featured_copies(
     c: &Containers,
     category_id: &str,
     name: &str,
-) -> engine::Result<()> {
+) -> cosmos::Result<()> {
     let featured = match c
         .product_meta
         .read_item::<Value>(FEATURED_ID, "featured", None)
         .await
     {
         Ok(r) => r,
-        Err(engine::Error::NotFound { .. }) => return Ok(()),
+        Err(cosmos::Error::NotFound { .. }) => return Ok(()),
         Err(e) => return Err(e),
     };
     let ops: Vec<PatchOperation> = featured
@@ -94,13 +94,13 @@ async fn rename_featured_copies(
             FEATURED_ID,
             "featured",
             &ops,
-            featured.etag.map(engine::ItemOptions::if_match),
+            featured.etag.map(cosmos::ItemOptions::if_match),
         )
         .await?;
     Ok(())
 }
 
-async fn rename_tag_copies(c: &Containers, tag_id: &str, name: &str) -> engine::Result<()> {
+async fn rename_tag_copies(c: &Containers, tag_id: &str, name: &str) -> cosmos::Result<()> {
     let carriers = c
         .product
         .query_all::<Value>(

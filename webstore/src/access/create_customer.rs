@@ -6,6 +6,7 @@
 //! read. The two writes are in different partitions, so no transaction spans them: a lookup
 //! whose customer was never written is taken over only once it is provably abandoned.
 
+use cosmos::Labelled;
 use sitekit::claim::{ClaimError, UniqueValue};
 
 use super::{Db, Result, StoreError};
@@ -27,21 +28,23 @@ pub const EMAIL: UniqueValue = UniqueValue {
 pub async fn create_customer(db: &Db, customer: Customer) -> Result<Customer> {
     let email = customer.email_address.clone();
     EMAIL
-        .claim(&db.ru, &db.customer, &email, &customer.customer_id)
+        .claim(&db.customer, &email, &customer.customer_id)
         .await
         .map_err(|e| match e {
             ClaimError::Taken => StoreError::EmailTaken,
             ClaimError::Engine(e) => e.into(),
         })?;
-    match db.customer.create_item(&customer, None, None).await {
-        Ok(r) => {
-            db.ru.item("create customer", &db.customer, &r);
-            Ok(r.resource.unwrap_or(customer))
-        }
+    match db
+        .customer
+        .create_item(&customer, None, None)
+        .labelled("create customer")
+        .await
+    {
+        Ok(r) => Ok(r.resource.unwrap_or(customer)),
         Err(e) => {
             // Give the address back; if this fails too, it is taken over once abandoned.
             EMAIL
-                .release(&db.ru, &db.customer, &email, &customer.customer_id)
+                .release(&db.customer, &email, &customer.customer_id)
                 .await;
             Err(e.into())
         }

@@ -7,7 +7,7 @@ use super::{Db, Result};
 use crate::model::Customer;
 
 pub async fn customer_by_email(db: &Db, email: &str) -> Result<Option<Customer>> {
-    let Some(owner) = EMAIL.owner_of(&db.ru, &db.customer, email).await? else {
+    let Some(owner) = EMAIL.owner_of(&db.customer, email).await? else {
         return Ok(None);
     };
     let customer = super::customer_by_id::find_customer(db, &owner).await?;

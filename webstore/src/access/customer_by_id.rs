@@ -4,10 +4,11 @@
 
 use super::{Db, Result};
 use crate::model::Customer;
+use cosmos::Labelled;
 
 pub async fn customer_by_id(db: &Db, customer_id: &str) -> Result<Customer> {
     find_customer(db, customer_id).await?.ok_or_else(|| {
-        engine::Error::NotFound {
+        cosmos::Error::NotFound {
             what: format!("customer {customer_id}"),
         }
         .into()
@@ -19,13 +20,11 @@ pub async fn find_customer(db: &Db, customer_id: &str) -> Result<Option<Customer
     match db
         .customer
         .read_item::<Customer>(customer_id, customer_id, None)
+        .labelled("read customer")
         .await
     {
-        Ok(r) => {
-            db.ru.item("read customer", &db.customer, &r);
-            Ok(r.resource)
-        }
-        Err(engine::Error::NotFound { .. }) => Ok(None),
+        Ok(r) => Ok(r.resource),
+        Err(cosmos::Error::NotFound { .. }) => Ok(None),
         Err(e) => Err(e.into()),
     }
 }

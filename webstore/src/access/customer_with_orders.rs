@@ -2,7 +2,8 @@
 //! (`customerId`), so "we can retrieve a customer and all their related orders with the following
 //! single-partition query" (`000_*`) — this gets us our join back.
 
-use engine::QueryOptions;
+use cosmos::Labelled;
+use cosmos::QueryOptions;
 use serde_json::{json, Value};
 
 use super::{Db, Result, StoreError};
@@ -22,8 +23,8 @@ pub async fn customer_with_orders(
                 ..Default::default()
             },
         )
+        .labelled("query customer with orders")
         .await?;
-    db.ru.query("query customer with orders", &db.customer, &r);
     let mut customer = None;
     let mut orders = Vec::new();
     for doc in r.items {
@@ -43,7 +44,7 @@ pub async fn customer_with_orders(
             .cmp(&a.order_date)
             .then_with(|| b.id.cmp(&a.id))
     });
-    let customer = customer.ok_or_else(|| engine::Error::NotFound {
+    let customer = customer.ok_or_else(|| cosmos::Error::NotFound {
         what: format!("customer {customer_id}"),
     })?;
     Ok((customer, orders))

@@ -4,6 +4,7 @@
 
 use super::{Db, Result};
 use crate::model::{Featured, FeaturedProduct};
+use cosmos::Labelled;
 
 pub const FEATURED_ID: &str = "featured";
 
@@ -11,13 +12,11 @@ pub async fn featured_products(db: &Db) -> Result<Vec<FeaturedProduct>> {
     match db
         .product_meta
         .read_item::<Featured>(FEATURED_ID, "featured", None)
+        .labelled("read featured list")
         .await
     {
-        Ok(r) => {
-            db.ru.item("read featured list", &db.product_meta, &r);
-            Ok(r.resource.map(|f| f.products).unwrap_or_default())
-        }
-        Err(engine::Error::NotFound { .. }) => Ok(Vec::new()),
+        Ok(r) => Ok(r.resource.map(|f| f.products).unwrap_or_default()),
+        Err(cosmos::Error::NotFound { .. }) => Ok(Vec::new()),
         Err(e) => Err(e.into()),
     }
 }

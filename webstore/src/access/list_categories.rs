@@ -2,7 +2,8 @@
 //! categories" (`000_*`): every category has `type = "category"`, the partition key of
 //! `productMeta`, so the whole list is one single-partition query.
 
-use engine::QueryOptions;
+use cosmos::Labelled;
+use cosmos::QueryOptions;
 
 use super::{Db, Result};
 use crate::model::Category;
@@ -12,13 +13,13 @@ pub async fn list_categories(db: &Db) -> Result<Vec<Category>> {
         .product_meta
         .query_all::<Category>(
             "SELECT * FROM c WHERE c.type = 'category' ORDER BY c.name",
-            engine::NO_PARAMS,
+            cosmos::NO_PARAMS,
             QueryOptions {
                 partition_key: Some("category".into()),
                 ..Default::default()
             },
         )
+        .labelled("query categories")
         .await?;
-    db.ru.query("query categories", &db.product_meta, &r);
     Ok(r.items)
 }

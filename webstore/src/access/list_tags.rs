@@ -1,6 +1,7 @@
 //! The tag list: like categories, one logical partition (`type = "tag"`) of `productMeta`.
 
-use engine::QueryOptions;
+use cosmos::Labelled;
+use cosmos::QueryOptions;
 
 use super::{Db, Result};
 use crate::model::Tag;
@@ -10,13 +11,13 @@ pub async fn list_tags(db: &Db) -> Result<Vec<Tag>> {
         .product_meta
         .query_all::<Tag>(
             "SELECT * FROM c WHERE c.type = 'tag' ORDER BY c.name",
-            engine::NO_PARAMS,
+            cosmos::NO_PARAMS,
             QueryOptions {
                 partition_key: Some("tag".into()),
                 ..Default::default()
             },
         )
+        .labelled("query tags")
         .await?;
-    db.ru.query("query tags", &db.product_meta, &r);
     Ok(r.items)
 }

@@ -21,7 +21,7 @@ pub mod rename_meta;
 pub mod search_products;
 pub mod top_customers;
 
-use engine::FeedResponse;
+use cosmos::FeedResponse;
 use serde::de::DeserializeOwned;
 
 /// The webstore's view of the engine, per request: the containers and the RU ledger.
@@ -35,7 +35,7 @@ pub enum StoreError {
     #[error("{0}")]
     Invalid(String),
     #[error(transparent)]
-    Engine(#[from] engine::Error),
+    Engine(#[from] cosmos::Error),
 }
 
 impl From<StoreError> for sitekit::WebError {

@@ -3,16 +3,17 @@
 
 use super::{Db, Result};
 use crate::model::SalesOrder;
+use cosmos::Labelled;
 
 pub async fn order_by_id(db: &Db, customer_id: &str, order_id: &str) -> Result<SalesOrder> {
     let r = db
         .customer
         .read_item::<serde_json::Value>(order_id, customer_id, None)
+        .labelled("read sales order")
         .await?;
-    db.ru.item("read sales order", &db.customer, &r);
     let doc = r.resource.unwrap_or_default();
     if doc["type"] != "salesOrder" {
-        return Err(engine::Error::NotFound {
+        return Err(cosmos::Error::NotFound {
             what: format!("order {order_id}"),
         }
         .into());

@@ -3,7 +3,8 @@
 //! the customer's logical partition, so a stored procedure does it as one ACID transaction: the
 //! order and the count can never disagree, whatever fails or crashes.
 
-use engine::{Error, JavaScript};
+use cosmos::Error;
+use cosmos::Labelled;
 
 use super::{Db, Result};
 use crate::containers::Containers;
@@ -16,20 +17,19 @@ pub const PROCEDURE: &str = "createOrder";
 pub const CREATE_ORDER_JS: &str = include_str!("../../scripts/createOrder.js");
 
 /// Registers the procedure (at start-up, as a deployment would).
-pub fn register(containers: &Containers) -> engine::Result<()> {
+pub async fn register(containers: &Containers) -> cosmos::Result<()> {
     containers
         .customer
-        .scripts()
-        .upsert_stored_procedure(PROCEDURE, JavaScript::new(CREATE_ORDER_JS)?)
+        .upsert_stored_procedure(PROCEDURE, CREATE_ORDER_JS)
+        .await
 }
 
 pub async fn place_order(db: &Db, order: &SalesOrder) -> Result<SalesOrder> {
     let args = [serde_json::to_value(order).map_err(Error::from)?];
     let r = db
         .customer
-        .scripts()
         .execute_stored_procedure::<SalesOrder>(PROCEDURE, order.customer_id.as_str(), &args)
+        .labelled("execute createOrder")
         .await?;
-    db.ru.procedure("execute createOrder", &db.customer, &r);
     Ok(r.resource)
 }

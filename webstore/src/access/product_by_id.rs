@@ -4,15 +4,16 @@
 
 use super::{Db, Result};
 use crate::model::Product;
+use cosmos::Labelled;
 
 pub async fn product_by_id(db: &Db, category_id: &str, product_id: &str) -> Result<Product> {
     let r = db
         .product
         .read_item::<Product>(product_id, category_id, None)
+        .labelled("read product")
         .await?;
-    db.ru.item("read product", &db.product, &r);
     r.resource.ok_or_else(|| {
-        engine::Error::NotFound {
+        cosmos::Error::NotFound {
             what: format!("product {product_id}"),
         }
         .into()

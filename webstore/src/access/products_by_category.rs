@@ -2,7 +2,8 @@
 //! `categoryId`, so this is a single-partition query; the composite indexes of the container serve
 //! both sorts, and the page is read with a continuation like the SDK's iterator.
 
-use engine::QueryOptions;
+use cosmos::Labelled;
+use cosmos::QueryOptions;
 use serde_json::json;
 
 use super::{Db, Page, Result};
@@ -65,7 +66,7 @@ pub async fn products_by_category(
                 ..Default::default()
             },
         )
+        .labelled("query products by category")
         .await?;
-    db.ru.query("query products by category", &db.product, &r);
     Ok(r.into())
 }

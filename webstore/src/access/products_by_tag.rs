@@ -2,7 +2,8 @@
 //! denormalized, the names) in each product. The product container is partitioned by category,
 //! so a tag's products live in many partitions: this query fans out, and the page says so.
 
-use engine::QueryOptions;
+use cosmos::Labelled;
+use cosmos::QueryOptions;
 use serde_json::json;
 
 use super::{Db, Page, Result};
@@ -24,7 +25,7 @@ pub async fn products_by_tag(
                 ..Default::default()
             },
         )
+        .labelled("query products by tag")
         .await?;
-    db.ru.query("query products by tag", &db.product, &r);
     Ok(r.into())
 }

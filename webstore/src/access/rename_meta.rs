@@ -3,42 +3,47 @@
 //! carries the rename to them (see `cascade_renames`), out of band, as `000_*` does with an Azure
 //! Function.
 
-use engine::ItemOptions;
+use cosmos::ItemOptions;
+use cosmos::Labelled;
 use serde_json::Value;
 
 use super::{Db, Result, StoreError};
 
 /// Renames the `kind` ("category" or "tag") document `id`; returns the old name.
 pub async fn rename_meta(db: &Db, kind: &str, id: &str, new_name: &str) -> Result<String> {
-    let current = db.product_meta.read_item::<Value>(id, kind, None).await?;
-    db.ru
-        .item(&format!("read {kind}"), &db.product_meta, &current);
+    let current = db
+        .product_meta
+        .read_item::<Value>(id, kind, None)
+        .labelled(format!("read {kind}"))
+        .await?;
     let mut doc = current.resource.unwrap_or_default();
     let old = doc["name"].as_str().unwrap_or_default().to_owned();
     doc["name"] = Value::from(new_name);
-    let r = db
-        .product_meta
+    db.product_meta
         .replace_item(
             &doc,
             id,
             Some(kind.into()),
             current.etag.map(ItemOptions::if_match),
         )
+        .labelled(format!("replace {kind}"))
         .await
         .map_err(|e| match e {
-            engine::Error::PreconditionFailed { .. } => {
+            cosmos::Error::PreconditionFailed { .. } => {
                 StoreError::Invalid(format!("The {kind} changed meanwhile; please try again."))
             }
             e => e.into(),
         })?;
-    db.ru.item(&format!("replace {kind}"), &db.product_meta, &r);
     Ok(old)
 }
 
 /// The current name of a category or tag (a point read), for pages that have no copy of it.
 pub async fn meta_name(db: &Db, kind: &str, id: &str) -> Result<String> {
-    let r = db.product_meta.read_item::<Value>(id, kind, None).await?;
-    db.ru.item(&format!("read {kind}"), &db.product_meta, &r);
+    let r = db
+        .product_meta
+        .read_item::<Value>(id, kind, None)
+        .labelled(format!("read {kind}"))
+        .await?;
     Ok(r.resource
         .and_then(|d| d["name"].as_str().map(str::to_owned))
         .unwrap_or_default())

@@ -2,7 +2,8 @@
 //! every product. Fine for an occasional search box; a busy one would want a search index beside
 //! the store (Azure AI Search is the Cosmos DB answer), not a different partition key.
 
-use engine::QueryOptions;
+use cosmos::Labelled;
+use cosmos::QueryOptions;
 use serde_json::json;
 
 use super::{Db, Page, Result};
@@ -24,7 +25,7 @@ pub async fn search_products(
                 ..Default::default()
             },
         )
+        .labelled("search products by name")
         .await?;
-    db.ru.query("search products by name", &db.product, &r);
     Ok(r.into())
 }

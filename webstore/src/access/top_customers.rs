@@ -2,7 +2,8 @@
 //! (kept by `createOrder`), so the list is one query sorted on it — across every partition. The
 //! article accepts the fan-out because it is a back-office query, run now and then.
 
-use engine::QueryOptions;
+use cosmos::Labelled;
+use cosmos::QueryOptions;
 use serde_json::json;
 
 use super::{Db, Result};
@@ -16,7 +17,7 @@ pub async fn top_customers(db: &Db, n: usize) -> Result<Vec<Customer>> {
             &[("@n", json!(n))],
             QueryOptions::default(),
         )
+        .labelled("query top customers")
         .await?;
-    db.ru.query("query top customers", &db.customer, &r);
     Ok(r.items)
 }

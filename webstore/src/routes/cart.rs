@@ -33,7 +33,7 @@ async fn priced(db: &Db, lines: &[CartLine]) -> Result<Vec<Line>, WebError> {
                 product,
                 quantity: l.quantity,
             }),
-            Err(access::StoreError::Engine(engine::Error::NotFound { .. })) => {}
+            Err(access::StoreError::Engine(cosmos::Error::NotFound { .. })) => {}
             Err(e) => return Err(e.into()),
         }
     }
@@ -144,7 +144,7 @@ pub async fn checkout(
         }
         // This cart's order exists: placed by an earlier click (or an earlier copy of this
         // cookie). Show it; never a second one.
-        Err(StoreError::Engine(engine::Error::Conflict { .. })) => {
+        Err(StoreError::Engine(cosmos::Error::Conflict { .. })) => {
             cart::clear(&ctx.session);
             ctx.flash("This cart's order was already placed.");
             Ok(see_other(&format!("/orders/{order_id}")))

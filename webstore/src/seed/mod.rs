@@ -6,7 +6,7 @@
 pub mod catalog;
 pub mod people;
 
-use engine::TransactionalBatch;
+use cosmos::TransactionalBatch;
 use futures_util::{stream, TryStreamExt};
 use indicatif::ProgressBar;
 use serde_json::{json, Value};
@@ -27,7 +27,7 @@ const MARKER_ID: &str = "seed";
 const IN_FLIGHT: usize = 64;
 
 /// Seeds unless a complete seed is there; returns the number of customers the data holds.
-pub async fn seed_if_needed(c: &Containers, customers: u64) -> engine::Result<u64> {
+pub async fn seed_if_needed(c: &Containers, customers: u64) -> cosmos::Result<u64> {
     if let Ok(r) = c
         .product_meta
         .read_item::<Value>(MARKER_ID, "seed", None)
@@ -59,7 +59,7 @@ pub async fn seed_if_needed(c: &Containers, customers: u64) -> engine::Result<u6
             async move {
                 c.product.upsert_item(p, None, None).await?;
                 bar.inc(1);
-                Ok::<_, engine::Error>(())
+                Ok::<_, cosmos::Error>(())
             }
         })
         .await?;
@@ -72,7 +72,7 @@ pub async fn seed_if_needed(c: &Containers, customers: u64) -> engine::Result<u6
     // into. Hashing once keeps a 100 000-customer seed from spending an hour in argon2.
     let unknown = sitekit::auth::hash_password(format!("{:x}", rand::random::<u128>()))
         .await
-        .map_err(|e| engine::Error::bad_request(e.to_string()))?;
+        .map_err(|e| cosmos::Error::bad_request(e.to_string()))?;
     let products = &catalog.products;
     stream::iter((1..=customers).map(Ok))
         .try_for_each_concurrent(IN_FLIGHT, |n| {
@@ -81,7 +81,7 @@ pub async fn seed_if_needed(c: &Containers, customers: u64) -> engine::Result<u6
                 let (customer, orders) = people::customer(n, unknown, products);
                 write_customer(c, &customer, &orders).await?;
                 bar.inc(1);
-                Ok::<_, engine::Error>(())
+                Ok::<_, cosmos::Error>(())
             }
         })
         .await?;
@@ -91,7 +91,7 @@ pub async fn seed_if_needed(c: &Containers, customers: u64) -> engine::Result<u6
     ] {
         let hash = sitekit::auth::hash_password(password.to_owned())
             .await
-            .map_err(|e| engine::Error::bad_request(e.to_string()))?;
+            .map_err(|e| cosmos::Error::bad_request(e.to_string()))?;
         // The first generated customer with a few orders to show.
         let (mut customer, orders) = (customers + 1..)
             .map(|n| people::customer(n, &hash, products))
@@ -137,7 +137,7 @@ pub async fn seed_if_needed(c: &Containers, customers: u64) -> engine::Result<u6
     Ok(customers)
 }
 
-fn to_value<T: serde::Serialize>(t: &T) -> engine::Result<Value> {
+fn to_value<T: serde::Serialize>(t: &T) -> cosmos::Result<Value> {
     Ok(serde_json::to_value(t)?)
 }
 
@@ -147,14 +147,14 @@ async fn write_customer(
     c: &Containers,
     customer: &Customer,
     orders: &[crate::model::SalesOrder],
-) -> engine::Result<()> {
+) -> cosmos::Result<()> {
     let mut batch = TransactionalBatch::new(customer.customer_id.as_str()).upsert_item(customer);
     for o in orders {
         batch = batch.upsert_item(o);
     }
     let r = c.customer.execute_batch(batch).await?;
     if let Some(message) = r.error_message {
-        return Err(engine::Error::bad_request(format!(
+        return Err(cosmos::Error::bad_request(format!(
             "seeding customer {} failed: {message}",
             customer.id
         )));

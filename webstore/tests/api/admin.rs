@@ -48,6 +48,8 @@ async fn product_names(app: &TestApp) -> Vec<Value> {
     app.store
         .containers
         .product
+        .embedded_client()
+        .unwrap()
         .read_all_items::<Value>(10_000, None)
         .await
         .unwrap()
@@ -164,7 +166,7 @@ async fn a_rename_made_while_the_worker_is_down_propagates_after_restart() {
 
     // A new worker (as after a restart) resumes from the leases' checkpoints.
     let restarted = webstore::WebStore::start(
-        &app.engine,
+        &cosmos::Account::embedded(app.engine.clone()),
         &webstore::WebStoreOptions {
             customers: crate::helpers::CUSTOMERS,
         },

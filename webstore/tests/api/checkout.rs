@@ -110,6 +110,8 @@ async fn a_failing_procedure_leaves_no_order_and_no_count_change() {
     let c = &app.store.containers.customer;
     let before = count_and_orders(&app, "cust-demo").await;
     let existing = c
+        .embedded_client()
+        .unwrap()
         .read_all_items_in_partition::<Value>("cust-demo")
         .await
         .unwrap()
@@ -121,6 +123,8 @@ async fn a_failing_procedure_leaves_no_order_and_no_count_change() {
     let mut dup = existing.clone();
     dup["details"] = json!([{"sku": "X", "name": "X", "price": 1.0, "quantity": 1}]);
     let e = c
+        .embedded_client()
+        .unwrap()
         .scripts()
         .execute_stored_procedure::<Value>("createOrder", "cust-demo", &[dup])
         .await
@@ -130,6 +134,8 @@ async fn a_failing_procedure_leaves_no_order_and_no_count_change() {
     let empty =
         json!({"id": "o-empty", "type": "salesOrder", "customerId": "cust-demo", "details": []});
     let e = c
+        .embedded_client()
+        .unwrap()
         .scripts()
         .execute_stored_procedure::<Value>("createOrder", "cust-demo", &[empty])
         .await
@@ -137,6 +143,8 @@ async fn a_failing_procedure_leaves_no_order_and_no_count_change() {
     assert_eq!(e.status_code(), 400);
     let ghost = json!({"id": "o-ghost", "type": "salesOrder", "customerId": "cust-ghost", "details": [{"sku": "X"}]});
     let e = c
+        .embedded_client()
+        .unwrap()
         .scripts()
         .execute_stored_procedure::<Value>("createOrder", "cust-ghost", &[ghost])
         .await

@@ -82,7 +82,7 @@ pub async fn spawn_app_with(tune: impl FnOnce(&mut sitekit::server::ServeOptions
 pub async fn spawn_app_in(dir: tempfile::TempDir) -> TestApp {
     let engine = Engine::open(dir.path(), EngineOptions::default()).expect("the engine opens");
     let store = WebStore::start(
-        &engine,
+        &cosmos::Account::embedded(engine.clone()),
         &WebStoreOptions {
             customers: CUSTOMERS,
         },

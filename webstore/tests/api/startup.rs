@@ -20,11 +20,15 @@ async fn a_second_start_reuses_the_data_and_restores_the_declared_indexing_polic
     let options = WebStoreOptions { customers: 12 };
     let (etag, customers_policy) = {
         let engine = Engine::open(dir.path(), EngineOptions::default()).unwrap();
-        let store = WebStore::start(&engine, &options).await.unwrap();
+        let store = WebStore::start(&cosmos::Account::embedded(engine.clone()), &options)
+            .await
+            .unwrap();
         let etag = etag_of_first_product(&store).await;
         let policy = store
             .containers
             .customer
+            .embedded_client()
+            .unwrap()
             .read_container()
             .unwrap()
             .indexing_policy
@@ -43,9 +47,12 @@ async fn a_second_start_reuses_the_data_and_restores_the_declared_indexing_polic
     };
     let engine = Engine::open(dir.path(), EngineOptions::default()).unwrap();
     // A different --customers does not reseed: the data says what it holds.
-    let store = WebStore::start(&engine, &WebStoreOptions { customers: 500 })
-        .await
-        .unwrap();
+    let store = WebStore::start(
+        &cosmos::Account::embedded(engine.clone()),
+        &WebStoreOptions { customers: 500 },
+    )
+    .await
+    .unwrap();
     assert_eq!(store.customers, 12);
     assert_eq!(
         etag_of_first_product(&store).await,
@@ -56,6 +63,8 @@ async fn a_second_start_reuses_the_data_and_restores_the_declared_indexing_polic
         store
             .containers
             .customer
+            .embedded_client()
+            .unwrap()
             .read_container()
             .unwrap()
             .indexing_policy,

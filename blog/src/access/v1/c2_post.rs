@@ -1,7 +1,8 @@
 //! [C2] V1: create or edit a post: one write to `posts`, without username or counts (8.76 RU in
 //! the article).
 
-use engine::PatchOperation;
+use cosmos::Labelled;
+use cosmos::PatchOperation;
 use serde_json::json;
 
 use super::Db;
@@ -10,17 +11,15 @@ use crate::model::v1::PostV1;
 use crate::model::Post;
 
 pub async fn create_post(db: &Db, post: &Post) -> Result<()> {
-    let r = db
-        .posts
+    db.posts
         .create_item(&PostV1::from(post), None, None)
+        .labelled("[C2] create post")
         .await?;
-    db.ru.item("[C2] create post", &db.posts, &r);
     Ok(())
 }
 
 pub async fn edit_post(db: &Db, post_id: &str, title: &str, content: &str) -> Result<()> {
-    let r = db
-        .posts
+    db.posts
         .patch_item::<PostV1>(
             post_id,
             post_id,
@@ -30,7 +29,7 @@ pub async fn edit_post(db: &Db, post_id: &str, title: &str, content: &str) -> Re
             ],
             None,
         )
+        .labelled("[C2] edit post")
         .await?;
-    db.ru.item("[C2] edit post", &db.posts, &r);
     Ok(())
 }

@@ -5,18 +5,17 @@ use super::Db;
 use crate::access::Result;
 use crate::model::v1::CommentV1;
 use crate::model::Comment;
+use cosmos::Labelled;
 
 pub async fn create_comment(db: &Db, comment: &Comment) -> Result<()> {
     // The post must exist (V2's procedure reads it anyway; here it is one more point read).
-    let post = db
-        .posts
+    db.posts
         .read_item::<serde_json::Value>(&comment.post_id, comment.post_id.as_str(), None)
+        .labelled("[C3] read post")
         .await?;
-    db.ru.item("[C3] read post", &db.posts, &post);
-    let r = db
-        .posts
+    db.posts
         .create_item(&CommentV1::from(comment), None, None)
+        .labelled("[C3] create comment")
         .await?;
-    db.ru.item("[C3] create comment", &db.posts, &r);
     Ok(())
 }

@@ -5,21 +5,23 @@ use super::Db;
 use crate::access::Result;
 use crate::model::v1::LikeV1;
 use crate::model::Like;
+use cosmos::Labelled;
 
 /// Ok(false) when the user had already liked the post.
 pub async fn like(db: &Db, like: &Like) -> Result<bool> {
     // The post must exist (a like of nothing would be counted by Q2 forever).
-    let post = db
-        .posts
+    db.posts
         .read_item::<serde_json::Value>(&like.post_id, like.post_id.as_str(), None)
+        .labelled("[C4] read post")
         .await?;
-    db.ru.item("[C4] read post", &db.posts, &post);
-    match db.posts.create_item(&LikeV1::from(like), None, None).await {
-        Ok(r) => {
-            db.ru.item("[C4] create like", &db.posts, &r);
-            Ok(true)
-        }
-        Err(engine::Error::Conflict { .. }) => Ok(false),
+    match db
+        .posts
+        .create_item(&LikeV1::from(like), None, None)
+        .labelled("[C4] create like")
+        .await
+    {
+        Ok(_) => Ok(true),
+        Err(cosmos::Error::Conflict { .. }) => Ok(false),
         Err(e) => Err(e.into()),
     }
 }
@@ -29,13 +31,11 @@ pub async fn unlike(db: &Db, post_id: &str, user_id: &str) -> Result<bool> {
     match db
         .posts
         .delete_item(&Like::id_for(user_id), post_id, None)
+        .labelled("[C4] delete like")
         .await
     {
-        Ok(r) => {
-            db.ru.item("[C4] delete like", &db.posts, &r);
-            Ok(true)
-        }
-        Err(engine::Error::NotFound { .. }) => Ok(false),
+        Ok(_) => Ok(true),
+        Err(cosmos::Error::NotFound { .. }) => Ok(false),
         Err(e) => Err(e.into()),
     }
 }
@@ -45,13 +45,11 @@ pub async fn likes_post(db: &Db, post_id: &str, user_id: &str) -> Result<bool> {
     match db
         .posts
         .read_item::<serde_json::Value>(&Like::id_for(user_id), post_id, None)
+        .labelled("read own like")
         .await
     {
-        Ok(r) => {
-            db.ru.item("read own like", &db.posts, &r);
-            Ok(true)
-        }
-        Err(engine::Error::NotFound { .. }) => Ok(false),
+        Ok(_) => Ok(true),
+        Err(cosmos::Error::NotFound { .. }) => Ok(false),
         Err(e) => Err(e.into()),
     }
 }

@@ -1,6 +1,7 @@
 //! What V1 has to look up because it stores references only: a username per author (a point read
 //! in `users`) and a post's comment and like counts (a count query in the post's partition).
 
+use cosmos::Labelled;
 use std::collections::HashMap;
 
 use serde_json::json;
@@ -23,13 +24,14 @@ pub async fn usernames<'a>(
         if names.contains_key(id) {
             continue;
         }
-        let name = match db.users.read_item::<User>(id, id, None).await {
-            Ok(r) => {
-                db.ru
-                    .item(&format!("{request} read username"), &db.users, &r);
-                r.resource.map(|u| u.username)
-            }
-            Err(engine::Error::NotFound { .. }) => None,
+        let name = match db
+            .users
+            .read_item::<User>(id, id, None)
+            .labelled(format!("{request} read username"))
+            .await
+        {
+            Ok(r) => r.resource.map(|u| u.username),
+            Err(cosmos::Error::NotFound { .. }) => None,
             Err(e) => return Err(e.into()),
         };
         names.insert(id.to_owned(), name.unwrap_or_else(|| UNKNOWN.into()));
@@ -53,14 +55,13 @@ pub async fn counts(db: &Db, request: &str, post_id: &str) -> Result<(u64, u64)>
             .query_items::<u64>(
                 "SELECT VALUE COUNT(1) FROM p WHERE p.postId = @postId AND p.type = @type",
                 &[("@postId", json!(post_id)), ("@type", json!(kind))],
-                engine::QueryOptions {
+                cosmos::QueryOptions {
                     partition_key: Some(post_id.into()),
                     ..Default::default()
                 },
             )
+            .labelled(format!("{request} count {kind}s"))
             .await?;
-        db.ru
-            .query(&format!("{request} count {kind}s"), &db.posts, &r);
         *n = r.items.first().copied().unwrap_or(0);
     }
     Ok((counts[0], counts[1]))

@@ -13,8 +13,7 @@ pub mod q4_comments;
 pub mod q5_likes;
 pub mod q6_feed;
 
-use engine::{ContainerClient, DatabaseClient};
-use sitekit::container::ensure;
+use cosmos::{Container, Database};
 
 use super::UsersContainer;
 use crate::containers::{posts_properties, users_properties};
@@ -26,22 +25,26 @@ pub type Db = sitekit::Db<Containers>;
 #[derive(Clone)]
 pub struct Containers {
     /// pk `/userId` (= `id`): users and username claims.
-    pub users: ContainerClient,
+    pub users: Container,
     /// pk `/postId`: posts, comments and likes, referencing users by id only.
-    pub posts: ContainerClient,
+    pub posts: Container,
 }
 
 impl Containers {
-    pub async fn create_if_not_exists(db: &DatabaseClient) -> engine::Result<Containers> {
+    pub async fn create_if_not_exists(db: &Database) -> cosmos::Result<Containers> {
         Ok(Containers {
-            users: ensure(db, users_properties()).await?,
-            posts: ensure(db, posts_properties()).await?,
+            users: db
+                .create_container_if_not_exists(users_properties())
+                .await?,
+            posts: db
+                .create_container_if_not_exists(posts_properties())
+                .await?,
         })
     }
 }
 
 impl UsersContainer for Containers {
-    fn users(&self) -> &ContainerClient {
+    fn users(&self) -> &Container {
         &self.users
     }
 }

@@ -6,14 +6,18 @@ use super::{lookups, Db};
 use crate::access::Result;
 use crate::model::v1::PostV1;
 use crate::model::Post;
+use cosmos::Labelled;
 
 pub async fn post(db: &Db, post_id: &str) -> Result<Post> {
-    let r = db.posts.read_item::<PostV1>(post_id, post_id, None).await?;
-    db.ru.item("[Q2] read post", &db.posts, &r);
+    let r = db
+        .posts
+        .read_item::<PostV1>(post_id, post_id, None)
+        .labelled("[Q2] read post")
+        .await?;
     let post = r
         .resource
         .filter(|p| p.kind == "post")
-        .ok_or_else(|| engine::Error::NotFound {
+        .ok_or_else(|| cosmos::Error::NotFound {
             what: format!("post {post_id}"),
         })?;
     let names = lookups::usernames(db, "[Q2]", [post.user_id.as_str()]).await?;

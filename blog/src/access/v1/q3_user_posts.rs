@@ -2,7 +2,8 @@
 //! physical partition is visited — then, for every post returned, its comment and like counts,
 //! and the author's username (619.41 RU in the article; V3: 6.46 RU).
 
-use engine::QueryOptions;
+use cosmos::Labelled;
+use cosmos::QueryOptions;
 use serde_json::json;
 
 use super::{lookups, Db};
@@ -27,8 +28,8 @@ pub async fn user_posts(
                 ..Default::default()
             },
         )
+        .labelled("[Q3] query user's posts")
         .await?;
-    db.ru.query("[Q3] query user's posts", &db.posts, &r);
     let names = lookups::usernames(db, "[Q3]", [user_id]).await?;
     let mut items = Vec::with_capacity(r.items.len());
     for post in r.items {

@@ -1,7 +1,8 @@
 //! [Q4] V1: a post's comments (a single-partition query), then the username of every commenter
 //! (27.72 RU in the article; V2 denormalizes the names: 7.72 RU).
 
-use engine::QueryOptions;
+use cosmos::Labelled;
+use cosmos::QueryOptions;
 use serde_json::json;
 
 use super::{lookups, Db};
@@ -27,8 +28,8 @@ pub async fn comments(
                 ..Default::default()
             },
         )
+        .labelled("[Q4] query comments")
         .await?;
-    db.ru.query("[Q4] query comments", &db.posts, &r);
     let names = lookups::usernames(db, "[Q4]", r.items.iter().map(|c| c.user_id.as_str())).await?;
     Ok(Page {
         items: r

@@ -1,7 +1,8 @@
 //! [Q5] V1: a post's likes (a single-partition query), then the username of every liker
 //! (58.92 RU in the article; V2 denormalizes the names: 8.92 RU).
 
-use engine::QueryOptions;
+use cosmos::Labelled;
+use cosmos::QueryOptions;
 use serde_json::json;
 
 use super::{lookups, Db};
@@ -23,8 +24,8 @@ pub async fn likes(db: &Db, post_id: &str, continuation: Option<String>) -> Resu
                 ..Default::default()
             },
         )
+        .labelled("[Q5] query likes")
         .await?;
-    db.ru.query("[Q5] query likes", &db.posts, &r);
     let names = lookups::usernames(db, "[Q5]", r.items.iter().map(|l| l.user_id.as_str())).await?;
     Ok(Page {
         items: r

@@ -2,7 +2,8 @@
 //! then each post's author username and comment and like counts, one by one (2 063.54 RU in the
 //! article; V3's `feed`: 16.97 RU).
 
-use engine::QueryOptions;
+use cosmos::Labelled;
+use cosmos::QueryOptions;
 
 use super::{lookups, Db};
 use crate::access::v2::q6_feed::QUERY;
@@ -15,14 +16,14 @@ pub async fn feed(db: &Db) -> Result<Vec<PostShort>> {
         .posts
         .query_items::<PostV1>(
             QUERY,
-            engine::NO_PARAMS,
+            cosmos::NO_PARAMS,
             QueryOptions {
                 max_item_count: Some(100),
                 ..Default::default()
             },
         )
+        .labelled("[Q6] query newest posts")
         .await?;
-    db.ru.query("[Q6] query newest posts", &db.posts, &r);
     let names = lookups::usernames(db, "[Q6]", r.items.iter().map(|p| p.user_id.as_str())).await?;
     let mut posts = Vec::with_capacity(r.items.len());
     for post in r.items {

@@ -5,8 +5,7 @@
 pub mod q3_user_posts;
 pub mod q6_feed;
 
-use engine::{ContainerClient, ContainerProperties, DatabaseClient};
-use sitekit::container::ensure;
+use cosmos::{Container, ContainerProperties, Database};
 
 use super::{PostsContainer, UsersContainer};
 use crate::containers::{posts_properties, users_properties};
@@ -18,31 +17,37 @@ pub type Db = sitekit::Db<Containers>;
 #[derive(Clone)]
 pub struct Containers {
     /// pk `/userId`: users and username claims (no post copies in V2).
-    pub users: ContainerClient,
+    pub users: Container,
     /// pk `/postId`: posts with username and counts, their comments and likes.
-    pub posts: ContainerClient,
+    pub posts: Container,
     /// pk `/processor`: the username propagation's checkpoints.
-    pub leases: ContainerClient,
+    pub leases: Container,
 }
 
 impl Containers {
-    pub async fn create_if_not_exists(db: &DatabaseClient) -> engine::Result<Containers> {
+    pub async fn create_if_not_exists(db: &Database) -> cosmos::Result<Containers> {
         Ok(Containers {
-            users: ensure(db, users_properties()).await?,
-            posts: ensure(db, posts_properties()).await?,
-            leases: ensure(db, ContainerProperties::new("leases", "/processor")).await?,
+            users: db
+                .create_container_if_not_exists(users_properties())
+                .await?,
+            posts: db
+                .create_container_if_not_exists(posts_properties())
+                .await?,
+            leases: db
+                .create_container_if_not_exists(ContainerProperties::new("leases", "/processor"))
+                .await?,
         })
     }
 }
 
 impl UsersContainer for Containers {
-    fn users(&self) -> &ContainerClient {
+    fn users(&self) -> &Container {
         &self.users
     }
 }
 
 impl PostsContainer for Containers {
-    fn posts(&self) -> &ContainerClient {
+    fn posts(&self) -> &Container {
         &self.posts
     }
 }

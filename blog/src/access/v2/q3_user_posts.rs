@@ -2,7 +2,8 @@
 //! now (no extra queries), but `posts` is partitioned by `postId`, so the query visits every
 //! physical partition (201.54 RU in the article; V3 moves it to `users`: 6.46 RU).
 
-use engine::QueryOptions;
+use cosmos::Labelled;
+use cosmos::QueryOptions;
 use serde_json::json;
 
 use super::Db;
@@ -29,8 +30,8 @@ pub async fn user_posts(
                 ..Default::default()
             },
         )
+        .labelled("[Q3] query user's posts")
         .await?;
-    db.ru.query("[Q3] query user's posts", &db.posts, &r);
     Ok(Page {
         items: r.items.iter().map(Post::short).collect(),
         continuation: r.continuation,

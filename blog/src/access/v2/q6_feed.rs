@@ -2,7 +2,8 @@
 //! more, but no partition key to route on: every physical partition returns its own 100 newest
 //! and the merge keeps 100 (532.33 RU in the article; V3's `feed`: 16.97 RU).
 
-use engine::QueryOptions;
+use cosmos::Labelled;
+use cosmos::QueryOptions;
 
 use super::Db;
 use crate::access::Result;
@@ -17,13 +18,13 @@ pub async fn feed(db: &Db) -> Result<Vec<PostShort>> {
         .posts
         .query_items::<Post>(
             QUERY,
-            engine::NO_PARAMS,
+            cosmos::NO_PARAMS,
             QueryOptions {
                 max_item_count: Some(100),
                 ..Default::default()
             },
         )
+        .labelled("[Q6] query newest posts")
         .await?;
-    db.ru.query("[Q6] query newest posts", &db.posts, &r);
     Ok(r.items.iter().map(Post::short).collect())
 }
