@@ -98,6 +98,49 @@ struct Args {
     /// Do not serve the gateway.
     #[arg(long, env = "NO_GATEWAY")]
     no_gateway: bool,
+    /// Run both sites on this Cosmos DB account instead of the embedded engine: Azure Cosmos
+    /// DB (`https://ACCOUNT.documents.azure.com:443/`), the emulator, or another process's
+    /// gateway. Containers, scripts and demo data are created when missing; the explorer and
+    /// the gateway (which serve the embedded engine) are off.
+    #[arg(long, env = "COSMOS_ENDPOINT", requires = "cosmos_key")]
+    cosmos_endpoint: Option<String>,
+    /// The account's key (with --cosmos-endpoint).
+    #[arg(long, env = "COSMOS_KEY", hide_env_values = true)]
+    cosmos_key: Option<String>,
+    /// The portal's `AccountEndpoint=…;AccountKey=…;`, instead of the two above.
+    #[arg(
+        long,
+        env = "COSMOS_CONNECTION_STRING",
+        hide_env_values = true,
+        conflicts_with = "cosmos_endpoint"
+    )]
+    cosmos_connection_string: Option<String>,
+    /// The Azure region nearest the app, for the SDK's routing (e.g. "West Europe").
+    #[arg(long, env = "COSMOS_REGION")]
+    cosmos_region: Option<String>,
+}
+
+/// The Cosmos DB account the flags name, if any (else the embedded engine runs the sites).
+fn cosmos_settings(args: &Args) -> Result<Option<cosmos::ConnectionSettings>, String> {
+    let mut settings = match (
+        &args.cosmos_connection_string,
+        &args.cosmos_endpoint,
+        &args.cosmos_key,
+    ) {
+        (Some(cs), _, _) => cosmos::ConnectionSettings::from_connection_string(cs)
+            .map_err(|e| format!("--cosmos-connection-string: {e}"))?,
+        (None, Some(endpoint), Some(key)) => cosmos::ConnectionSettings::new(endpoint, key),
+        _ => return Ok(None),
+    };
+    if !args.throughput.is_empty() {
+        return Err(
+            "--throughput sets the embedded engine's budgets; on a Cosmos DB account \
+                    set throughput in the portal or with `az cosmosdb sql container throughput`"
+                .into(),
+        );
+    }
+    settings.region = args.cosmos_region.clone();
+    Ok(Some(settings))
 }
 
 #[derive(Debug, Clone)]
@@ -199,19 +242,35 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         )
         .init();
     let args = Args::parse();
-    let explorer_options = (!args.no_explorer)
+    let remote = cosmos_settings(&args)?;
+    // The explorer and the gateway serve the embedded engine: not there on a remote account.
+    let explorer_options = (!args.no_explorer && remote.is_none())
         .then(|| explorer_options(&args))
         .transpose()?;
-    let gateway_options = (!args.no_gateway)
+    let gateway_options = (!args.no_gateway && remote.is_none())
         .then(|| gateway_options(&args))
         .transpose()?;
     let started = std::time::Instant::now();
-    let engine = Engine::open(&args.data, EngineOptions::default())?;
+    let (account, engine) = match &remote {
+        Some(settings) => {
+            println!(
+                "Connecting to the Cosmos DB account at {}",
+                settings.endpoint
+            );
+            (cosmos::Account::connect(settings).await?, None)
+        }
+        None => {
+            let engine = Engine::open(&args.data, EngineOptions::default())?;
+            (cosmos::Account::embedded(engine.clone()), Some(engine))
+        }
+    };
+    std::fs::create_dir_all(&args.data)?;
     let session_key = sitekit::session::load_or_create_key(&args.data)?;
     // First, so that its metrics recorder sees every request of the sites.
-    let explorer = explorer_options
-        .clone()
-        .map(|options| Explorer::new(&engine, options));
+    let explorer = match (&explorer_options, &engine) {
+        (Some(options), Some(engine)) => Some(Explorer::new(engine, options.clone())),
+        _ => None,
+    };
 
     let options = |site| {
         let mut o = ServeOptions::new(site, session_key.clone());
@@ -223,7 +282,7 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         o
     };
     let store = WebStore::start(
-        &cosmos::Account::embedded(engine.clone()),
+        &account,
         &WebStoreOptions {
             customers: args.customers,
         },
@@ -234,21 +293,20 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         options(webstore::SITE),
         store.configure(),
     )?;
-    let blog = Blog::start(
-        &cosmos::Account::embedded(engine.clone()),
-        &BlogOptions { users: args.users },
-    )
-    .await?;
+    let blog = Blog::start(&account, &BlogOptions { users: args.users }).await?;
     let (blog_server, blog_addr) = serve(args.blog_addr, options(blog::SITE), blog.configure())?;
-    for t in &args.throughput {
-        engine
-            .database(&t.database)
-            .replace_throughput(&t.container, t.ru_per_s)
-            .await
-            .map_err(|e| format!("--throughput {}/{}: {e}", t.database, t.container))?;
-        match t.ru_per_s {
-            Some(ru) => println!("  {}/{}: {ru} RU/s provisioned", t.database, t.container),
-            None => println!("  {}/{}: throughput unlimited", t.database, t.container),
+    // (A remote account was refused --throughput in cosmos_settings.)
+    if let Some(engine) = &engine {
+        for t in &args.throughput {
+            engine
+                .database(&t.database)
+                .replace_throughput(&t.container, t.ru_per_s)
+                .await
+                .map_err(|e| format!("--throughput {}/{}: {e}", t.database, t.container))?;
+            match t.ru_per_s {
+                Some(ru) => println!("  {}/{}: {ru} RU/s provisioned", t.database, t.container),
+                None => println!("  {}/{}: throughput unlimited", t.database, t.container),
+            }
         }
     }
     let explorer_server = match &explorer {
@@ -259,15 +317,23 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         )?),
         None => None,
     };
-    let gateway_server = match gateway_options {
-        Some(options) => Some(gateway::Gateway::start(&engine, options)?),
-        None => None,
+    let gateway_server = match (gateway_options, &engine) {
+        (Some(options), Some(engine)) => Some(gateway::Gateway::start(engine, options)?),
+        _ => None,
     };
-    println!(
-        "Ready in {:.2} s (data in {})",
-        started.elapsed().as_secs_f64(),
-        args.data.display()
-    );
+    match &remote {
+        Some(settings) => println!(
+            "Ready in {:.2} s (data on the Cosmos DB account at {}; the explorer and the gateway \
+             serve the embedded engine, so they are off)",
+            started.elapsed().as_secs_f64(),
+            settings.endpoint
+        ),
+        None => println!(
+            "Ready in {:.2} s (data in {})",
+            started.elapsed().as_secs_f64(),
+            args.data.display()
+        ),
+    }
     println!(
         "  WebStore  http://{webstore_addr}  ({} customers)",
         store.customers
@@ -318,7 +384,7 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         if args.gateway_tls {
             println!(
                 "    certificate (self-signed; have clients trust it): {}",
-                gateway::tls::cert_path(engine.path()).display()
+                gateway::tls::cert_path(&args.data).display()
             );
         }
     }

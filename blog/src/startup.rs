@@ -5,8 +5,7 @@
 use std::sync::Arc;
 
 use actix_web::web;
-use cosmos::{Account, Container};
-use engine::{ChangeFeedProcessor, ChangeFeedStart};
+use cosmos::{Account, ChangeFeedProcessor, Container, StartFrom};
 use serde_json::Value;
 
 use crate::access::{v1, v2};
@@ -218,16 +217,11 @@ where
     F: Fn(Vec<Value>) -> Fut + Send + Sync + 'static,
     Fut: std::future::Future<Output = cosmos::Result<()>> + Send + 'static,
 {
-    let (Some(source), Some(leases)) = (source.embedded_client(), leases.embedded_client()) else {
-        return Err(cosmos::Error::bad_request(
-            "the change-feed workers run on the embedded engine only, so far (issue 24)",
-        ));
-    };
     source
         .change_feed_processor(name)
         .lease_container(leases.clone())
         // Applies when the leases are first created: the seed wrote consistent copies.
-        .start_from(ChangeFeedStart::Now)
+        .start_from(StartFrom::Now)
         .handler(handler)
         .on_error(|f| tracing::warn!(error = ?f, "blog worker failed; retrying"))
         .build()

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use engine::ChangeFeedProcessor;
+use cosmos::ChangeFeedProcessor;
 
 use crate::access::{self, v1, v2, DbOf, Page, Result, UsersContainer};
 use crate::model::{Comment, Like, Post, PostShort};
@@ -252,12 +252,7 @@ impl Workers {
     pub async fn pending(&self) -> cosmos::Result<u64> {
         let mut n = 0;
         for p in &self.0 {
-            n += p
-                .estimate_lag()
-                .await?
-                .iter()
-                .map(|l| l.pending)
-                .sum::<u64>();
+            n += p.pending().await?;
         }
         Ok(n)
     }

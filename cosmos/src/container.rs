@@ -64,6 +64,13 @@ impl Container {
         }
     }
 
+    pub(crate) fn remote_client(&self) -> Option<&RemoteContainer> {
+        match &self.backend {
+            Backend::Remote(c) => Some(c),
+            Backend::Embedded(_) => None,
+        }
+    }
+
     pub fn is_remote(&self) -> bool {
         matches!(self.backend, Backend::Remote(_))
     }

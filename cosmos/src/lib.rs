@@ -28,6 +28,7 @@ mod batch;
 mod container;
 mod database;
 pub mod ledger;
+mod processor;
 mod remote;
 
 pub use account::{Account, ConnectionSettings};
@@ -35,6 +36,7 @@ pub use batch::TransactionalBatch;
 pub use container::Container;
 pub use database::Database;
 pub use ledger::{EngineCall, Labelled, RequestCharge, Routing};
+pub use processor::{ChangeFeedProcessor, ChangeFeedProcessorBuilder, StartFrom};
 
 pub use engine::{
     BatchOperationResult, BatchResponse, ContainerProperties, Diagnostics, Error, FeedResponse,

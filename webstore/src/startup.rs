@@ -4,8 +4,7 @@
 use std::sync::Arc;
 
 use actix_web::web;
-use cosmos::Account;
-use engine::{ChangeFeedProcessor, ChangeFeedStart};
+use cosmos::{Account, ChangeFeedProcessor, StartFrom};
 
 use crate::access::{cascade_renames, place_order};
 use crate::containers::{Containers, DATABASE};
@@ -38,13 +37,7 @@ pub struct Propagation {
 impl Propagation {
     /// Changes not yet carried to the products, and the last handler error.
     pub async fn status(&self) -> cosmos::Result<(u64, String)> {
-        let pending = self
-            .processor
-            .estimate_lag()
-            .await?
-            .iter()
-            .map(|l| l.pending)
-            .sum();
+        let pending = self.processor.pending().await?;
         Ok((pending, self.processor.failures().1.unwrap_or_default()))
     }
 }
@@ -102,19 +95,12 @@ impl WebStore {
 
 fn rename_processor(c: &Containers) -> cosmos::Result<ChangeFeedProcessor> {
     let containers = c.clone();
-    let (Some(source), Some(leases)) =
-        (c.product_meta.embedded_client(), c.leases.embedded_client())
-    else {
-        return Err(cosmos::Error::bad_request(
-            "the change-feed workers run on the embedded engine only, so far (issue 24)",
-        ));
-    };
-    source
+    c.product_meta
         .change_feed_processor(cascade_renames::PROCESSOR)
-        .lease_container(leases.clone())
+        .lease_container(c.leases.clone())
         // Applies only when the leases are created, at the first start: the seed wrote
         // consistent copies, so only later renames need carrying. After that, checkpoints rule.
-        .start_from(ChangeFeedStart::Now)
+        .start_from(StartFrom::Now)
         .handler(move |changes: Vec<serde_json::Value>| {
             let containers = containers.clone();
             async move { cascade_renames::cascade_renames(&containers, changes).await }

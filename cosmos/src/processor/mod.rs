@@ -1,0 +1,211 @@
+//! Change-feed processors on either backend, built the same way:
+//!
+//! ```ignore
+//! let p = posts.change_feed_processor("copyPosts")
+//!     .lease_container(leases.clone())
+//!     .start_from(StartFrom::Now)
+//!     .handler(|changes| async move { copy(changes).await })
+//!     .build()?;
+//! p.start().await?;
+//! ```
+//!
+//! Embedded, it is the engine's processor (woken by each commit, one owner of every lease).
+//! Remote, it is `remote.rs`: the same lease design over the REST change feed, with lease
+//! ownership that expires and is renewed, so several app processes on one account share the
+//! leases and one takes over what another left when it died.
+
+mod remote;
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::container::Container;
+use crate::{Error, Result};
+
+pub(crate) type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
+pub(crate) type Handler = Arc<dyn Fn(Vec<Value>) -> BoxFuture<Result<(), String>> + Send + Sync>;
+pub(crate) type ErrorCallback = Arc<dyn Fn(&str) + Send + Sync>;
+
+/// Where a processor starts reading the first time (later, its checkpoints rule).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StartFrom {
+    Beginning,
+    Now,
+}
+
+pub struct ChangeFeedProcessorBuilder {
+    name: String,
+    source: Container,
+    leases: Option<Container>,
+    handler: Option<Handler>,
+    on_error: Option<ErrorCallback>,
+    start: StartFrom,
+    poll_interval: Duration,
+    lease_expiry: Duration,
+}
+
+impl Container {
+    /// A processor named `name` over this container's change feed.
+    pub fn change_feed_processor(&self, name: &str) -> ChangeFeedProcessorBuilder {
+        ChangeFeedProcessorBuilder {
+            name: name.to_owned(),
+            source: self.clone(),
+            leases: None,
+            handler: None,
+            on_error: None,
+            start: StartFrom::Beginning,
+            poll_interval: Duration::from_secs(1),
+            lease_expiry: Duration::from_secs(10),
+        }
+    }
+}
+
+impl ChangeFeedProcessorBuilder {
+    /// Where the leases live: a container whose partition key path is `/processor`.
+    pub fn lease_container(mut self, leases: Container) -> Self {
+        self.leases = Some(leases);
+        self
+    }
+
+    /// What handles each batch of changed items (retried with back-off until it succeeds).
+    pub fn handler<F, Fut, E>(mut self, f: F) -> Self
+    where
+        F: Fn(Vec<Value>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = std::result::Result<(), E>> + Send + 'static,
+        E: std::fmt::Display,
+    {
+        let f = Arc::new(f);
+        self.handler = Some(Arc::new(move |batch| {
+            let fut = f(batch);
+            Box::pin(async move { fut.await.map_err(|e| e.to_string()) })
+        }));
+        self
+    }
+
+    /// Called with each failed attempt's error.
+    pub fn on_error(mut self, f: impl Fn(&str) + Send + Sync + 'static) -> Self {
+        self.on_error = Some(Arc::new(f));
+        self
+    }
+
+    pub fn start_from(mut self, start: StartFrom) -> Self {
+        self.start = start;
+        self
+    }
+
+    /// Remote: how often an idle lease is polled (the embedded engine is woken by commits).
+    pub fn poll_interval(mut self, d: Duration) -> Self {
+        self.poll_interval = d;
+        self
+    }
+
+    /// Remote: how long a lease stays its owner's without renewal; another process takes it
+    /// over after that (it is renewed at a third of it).
+    pub fn lease_expiry(mut self, d: Duration) -> Self {
+        self.lease_expiry = d;
+        self
+    }
+
+    pub fn build(self) -> Result<ChangeFeedProcessor> {
+        let leases = self
+            .leases
+            .ok_or_else(|| Error::bad("leaseContainer", "a processor needs a lease container"))?;
+        let handler = self
+            .handler
+            .ok_or_else(|| Error::bad("handler", "a processor needs a handler"))?;
+        match (self.source.embedded_client(), leases.embedded_client()) {
+            (Some(source), Some(lease_client)) => {
+                let on_error = self.on_error.clone();
+                let engine_handler = handler.clone();
+                let p = source
+                    .change_feed_processor(&self.name)
+                    .lease_container(lease_client.clone())
+                    .start_from(match self.start {
+                        StartFrom::Beginning => engine::ChangeFeedStart::Beginning,
+                        StartFrom::Now => engine::ChangeFeedStart::Now,
+                    })
+                    .handler(move |batch| engine_handler(batch))
+                    .on_error(move |f| {
+                        if let Some(cb) = &on_error {
+                            cb(&f.error)
+                        }
+                    })
+                    .build()?;
+                Ok(ChangeFeedProcessor(Backend::Embedded(p)))
+            }
+            (None, None) => Ok(ChangeFeedProcessor(Backend::Remote(
+                remote::Processor::new(remote::Settings {
+                    name: self.name,
+                    source: self.source,
+                    leases,
+                    handler,
+                    on_error: self.on_error,
+                    start: self.start,
+                    poll_interval: self.poll_interval,
+                    lease_expiry: self.lease_expiry,
+                }),
+            ))),
+            _ => Err(Error::bad(
+                "leaseContainer",
+                "the source and lease containers must be on the same account",
+            )),
+        }
+    }
+}
+
+/// A running (or stopped) processor. Cheap to clone.
+#[derive(Clone)]
+pub struct ChangeFeedProcessor(Backend);
+
+#[derive(Clone)]
+enum Backend {
+    Embedded(engine::ChangeFeedProcessor),
+    Remote(remote::Processor),
+}
+
+impl ChangeFeedProcessor {
+    /// Acquires leases (creating them on first run) and starts delivering changes.
+    pub async fn start(&self) -> Result<()> {
+        match &self.0 {
+            Backend::Embedded(p) => p.start().await,
+            Backend::Remote(p) => p.start().await,
+        }
+    }
+
+    /// Stops after the current batches are checkpointed (remote: and gives its leases back).
+    pub async fn stop(&self) {
+        match &self.0 {
+            Backend::Embedded(p) => p.stop().await,
+            Backend::Remote(p) => p.stop().await,
+        }
+    }
+
+    /// Changes committed but not yet handled (remote: at most one page per lease is counted,
+    /// enough to say whether propagation is done).
+    pub async fn pending(&self) -> Result<u64> {
+        match &self.0 {
+            Backend::Embedded(p) => Ok(p.estimate_lag().await?.iter().map(|l| l.pending).sum()),
+            Backend::Remote(p) => p.pending().await,
+        }
+    }
+
+    /// Changes delivered to the handler successfully (counting redeliveries).
+    pub fn delivered(&self) -> u64 {
+        match &self.0 {
+            Backend::Embedded(p) => p.delivered(),
+            Backend::Remote(p) => p.delivered(),
+        }
+    }
+
+    /// Failed handler attempts, and the last error.
+    pub fn failures(&self) -> (u64, Option<String>) {
+        match &self.0 {
+            Backend::Embedded(p) => p.failures(),
+            Backend::Remote(p) => p.failures(),
+        }
+    }
+}

@@ -1,0 +1,365 @@
+//! The change-feed processor on a remote account, the engine's lease design over the REST
+//! change feed: one lease per feed range in the lease container (`{id, processor, range,
+//! continuation, owner, expires}`), a checkpoint written only after the handler succeeded, and
+//! ownership that expires unless renewed. Every process running the same processor on the same
+//! account reads the leases each poll, takes its fair share of those unowned or expired
+//! (`ceil(leases / live owners)`) with an etag-conditioned replace, and gives back any above its
+//! share: two app processes split the work, and when one dies the other takes its leases over
+//! once they expire. A checkpoint that finds the etag changed means the lease was taken over:
+//! the batch is left to the new owner (delivery is at least once, as with Cosmos DB's own
+//! processor).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use azure_data_cosmos::feed::{ContinuationToken, FeedRange};
+use azure_data_cosmos::options::{ChangeFeedOptions, ChangeFeedStartFrom, MaxItemCountHint};
+use azure_data_cosmos::FeedScope;
+use futures_util::TryStreamExt;
+use parking_lot::Mutex;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tokio::sync::watch;
+
+use super::{ErrorCallback, Handler, StartFrom};
+use crate::container::Container;
+use crate::remote::from_sdk;
+use crate::{Error, ItemOptions, QueryOptions, Result, NO_PARAMS};
+
+/// Most changes handed to the handler at once.
+const MAX_BATCH: usize = 1000;
+
+pub(crate) struct Settings {
+    pub name: String,
+    pub source: Container,
+    pub leases: Container,
+    pub handler: Handler,
+    pub on_error: Option<ErrorCallback>,
+    pub start: StartFrom,
+    pub poll_interval: Duration,
+    pub lease_expiry: Duration,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Lease {
+    id: String,
+    processor: String,
+    /// The feed range, in the SDK's text form.
+    range: String,
+    /// Where the handled changes end (the SDK's token); `None` before the first batch.
+    continuation: Option<String>,
+    /// Who holds the lease ("" for nobody) and until when (Unix milliseconds).
+    owner: String,
+    expires: u64,
+    #[serde(rename = "_etag", default, skip_serializing)]
+    etag: String,
+}
+
+struct Inner {
+    s: Settings,
+    /// `{name}.{database}.{container}`: the leases' partition key.
+    key: String,
+    /// This process's name on the leases it holds.
+    owner: String,
+    stop: watch::Sender<bool>,
+    task: Mutex<Option<tokio::task::JoinHandle<()>>>,
+    delivered: AtomicU64,
+    failures: AtomicU64,
+    last_error: Mutex<Option<String>>,
+}
+
+#[derive(Clone)]
+pub(crate) struct Processor(Arc<Inner>);
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+impl Processor {
+    pub fn new(s: Settings) -> Self {
+        let link = s
+            .source
+            .remote_client()
+            .map(|c| c.link.replace("dbs/", "").replace("/colls/", "."))
+            .unwrap_or_default();
+        let key = format!("{}.{link}", s.name);
+        // Unique per processor instance: two in one process are two owners too.
+        static INSTANCES: AtomicU64 = AtomicU64::new(0);
+        let owner = format!(
+            "{}-{}-{:x}-{}",
+            std::env::var("HOSTNAME").unwrap_or_else(|_| "host".into()),
+            std::process::id(),
+            now_ms(),
+            INSTANCES.fetch_add(1, Ordering::Relaxed)
+        );
+        let (stop, _) = watch::channel(false);
+        Processor(Arc::new(Inner {
+            s,
+            key,
+            owner,
+            stop,
+            task: Mutex::new(None),
+            delivered: AtomicU64::new(0),
+            failures: AtomicU64::new(0),
+            last_error: Mutex::new(None),
+        }))
+    }
+
+    /// Creates the leases on first run (one per feed range; a lease another process created
+    /// first is kept) and starts the polling task.
+    pub async fn start(&self) -> Result<()> {
+        let inner = &self.0;
+        if inner.list().await?.is_empty() {
+            let sdk = &inner.source_client()?.sdk;
+            let ranges = sdk.read_feed_ranges(None).await.map_err(from_sdk)?;
+            for range in ranges {
+                let range = range.to_string();
+                let lease = Lease {
+                    id: format!("{}.{}", inner.key, lease_suffix(&range)),
+                    processor: inner.key.clone(),
+                    range,
+                    continuation: None,
+                    owner: String::new(),
+                    expires: 0,
+                    etag: String::new(),
+                };
+                match inner.s.leases.create_item(&lease, None, None).await {
+                    Ok(_) | Err(Error::Conflict { .. }) => {}
+                    Err(e) => return Err(e),
+                }
+            }
+        }
+        let _ = inner.stop.send(false);
+        let me = self.0.clone();
+        *inner.task.lock() = Some(tokio::spawn(async move { me.run().await }));
+        Ok(())
+    }
+
+    pub async fn stop(&self) {
+        let _ = self.0.stop.send(true);
+        let task = self.0.task.lock().take();
+        if let Some(t) = task {
+            let _ = t.await;
+        }
+    }
+
+    pub async fn pending(&self) -> Result<u64> {
+        let mut n = 0;
+        for lease in self.0.list().await? {
+            let (items, _) = self.0.read(&lease).await?;
+            n += items.len() as u64;
+        }
+        Ok(n)
+    }
+
+    pub fn delivered(&self) -> u64 {
+        self.0.delivered.load(Ordering::Relaxed)
+    }
+
+    pub fn failures(&self) -> (u64, Option<String>) {
+        (
+            self.0.failures.load(Ordering::Relaxed),
+            self.0.last_error.lock().clone(),
+        )
+    }
+}
+
+/// A lease id's suffix for a range: its bounds without the characters ids may not hold.
+fn lease_suffix(range: &str) -> String {
+    let s: String = range
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    if s.trim_matches('-').is_empty() {
+        "all".into()
+    } else {
+        s
+    }
+}
+
+impl Inner {
+    fn source_client(&self) -> Result<&crate::remote::RemoteContainer> {
+        self.s
+            .source
+            .remote_client()
+            .ok_or_else(|| Error::bad_request("a remote processor needs a remote source"))
+    }
+
+    fn report(&self, e: &str) {
+        self.failures.fetch_add(1, Ordering::Relaxed);
+        *self.last_error.lock() = Some(e.to_owned());
+        if let Some(cb) = &self.s.on_error {
+            cb(e);
+        }
+    }
+
+    async fn list(&self) -> Result<Vec<Lease>> {
+        let options = QueryOptions {
+            partition_key: Some(self.key.as_str().into()),
+            ..Default::default()
+        };
+        Ok(self
+            .s
+            .leases
+            .query_all::<Lease>("SELECT * FROM c", NO_PARAMS, options)
+            .await?
+            .items)
+    }
+
+    /// Writes `lease` if nobody changed it since it was read; `false` when someone did.
+    async fn save(&self, lease: &mut Lease) -> Result<bool> {
+        let options = Some(ItemOptions::if_match(lease.etag.clone()));
+        match self
+            .s
+            .leases
+            .replace_item(&*lease, &lease.id.clone(), None, options)
+            .await
+        {
+            Ok(r) => {
+                lease.etag = r.etag.unwrap_or_default();
+                Ok(true)
+            }
+            Err(Error::PreconditionFailed { .. }) | Err(Error::NotFound { .. }) => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    async fn run(self: Arc<Self>) {
+        let mut stop = self.stop.subscribe();
+        loop {
+            if *stop.borrow() {
+                break;
+            }
+            if let Err(e) = self.tick().await {
+                self.report(&e.to_string());
+            }
+            tokio::select! {
+                _ = tokio::time::sleep(self.s.poll_interval) => {}
+                _ = stop.changed() => {}
+            }
+        }
+        // Give the leases back, so another process need not wait for them to expire.
+        if let Ok(leases) = self.list().await {
+            for mut lease in leases.into_iter().filter(|l| l.owner == self.owner) {
+                lease.owner.clear();
+                lease.expires = 0;
+                let _ = self.save(&mut lease).await;
+            }
+        }
+    }
+
+    /// One round: take this process's share of the leases, then deliver what each has.
+    async fn tick(&self) -> Result<()> {
+        let now = now_ms();
+        let leases = self.list().await?;
+        let live = |l: &Lease| !l.owner.is_empty() && l.expires > now;
+        let mut owners: Vec<&str> = leases
+            .iter()
+            .filter(|l| live(l))
+            .map(|l| l.owner.as_str())
+            .collect();
+        owners.push(&self.owner);
+        owners.sort_unstable();
+        owners.dedup();
+        let fair = leases.len().div_ceil(owners.len());
+        let expires = now + self.s.lease_expiry.as_millis() as u64;
+        let mut mine = Vec::new();
+        let mut free = Vec::new();
+        for lease in leases {
+            if lease.owner == self.owner && lease.expires > now {
+                mine.push(lease);
+            } else if !live(&lease) {
+                free.push(lease);
+            }
+        }
+        for mut lease in free {
+            if mine.len() >= fair {
+                break;
+            }
+            lease.owner = self.owner.clone();
+            lease.expires = expires;
+            if self.save(&mut lease).await? {
+                mine.push(lease);
+            }
+        }
+        while mine.len() > fair {
+            let mut lease = mine.pop().expect("more than fair");
+            lease.owner.clear();
+            lease.expires = 0;
+            self.save(&mut lease).await?;
+        }
+        for lease in mine {
+            self.deliver(lease, expires).await?;
+        }
+        Ok(())
+    }
+
+    /// The changes after `lease`'s checkpoint (up to [`MAX_BATCH`]) and the token after them.
+    async fn read(&self, lease: &Lease) -> Result<(Vec<Value>, Option<String>)> {
+        let range: FeedRange = lease
+            .range
+            .parse()
+            .map_err(|e| Error::Corrupt(format!("lease {}: range: {e}", lease.id)))?;
+        let mut options = ChangeFeedOptions::default().with_max_item_count(
+            MaxItemCountHint::Limit(std::num::NonZeroU32::new(MAX_BATCH as u32).expect("non-zero")),
+        );
+        if let Some(c) = &lease.continuation {
+            options = options.with_continuation_token(ContinuationToken::from_string(c.clone()));
+        }
+        let start = match self.s.start {
+            StartFrom::Beginning => ChangeFeedStartFrom::Beginning,
+            StartFrom::Now => ChangeFeedStartFrom::Now,
+        };
+        let mut pages = self
+            .source_client()?
+            .sdk
+            .query_change_feed::<Value>(FeedScope::range(range), start, Some(options))
+            .await
+            .map_err(from_sdk)?;
+        let mut items = Vec::new();
+        while items.len() < MAX_BATCH {
+            let Some(page) = pages.try_next().await.map_err(from_sdk)? else {
+                break;
+            };
+            let before = items.len();
+            items.extend(page.items().iter().filter_map(|i| i.current().cloned()));
+            if items.len() == before {
+                break;
+            }
+        }
+        let token = pages
+            .to_continuation_token()
+            .ok()
+            .map(|t| t.as_str().to_owned());
+        Ok((items, token))
+    }
+
+    async fn deliver(&self, mut lease: Lease, expires: u64) -> Result<()> {
+        let (items, token) = self.read(&lease).await?;
+        if !items.is_empty() {
+            let n = items.len() as u64;
+            if let Err(e) = (self.s.handler)(items).await {
+                // Not checkpointed: the same changes come again next round.
+                self.report(&format!("lease {}: {e}", lease.id));
+                return Ok(());
+            }
+            self.delivered.fetch_add(n, Ordering::Relaxed);
+        }
+        let renew = lease.expires < now_ms() + self.s.lease_expiry.as_millis() as u64 * 2 / 3;
+        let moved = token.is_some() && token != lease.continuation;
+        // Checkpoint after delivering (or when a first read pinned "now" down), or to renew.
+        if moved || renew {
+            if moved {
+                lease.continuation = token;
+            }
+            lease.expires = expires;
+            if !self.save(&mut lease).await? {
+                tracing::info!(lease = %lease.id, "lease taken over by another process");
+            }
+        }
+        Ok(())
+    }
+}
