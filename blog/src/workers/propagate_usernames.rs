@@ -31,19 +31,24 @@ pub async fn propagate_usernames(c: &Target, changes: Vec<Value>) -> cosmos::Res
         else {
             continue;
         };
-        let partitions = c
+        // Not `SELECT DISTINCT`: across partitions and without TOP, the Rust SDK would have to
+        // buffer it client-side and refuses ("requires a finite window"); the set dedupes.
+        let partitions: std::collections::BTreeSet<String> = c
             .posts
-            .query_all::<Value>(
-                "SELECT DISTINCT VALUE p.postId FROM p WHERE p.userId = @userId",
+            .query_all::<String>(
+                "SELECT VALUE p.postId FROM p WHERE p.userId = @userId",
                 &[("@userId", json!(user_id))],
                 QueryOptions::default(),
             )
-            .await?;
-        for post_id in partitions.items.iter().filter_map(Value::as_str) {
+            .await?
+            .items
+            .into_iter()
+            .collect();
+        for post_id in &partitions {
             c.posts
                 .execute_stored_procedure::<Value>(
                     "updateUsernames",
-                    post_id,
+                    post_id.as_str(),
                     &[json!(user_id), json!(username)],
                 )
                 .await?;

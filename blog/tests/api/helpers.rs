@@ -1,5 +1,9 @@
+//! Shared by the `api` (embedded) and `api_remote` (gateway) binaries: each uses some helpers only.
+#![allow(dead_code)]
+
 use blog::{Blog, BlogOptions};
 use engine::{Engine, EngineOptions};
+use sitekit::testing::account::TestAccount;
 pub use sitekit::testing::eventually;
 use sitekit::testing::{Reply, TestApp as Server, Visitor};
 
@@ -9,8 +13,10 @@ pub const USERS: u64 = 8;
 pub struct TestApp {
     pub server: Server,
     pub blog: Blog,
+    /// The engine holding the data (behind the gateway in the remote suite).
     pub engine: Engine,
-    _dir: tempfile::TempDir,
+    /// Last: the account (the gateway and the files) outlives the app.
+    pub backend: TestAccount,
 }
 
 impl TestApp {
@@ -77,25 +83,24 @@ impl TestApp {
 }
 
 pub async fn spawn_app() -> TestApp {
-    spawn_app_with(EngineOptions::default()).await
+    spawn_app_on(TestAccount::new(crate::REMOTE).await).await
 }
 
-/// A test app on an engine opened with `options` (e.g. no retries on 429).
+/// A test app on an embedded engine opened with `options` (e.g. no retries on 429).
 pub async fn spawn_app_with(options: EngineOptions) -> TestApp {
-    let dir = tempfile::tempdir().expect("a temp dir");
-    let engine = Engine::open(dir.path(), options).expect("the engine opens");
-    let blog = Blog::start(
-        &cosmos::Account::embedded(engine.clone()),
-        &BlogOptions { users: USERS },
-    )
-    .await
-    .expect("the blog starts");
+    spawn_app_on(TestAccount::embedded(options)).await
+}
+
+async fn spawn_app_on(backend: TestAccount) -> TestApp {
+    let blog = Blog::start(&backend.account, &BlogOptions { users: USERS })
+        .await
+        .expect("the blog starts");
     let server = Server::serve(blog::SITE, blog.configure(), 1);
     TestApp {
         server,
         blog,
-        engine,
-        _dir: dir,
+        engine: backend.engine.clone(),
+        backend,
     }
 }
 

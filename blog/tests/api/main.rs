@@ -1,5 +1,8 @@
 //! The blog through real HTTP on a real engine: one test (at least) per request of `004_*`.
 
+/// This binary runs the suite on the embedded engine (`api_remote` on the gateway).
+const REMOTE: bool = false;
+
 mod helpers;
 mod hostile;
 mod models;

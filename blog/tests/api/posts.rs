@@ -4,11 +4,9 @@ use crate::helpers::{eventually, routings, spawn_app, TestApp};
 
 async fn counts(app: &TestApp, post_id: &str) -> (u64, u64, usize, usize) {
     let docs = app
-        .blog
-        .containers
-        .posts
-        .embedded_client()
-        .unwrap()
+        .engine
+        .database("blog")
+        .container("posts")
         .read_all_items_in_partition::<Value>(post_id)
         .await
         .unwrap()
@@ -48,11 +46,9 @@ async fn q6_an_anonymous_home_page_costs_exactly_its_feed_read_of_the_100_newest
     let mut dates: Vec<&str> = all.iter().filter_map(Value::as_str).collect();
     dates.sort_unstable_by(|a, b| b.cmp(a));
     let feed = app
-        .blog
-        .containers
-        .feed
-        .embedded_client()
-        .unwrap()
+        .engine
+        .database("blog")
+        .container("feed")
         .read_all_items_in_partition::<Value>("post")
         .await
         .unwrap()
@@ -121,11 +117,9 @@ async fn c2_q2_a_new_post_reaches_the_feed_and_its_authors_page_and_renders_mark
     })
     .await;
     let feed = app
-        .blog
-        .containers
-        .feed
-        .embedded_client()
-        .unwrap()
+        .engine
+        .database("blog")
+        .container("feed")
         .read_all_items_in_partition::<Value>("post")
         .await
         .unwrap()

@@ -24,7 +24,12 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::container::Container;
+use crate::ledger::Labelled;
 use crate::{Error, Result};
+
+/// The label of the calls a remote processor's lag estimate makes on a page's ledger (the
+/// leases' query and the change-feed reads): the cost of showing "propagation done".
+pub const LAG_ESTIMATE: &str = "[lag] change-feed estimate";
 
 pub(crate) type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
 pub(crate) type Handler = Arc<dyn Fn(Vec<Value>) -> BoxFuture<Result<(), String>> + Send + Sync>;
@@ -185,11 +190,13 @@ impl ChangeFeedProcessor {
     }
 
     /// Changes committed but not yet handled (remote: at most one page per lease is counted,
-    /// enough to say whether propagation is done).
+    /// enough to say whether propagation is done). Embedded, the engine knows it in memory
+    /// (free); remote, it is a query of the leases and a change-feed read per lease, recorded
+    /// on the page's ledger under [`LAG_ESTIMATE`].
     pub async fn pending(&self) -> Result<u64> {
         match &self.0 {
             Backend::Embedded(p) => Ok(p.estimate_lag().await?.iter().map(|l| l.pending).sum()),
-            Backend::Remote(p) => p.pending().await,
+            Backend::Remote(p) => p.pending().labelled(LAG_ESTIMATE).await,
         }
     }
 

@@ -24,6 +24,7 @@ use tokio::sync::watch;
 
 use super::{ErrorCallback, Handler, StartFrom};
 use crate::container::Container;
+use crate::ledger::Routing;
 use crate::remote::from_sdk;
 use crate::{Error, ItemOptions, QueryOptions, Result, NO_PARAMS};
 
@@ -320,10 +321,12 @@ impl Inner {
             .await
             .map_err(from_sdk)?;
         let mut items = Vec::new();
+        let mut charge = 0.0;
         while items.len() < MAX_BATCH {
             let Some(page) = pages.try_next().await.map_err(from_sdk)? else {
                 break;
             };
+            charge += page.headers().request_charge().map_or(0.0, |c| c.value());
             let before = items.len();
             items.extend(page.items().iter().filter_map(|i| i.current().cloned()));
             if items.len() == before {
@@ -334,6 +337,14 @@ impl Inner {
             .to_continuation_token()
             .ok()
             .map(|t| t.as_str().to_owned());
+        // One feed range: one physical partition, read in its own order.
+        crate::ledger::record(
+            "read change feed",
+            self.s.source.id(),
+            Routing::SinglePartition,
+            1,
+            charge,
+        );
         Ok((items, token))
     }
 

@@ -13,6 +13,7 @@ pub(crate) fn from_status(
     retry_after: Option<Duration>,
 ) -> Error {
     match status {
+        400 if sub_status == Some(20007) => Error::bad("continuation", message),
         400 => Error::bad_request(message),
         401 => Error::Unavailable(format!(
             "the endpoint refused the key (401 Unauthorized): {message}"
@@ -52,12 +53,38 @@ pub(crate) fn from_sdk(e: azure_data_cosmos::CosmosError) -> Error {
         .and_then(|r| r.headers().retry_after_ms)
         .map(Duration::from_millis);
     if !e.is_from_wire() {
+        // The SDK's own refusal of a request (a malformed continuation token: 400/20007) is
+        // the caller's mistake, not an unreachable endpoint.
+        if code == 400 {
+            return from_status(code, sub, e.to_string(), None);
+        }
         return Error::Unavailable(format!("the Cosmos DB endpoint did not answer: {e}"));
     }
     from_status(code, sub, message_of(&e), retry_after)
 }
 
-/// The service's own message (its JSON body's `message`), else the error's text.
+/// The service's own message (its JSON body's `message`), else the error's text (which wraps
+/// it in the SDK's "Cosmos DB returned HTTP 400/0: Unknown. Details: …").
 fn message_of(e: &azure_data_cosmos::CosmosError) -> String {
-    e.to_string()
+    use azure_data_cosmos_driver::models::ResponseBody;
+    e.response()
+        .and_then(|r| match r.body() {
+            ResponseBody::Bytes(b) => serde_json::from_slice::<serde_json::Value>(b).ok(),
+            _ => None,
+        })
+        .and_then(|body| body["message"].as_str().map(str::to_owned))
+        .unwrap_or_else(|| e.to_string())
+}
+
+/// A refused continuation token as the engine names it (field `continuation`), so a listing
+/// answers "that page link is no longer valid" on either backend: the SDK's own check of a
+/// token (sub-status 20007) or the endpoint's 400 that names the token.
+pub(crate) fn as_bad_continuation(e: Error) -> Error {
+    match e {
+        Error::BadRequest {
+            field: None,
+            message,
+        } if message.to_lowercase().contains("continuation") => Error::bad("continuation", message),
+        other => other,
+    }
 }

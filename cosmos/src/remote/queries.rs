@@ -10,6 +10,7 @@ use futures_util::TryStreamExt;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use super::errors::as_bad_continuation;
 use super::items::{charged, sdk_key};
 use super::{from_sdk, RemoteContainer};
 use crate::{Error, FeedResponse, QueryOptions, Result};
@@ -41,13 +42,14 @@ impl RemoteContainer {
         if let Some(c) = &options.continuation {
             o = o.with_continuation_token(ContinuationToken::from_string(c.clone()));
         }
+        let refused = |e| as_bad_continuation(from_sdk(e));
         let mut pages = self
             .sdk
             .query_items::<T>(query, scope, Some(o))
             .await
-            .map_err(from_sdk)?
+            .map_err(refused)?
             .into_pages();
-        let Some(page) = pages.try_next().await.map_err(from_sdk)? else {
+        let Some(page) = pages.try_next().await.map_err(refused)? else {
             return Ok(FeedResponse {
                 items: Vec::new(),
                 request_charge: 0.0,
@@ -62,6 +64,13 @@ impl RemoteContainer {
             .map(|c| c.value())
             .unwrap_or(0.0);
         let items = page.into_items();
+        // A fan-out visits every physical partition: as many as the account's partition key
+        // ranges, which the SDK keeps cached to route the query (no extra request).
+        let mut diagnostics = charged(charge);
+        if options.partition_key.is_none() {
+            let ranges = self.sdk.read_feed_ranges(None).await.map_or(0, |r| r.len());
+            diagnostics.partitions = (0..ranges as u32).collect();
+        }
         // The SDK's token covers every range it reads (the page's own header only the range
         // it came from).
         let continuation = match pages.to_continuation_token() {
@@ -72,7 +81,7 @@ impl RemoteContainer {
             items,
             request_charge: charge,
             continuation,
-            diagnostics: charged(charge),
+            diagnostics,
             query_metrics: None,
         })
     }

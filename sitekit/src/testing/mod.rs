@@ -2,6 +2,7 @@
 //! temporary directory, and a client that keeps cookies like a browser and reads CSRF tokens out
 //! of forms like a person would fill them.
 
+pub mod account;
 pub mod browser;
 pub mod crash;
 
@@ -120,12 +121,13 @@ impl Reply {
     }
 
     /// The routings of the page's own engine calls: the session check every signed-in page
-    /// makes first (`read account (session)`, a point read) is left out; see
-    /// [`session_checks`](Self::session_checks).
+    /// makes first (`read account (session)`, a point read; see
+    /// [`session_checks`](Self::session_checks)) is left out, and so is a remote processor's
+    /// lag estimate (free embedded, where the engine knows it in memory).
     pub fn routings(&self) -> Vec<String> {
         self.engine_calls()
             .into_iter()
-            .filter(|c| c.0 != crate::sessions::SESSION_READ)
+            .filter(|c| c.0 != crate::sessions::SESSION_READ && c.0 != cosmos::LAG_ESTIMATE)
             .map(|c| c.2)
             .collect()
     }

@@ -45,11 +45,9 @@ async fn top_customers_is_the_articles_fan_out_sorted_by_order_count() {
 }
 
 async fn product_names(app: &TestApp) -> Vec<Value> {
-    app.store
-        .containers
-        .product
-        .embedded_client()
-        .unwrap()
+    app.engine
+        .database("webstore")
+        .container("product")
         .read_all_items::<Value>(10_000, None)
         .await
         .unwrap()
@@ -166,7 +164,7 @@ async fn a_rename_made_while_the_worker_is_down_propagates_after_restart() {
 
     // A new worker (as after a restart) resumes from the leases' checkpoints.
     let restarted = webstore::WebStore::start(
-        &cosmos::Account::embedded(app.engine.clone()),
+        &app.backend.account,
         &webstore::WebStoreOptions {
             customers: crate::helpers::CUSTOMERS,
         },

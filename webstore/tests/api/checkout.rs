@@ -109,9 +109,10 @@ async fn a_failing_procedure_leaves_no_order_and_no_count_change() {
     let app = spawn_app().await;
     let c = &app.store.containers.customer;
     let before = count_and_orders(&app, "cust-demo").await;
-    let existing = c
-        .embedded_client()
-        .unwrap()
+    let existing = app
+        .engine
+        .database("webstore")
+        .container("customer")
         .read_all_items_in_partition::<Value>("cust-demo")
         .await
         .unwrap()
@@ -123,9 +124,6 @@ async fn a_failing_procedure_leaves_no_order_and_no_count_change() {
     let mut dup = existing.clone();
     dup["details"] = json!([{"sku": "X", "name": "X", "price": 1.0, "quantity": 1}]);
     let e = c
-        .embedded_client()
-        .unwrap()
-        .scripts()
         .execute_stored_procedure::<Value>("createOrder", "cust-demo", &[dup])
         .await
         .unwrap_err();
@@ -134,18 +132,12 @@ async fn a_failing_procedure_leaves_no_order_and_no_count_change() {
     let empty =
         json!({"id": "o-empty", "type": "salesOrder", "customerId": "cust-demo", "details": []});
     let e = c
-        .embedded_client()
-        .unwrap()
-        .scripts()
         .execute_stored_procedure::<Value>("createOrder", "cust-demo", &[empty])
         .await
         .unwrap_err();
     assert_eq!(e.status_code(), 400);
     let ghost = json!({"id": "o-ghost", "type": "salesOrder", "customerId": "cust-ghost", "details": [{"sku": "X"}]});
     let e = c
-        .embedded_client()
-        .unwrap()
-        .scripts()
         .execute_stored_procedure::<Value>("createOrder", "cust-ghost", &[ghost])
         .await
         .unwrap_err();

@@ -1,4 +1,8 @@
-use engine::{Engine, EngineOptions};
+//! Shared by the `api` (embedded) and `api_remote` (gateway) binaries: each uses some helpers only.
+#![allow(dead_code)]
+
+use engine::Engine;
+use sitekit::testing::account::TestAccount;
 pub use sitekit::testing::eventually;
 use sitekit::testing::{Reply, TestApp as Server, Visitor};
 use webstore::seed::{ADMIN_EMAIL, ADMIN_PASSWORD, DEMO_EMAIL, DEMO_PASSWORD};
@@ -10,9 +14,10 @@ pub const CUSTOMERS: u64 = 40;
 pub struct TestApp {
     pub server: Server,
     pub store: WebStore,
+    /// The engine holding the data (behind the gateway in the remote suite).
     pub engine: Engine,
-    /// Kept for the test's life: the engine's files.
-    _dir: tempfile::TempDir,
+    /// Last: the account (the gateway and the files) outlives the app.
+    pub backend: TestAccount,
 }
 
 impl TestApp {
@@ -63,14 +68,12 @@ impl TestApp {
 }
 
 pub async fn spawn_app() -> TestApp {
-    let dir = tempfile::tempdir().expect("a temp dir");
-    spawn_app_in(dir).await
+    spawn_app_in(TestAccount::new(crate::REMOTE).await).await
 }
 
 /// A test app whose server options (limits, proxy) `tune` changes from the tests' defaults.
 pub async fn spawn_app_with(tune: impl FnOnce(&mut sitekit::server::ServeOptions)) -> TestApp {
-    let dir = tempfile::tempdir().expect("a temp dir");
-    let mut app = spawn_app_in(dir).await;
+    let mut app = spawn_app().await;
     let mut options =
         sitekit::server::ServeOptions::new(webstore::SITE, actix_web::cookie::Key::generate());
     options.workers = Some(1);
@@ -79,10 +82,9 @@ pub async fn spawn_app_with(tune: impl FnOnce(&mut sitekit::server::ServeOptions
     app
 }
 
-pub async fn spawn_app_in(dir: tempfile::TempDir) -> TestApp {
-    let engine = Engine::open(dir.path(), EngineOptions::default()).expect("the engine opens");
+pub async fn spawn_app_in(backend: TestAccount) -> TestApp {
     let store = WebStore::start(
-        &cosmos::Account::embedded(engine.clone()),
+        &backend.account,
         &WebStoreOptions {
             customers: CUSTOMERS,
         },
@@ -93,8 +95,8 @@ pub async fn spawn_app_in(dir: tempfile::TempDir) -> TestApp {
     TestApp {
         server,
         store,
-        engine,
-        _dir: dir,
+        engine: backend.engine.clone(),
+        backend,
     }
 }
 

@@ -112,7 +112,11 @@ async fn category_pages_are_single_partition_sorted_and_paged_by_continuation() 
         .get(&format!("/categories/{}?page=bm90IGEgdG9rZW4", category.id))
         .await;
     assert_eq!(r.status, 400, "{}", r.body);
-    assert!(r.body.contains("That page link is no longer valid."));
+    assert!(
+        r.body.contains("That page link is no longer valid."),
+        "{}",
+        r.body
+    );
     // The same on every listing (tags and search used to show the engine's raw message).
     let tag = &catalog().tags[0].id;
     for url in [
