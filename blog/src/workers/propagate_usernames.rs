@@ -70,6 +70,13 @@ pub async fn propagate_usernames(c: &Target, changes: Vec<Value>) -> cosmos::Res
             Ok(_) | Err(cosmos::Error::PreconditionFailed { .. }) => {}
             Err(e) => return Err(e),
         }
+        // One line per change handled: with two app processes on one account, each rename
+        // shows up once across both logs (the leases split the work, not copy it).
+        tracing::info!(
+            target: "workers",
+            "{PROCESSOR}: {user_id} is {username:?} in {} partitions",
+            partitions.len()
+        );
     }
     Ok(())
 }

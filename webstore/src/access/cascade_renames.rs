@@ -23,8 +23,11 @@ pub async fn cascade_renames(c: &Containers, changes: Vec<Value>) -> cosmos::Res
         match doc["type"].as_str() {
             Some("category") => rename_category_copies(c, id, name).await?,
             Some("tag") => rename_tag_copies(c, id, name).await?,
-            _ => {}
+            _ => continue,
         }
+        // One line per change handled: with two app processes on one account, each rename
+        // shows up once across both logs (the leases split the work, not copy it).
+        tracing::info!(target: "workers", "{PROCESSOR}: carried {id} = {name:?} to its copies");
     }
     Ok(())
 }
