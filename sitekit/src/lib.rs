@@ -1,9 +1,11 @@
 //! The web plumbing both sites share, written once: RU accounting per request ([`ru`]), the
 //! engine handle of a request ([`db`]), signed cookie sessions ([`session`]), CSRF tokens on every
-//! form ([`csrf`]), argon2id sign-in with throttling ([`auth`]), form checks ([`form`]), the page
+//! form ([`csrf`]), argon2id sign-in with throttling ([`auth`], [`signin`]), what access patterns
+//! return ([`access`]), form checks ([`form`]), the page
 //! layout ([`layout`]), error pages ([`error`]), static assets ([`assets`]), request metrics
 //! ([`telemetry`]) and the server ([`server`]). An app brings its containers, access patterns, routes and templates.
 
+pub mod access;
 pub mod assets;
 pub mod auth;
 pub mod ceiling;
@@ -25,6 +27,7 @@ pub mod ru;
 pub mod server;
 pub mod session;
 pub mod sessions;
+pub mod signin;
 pub mod telemetry;
 #[cfg(feature = "testing")]
 pub mod testing;

@@ -36,7 +36,7 @@ pub const USERNAME: UniqueValue = UniqueValue {
 
 fn taken(e: ClaimError) -> BlogError {
     match e {
-        ClaimError::Taken => BlogError::UsernameTaken,
+        ClaimError::Taken => BlogError::Taken(super::USERNAME_TAKEN),
         ClaimError::Engine(e) => e.into(),
     }
 }

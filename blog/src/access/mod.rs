@@ -17,7 +17,7 @@ pub mod sign_in;
 pub mod v1;
 pub mod v2;
 
-use cosmos::{Container, FeedResponse};
+use cosmos::Container;
 
 /// The V3 model's containers with the request's RU ledger.
 pub type Db = sitekit::Db<crate::containers::Containers>;
@@ -47,40 +47,10 @@ impl PostsContainer for crate::containers::Containers {
     }
 }
 
-#[derive(Debug, thiserror::Error)]
-pub enum BlogError {
-    #[error("That username is taken.")]
-    UsernameTaken,
-    #[error("{0}")]
-    Invalid(String),
-    #[error(transparent)]
-    Engine(#[from] cosmos::Error),
-}
+/// What a request refuses beyond the engine's own errors (shared with WebStore).
+pub use sitekit::access::{AccessError as BlogError, Page};
 
-impl From<BlogError> for sitekit::WebError {
-    fn from(e: BlogError) -> Self {
-        match e {
-            BlogError::UsernameTaken => sitekit::WebError::BadRequest(e.to_string()),
-            BlogError::Invalid(m) => sitekit::WebError::BadRequest(m),
-            BlogError::Engine(e) => sitekit::WebError::Engine(e),
-        }
-    }
-}
+/// A sign-up or rename to a name someone holds ([`BlogError::Taken`]).
+pub const USERNAME_TAKEN: &str = "That username is taken.";
 
 pub type Result<T, E = BlogError> = std::result::Result<T, E>;
-
-/// One page of a listing and where the next starts.
-#[derive(Debug, Clone)]
-pub struct Page<T> {
-    pub items: Vec<T>,
-    pub continuation: Option<String>,
-}
-
-impl<T> From<FeedResponse<T>> for Page<T> {
-    fn from(r: FeedResponse<T>) -> Self {
-        Page {
-            items: r.items,
-            continuation: r.continuation,
-        }
-    }
-}

@@ -13,6 +13,7 @@ use sitekit::auth;
 use sitekit::csrf::{CsrfForm, Empty};
 use sitekit::form::FieldErrors;
 use sitekit::layout::{html, html_status, see_other};
+use sitekit::signin::{self, Account};
 use sitekit::throttle::{SignInThrottle, SignUpLimit};
 use sitekit::{Ctx, Page, WebError};
 
@@ -77,7 +78,7 @@ pub async fn signup<M: Version>(
             ctx.flash("Welcome! Write your first post.");
             Ok(see_other(&format!("{}/posts/new", M::BASE)))
         }
-        Err(BlogError::UsernameTaken) => {
+        Err(BlogError::Taken(_)) => {
             errors.add("username", "is taken");
             html_status(
                 StatusCode::CONFLICT,
@@ -123,32 +124,30 @@ pub async fn signin<M: Version>(
 ) -> Result<HttpResponse, WebError> {
     let form = form.into_inner();
     let name = form.username.trim().to_owned();
-    let key = sitekit::names::fold(&name);
-    let ip = auth::client_address(&req);
-    throttle.check(&key, &ip)?;
-    // The sign-up rule: a name it refuses has no account.
-    let user = if sitekit::names::check_username(&name).is_err() {
-        None
-    } else {
-        blog.user_by_username(&name).await?
+    let lookup = || async {
+        // The sign-up rule: a name it refuses has no account.
+        if sitekit::names::check_username(&name).is_err() {
+            return Ok(None);
+        }
+        let user = blog.user_by_username(&name).await?;
+        Ok(user.map(|u| Account {
+            id: u.user_id.clone(),
+            password_hash: u.password.clone(),
+            record: (),
+        }))
     };
-    if !auth::verify_password(user.as_ref().map(|u| u.password.clone()), form.password).await {
-        throttle.failed(&key, &ip);
-        return html_status(
+    let key = sitekit::names::fold(&name);
+    match signin::sign_in(&ctx, &req, &throttle, &key, form.password, lookup).await? {
+        Some(()) => Ok(see_other(&format!("{}/", M::BASE))),
+        None => html_status(
             StatusCode::UNAUTHORIZED,
             &SignInPage {
                 page: ctx.page("Sign in"),
                 username: name,
                 error: "Wrong username or password.".into(),
             },
-        );
+        ),
     }
-    throttle.succeeded(&key);
-    let Some(user) = user else {
-        return Err(WebError::Internal("verified without a user".into()));
-    };
-    ctx.sign_in(&user.user_id).await?;
-    Ok(see_other(&format!("{}/", M::BASE)))
 }
 
 pub async fn signout<M: Version>(
@@ -236,7 +235,7 @@ pub async fn rename<M: Version>(
                 ctx.flash("Username changed. Your posts, comments and likes are being updated.");
                 return Ok(see_other(&format!("{}/account", M::BASE)));
             }
-            Err(BlogError::UsernameTaken) => errors.add("username", "is taken"),
+            Err(BlogError::Taken(_)) => errors.add("username", "is taken"),
             Err(BlogError::Invalid(m)) => errors.add("username", m),
             Err(e) => return Err(e.into()),
         }

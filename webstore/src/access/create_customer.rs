@@ -31,7 +31,7 @@ pub async fn create_customer(db: &Db, customer: Customer) -> Result<Customer> {
         .claim(&db.customer, &email, &customer.customer_id)
         .await
         .map_err(|e| match e {
-            ClaimError::Taken => StoreError::EmailTaken,
+            ClaimError::Taken => StoreError::Taken(super::EMAIL_TAKEN),
             ClaimError::Engine(e) => e.into(),
         })?;
     match db

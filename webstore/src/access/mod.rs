@@ -21,47 +21,13 @@ pub mod rename_meta;
 pub mod search_products;
 pub mod top_customers;
 
-use cosmos::FeedResponse;
-use serde::de::DeserializeOwned;
-
 /// The webstore's view of the engine, per request: the containers and the RU ledger.
 pub type Db = sitekit::Db<crate::containers::Containers>;
 
-/// Errors an access pattern reports beyond the engine's own.
-#[derive(Debug, thiserror::Error)]
-pub enum StoreError {
-    #[error("An account with this email address already exists.")]
-    EmailTaken,
-    #[error("{0}")]
-    Invalid(String),
-    #[error(transparent)]
-    Engine(#[from] cosmos::Error),
-}
+/// What an access pattern refuses beyond the engine's own errors (shared with the blog).
+pub use sitekit::access::{AccessError as StoreError, Page};
 
-impl From<StoreError> for sitekit::WebError {
-    fn from(e: StoreError) -> Self {
-        match e {
-            StoreError::EmailTaken => sitekit::WebError::BadRequest(e.to_string()),
-            StoreError::Invalid(m) => sitekit::WebError::BadRequest(m),
-            StoreError::Engine(e) => sitekit::WebError::Engine(e),
-        }
-    }
-}
+/// A sign-up with an email that has an account ([`StoreError::Taken`]).
+pub const EMAIL_TAKEN: &str = "An account with this email address already exists.";
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
-
-/// One page of a listing and where the next one starts.
-#[derive(Debug, Clone)]
-pub struct Page<T> {
-    pub items: Vec<T>,
-    pub continuation: Option<String>,
-}
-
-impl<T: DeserializeOwned> From<FeedResponse<T>> for Page<T> {
-    fn from(r: FeedResponse<T>) -> Self {
-        Page {
-            items: r.items,
-            continuation: r.continuation,
-        }
-    }
-}

@@ -12,6 +12,7 @@ use sitekit::auth;
 use sitekit::csrf::{CsrfForm, Empty};
 use sitekit::form::FieldErrors;
 use sitekit::layout::{html, html_status, see_other};
+use sitekit::signin::{self, Account};
 use sitekit::throttle::{SignInThrottle, SignUpLimit};
 use sitekit::{Ctx, Page, WebError};
 
@@ -95,7 +96,7 @@ pub async fn signup(
             ctx.flash("Welcome! Your account is ready.");
             Ok(see_other("/account"))
         }
-        Err(StoreError::EmailTaken) => {
+        Err(StoreError::Taken(_)) => {
             errors.add("email", "already has an account: sign in instead");
             show(&ctx, form, errors, StatusCode::CONFLICT)
         }
@@ -134,35 +135,34 @@ pub async fn signin(
 ) -> Result<HttpResponse, WebError> {
     let form = form.into_inner();
     let email = form.email.trim().to_lowercase();
-    let ip = auth::client_address(&req);
-    throttle.check(&email, &ip)?;
-    // The sign-up rule: an address it refuses has no account.
-    let customer = if sitekit::names::check_email(&email).is_err() {
-        None
-    } else {
-        access::customer_by_email::customer_by_email(&db, &email).await?
+    let lookup = || async {
+        // The sign-up rule: an address it refuses has no account.
+        if sitekit::names::check_email(&email).is_err() {
+            return Ok(None);
+        }
+        let customer = access::customer_by_email::customer_by_email(&db, &email).await?;
+        Ok(customer.map(|c| Account {
+            id: c.customer_id.clone(),
+            password_hash: c.password.clone(),
+            record: c,
+        }))
     };
-    let phc = customer.as_ref().map(|c| c.password.clone());
-    if !auth::verify_password(phc, form.password).await {
-        throttle.failed(&email, &ip);
+    match signin::sign_in(&ctx, &req, &throttle, &email, form.password, lookup).await? {
+        Some(customer) => Ok(see_other(if customer.admin {
+            "/admin/customers/top"
+        } else {
+            "/"
+        })),
         // The same answer whether the address or the password was wrong.
-        return html_status(
+        None => html_status(
             StatusCode::UNAUTHORIZED,
             &SignInPage {
                 page: ctx.page("Sign in"),
                 email,
                 error: "Wrong email or password.".into(),
             },
-        );
+        ),
     }
-    throttle.succeeded(&email);
-    let customer = customer.expect("verified against a real hash");
-    ctx.sign_in(&customer.customer_id).await?;
-    Ok(see_other(if customer.admin {
-        "/admin/customers/top"
-    } else {
-        "/"
-    }))
 }
 
 pub async fn signout(ctx: Ctx, _form: CsrfForm<Empty>) -> Result<HttpResponse, WebError> {
