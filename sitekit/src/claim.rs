@@ -189,3 +189,91 @@ impl UniqueValue {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use cosmos::ContainerProperties;
+
+    use super::*;
+
+    const EMAIL: UniqueValue = UniqueValue {
+        kind: "login",
+        partition_key: "pk",
+        owner_property: "email",
+        locate: |v| (format!("login:{v}"), format!("login:{v}")),
+        normalize: |v| v.to_lowercase(),
+    };
+
+    /// A container on a real embedded engine in a temporary directory (kept alive by the dir).
+    async fn accounts() -> (Container, tempfile::TempDir) {
+        let dir = tempfile::tempdir().unwrap();
+        let engine = engine::Engine::open(dir.path(), Default::default()).unwrap();
+        let db = cosmos::Account::embedded(engine)
+            .create_database_if_not_exists("d")
+            .await
+            .unwrap();
+        let c = db
+            .create_container_if_not_exists(ContainerProperties::new("accounts", "/pk"))
+            .await
+            .unwrap();
+        (c, dir)
+    }
+
+    /// A claim on `value` by `owner`, written `age` ago, as a crashed sign-up leaves it.
+    async fn left_behind(c: &Container, value: &str, owner: &str, age: Duration) {
+        let mut doc = EMAIL.document(value, owner);
+        doc["createdAt"] = json!(now_secs() - age.as_secs() as i64);
+        c.create_item(&doc, None, None).await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn an_abandoned_claim_is_taken_over_a_young_one_is_not() {
+        let (c, _dir) = accounts().await;
+        let old = ABANDONED_AFTER + Duration::from_secs(60);
+        // Owners that never got written: their sign-ups crashed between the two writes.
+        left_behind(&c, "old@example.com", "gone-1", old).await;
+        left_behind(&c, "young@example.com", "gone-2", Duration::from_secs(5)).await;
+
+        EMAIL.claim(&c, "old@example.com", "me").await.unwrap();
+        assert_eq!(
+            EMAIL
+                .owner_of(&c, "OLD@example.com")
+                .await
+                .unwrap()
+                .as_deref(),
+            Some("me")
+        );
+        // Its owner may still be on its way (a double-clicked sign-up): not taken over.
+        assert!(matches!(
+            EMAIL.claim(&c, "young@example.com", "me").await,
+            Err(ClaimError::Taken)
+        ));
+        assert_eq!(
+            EMAIL
+                .owner_of(&c, "young@example.com")
+                .await
+                .unwrap()
+                .as_deref(),
+            Some("gone-2")
+        );
+    }
+
+    #[tokio::test]
+    async fn an_old_claim_whose_owner_holds_the_value_stays_its_owners() {
+        let (c, _dir) = accounts().await;
+        c.create_item(
+            &json!({"id": "o1", "pk": "o1", "email": "Taken@example.com"}),
+            None,
+            None,
+        )
+        .await
+        .unwrap();
+        left_behind(&c, "taken@example.com", "o1", ABANDONED_AFTER * 2).await;
+        assert!(matches!(
+            EMAIL.claim(&c, "taken@example.com", "me").await,
+            Err(ClaimError::Taken)
+        ));
+        // The owner itself claiming again is fine (a retried request).
+        EMAIL.claim(&c, "taken@example.com", "o1").await.unwrap();
+    }
+}

@@ -227,3 +227,67 @@ impl Accounts {
         )))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use actix_session::SessionExt;
+    use cosmos::ContainerProperties;
+    use serde_json::json;
+
+    use super::*;
+
+    #[tokio::test]
+    async fn an_expired_session_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let engine = engine::Engine::open(dir.path(), Default::default()).unwrap();
+        let db = cosmos::Account::embedded(engine)
+            .create_database_if_not_exists("d")
+            .await
+            .unwrap();
+        let container = db
+            .create_container_if_not_exists(ContainerProperties::new("users", "/userId"))
+            .await
+            .unwrap();
+        container
+            .create_item(
+                &json!({"id": "u1", "userId": "u1", "username": "ada"}),
+                None,
+                None,
+            )
+            .await
+            .unwrap();
+        let accounts = Accounts {
+            container: container.clone(),
+            name_property: "username",
+            admin_property: None,
+        };
+        // A browser's session, as the cookie middleware would hand it to a handler.
+        let session = actix_web::test::TestRequest::default()
+            .to_http_request()
+            .get_session();
+        accounts.sign_in(&session, "", "u1").await.unwrap();
+        let me = accounts.current(&session, "").await.unwrap();
+        assert_eq!(me.map(|u| u.name).as_deref(), Some("ada"));
+
+        // Its entry's time runs out (a second ago): the same cookie no longer signs in.
+        let mut doc: Value = container
+            .read_item("u1", "u1", None)
+            .await
+            .unwrap()
+            .resource
+            .unwrap();
+        doc["sessions"][0]["expires"] = json!(now_secs() - 1);
+        container
+            .replace_item(&doc, "u1", None, None)
+            .await
+            .unwrap();
+        assert_eq!(accounts.current(&session, "").await.unwrap(), None);
+        assert!(
+            session
+                .get::<SessionRef>(&cookie_key(""))
+                .unwrap()
+                .is_none(),
+            "the cookie's reference is dropped"
+        );
+    }
+}
