@@ -224,8 +224,13 @@ async fn main() -> std::process::ExitCode {
     match run().await {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
-            // The message, not the Debug form: "cannot start: seeding ... needs about 270 GB".
-            eprintln!("cannot start: {e}");
+            // The message, not the Debug form: "cannot start: seeding ... needs about 270 GB",
+            // on one line whatever a remote service put in it.
+            let message = e.to_string();
+            eprintln!(
+                "cannot start: {}",
+                message.split_whitespace().collect::<Vec<_>>().join(" ")
+            );
             std::process::ExitCode::FAILURE
         }
     }

@@ -16,7 +16,14 @@ pub(crate) fn from_status(
         400 if sub_status == Some(20007) => Error::bad("continuation", message),
         400 => Error::bad_request(message),
         401 => Error::Unavailable(format!(
-            "the endpoint refused the key (401 Unauthorized): {message}"
+            "the endpoint refused the key (401 Unauthorized): {}",
+            // The service goes on with the string it signed, over several lines: for its
+            // own logs, not a person's screen.
+            message
+                .split("Server used the following payload")
+                .next()
+                .unwrap_or_default()
+                .trim()
         )),
         403 if sub_status == Some(1014) => Error::PartitionFull {
             partition_key: message,
