@@ -9,7 +9,7 @@ use crate::model::{PostShort, User};
 use crate::requests::Requests;
 use crate::versions::Version;
 use sitekit::layout::html;
-use sitekit::paging::next_page_link;
+use sitekit::paging::Pager;
 use sitekit::throttle::ExpensiveLimit;
 use sitekit::{Ctx, Page, WebError};
 
@@ -57,7 +57,7 @@ struct UserPage {
     page: Page,
     user: User,
     posts: Vec<PostShort>,
-    next: Option<String>,
+    pager: Pager,
 }
 
 pub async fn user<M: Version>(
@@ -71,7 +71,7 @@ pub async fn user<M: Version>(
     let posts = blog.q3_user_posts(&user_id, paging.page.clone()).await?;
     html(&UserPage {
         page: ctx.page(user.username.clone()),
-        next: next_page_link(&format!("{}/users/{user_id}", M::BASE), &posts.continuation),
+        pager: paging.pager(&format!("{}/users/{user_id}", M::BASE), &posts.continuation),
         user,
         posts: posts.items,
     })

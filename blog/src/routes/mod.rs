@@ -47,9 +47,24 @@ pub fn configure<M: Version>(cfg: &mut web::ServiceConfig) {
         .route("/posts/{post_id}/likes", web::get().to(posts::likes::<M>));
 }
 
-#[derive(Debug, serde::Deserialize)]
+/// `?page=` continuation, and `?trail=` the tokens of the pages before it (see
+/// `sitekit::paging::Pager`).
+#[derive(Debug, Default, serde::Deserialize)]
 pub struct Paging {
     pub page: Option<String>,
+    pub trail: Option<String>,
+}
+
+impl Paging {
+    /// The first/previous/next links of this page of the listing at `base`.
+    pub fn pager(&self, base: &str, continuation: &Option<String>) -> sitekit::paging::Pager {
+        sitekit::paging::Pager::new(
+            base,
+            self.page.as_deref(),
+            self.trail.as_deref(),
+            continuation,
+        )
+    }
 }
 
 sitekit::site_error_page!("blog/error.html");

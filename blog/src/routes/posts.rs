@@ -12,7 +12,7 @@ use crate::versions::Version;
 use sitekit::csrf::{CsrfForm, Empty};
 use sitekit::form::FieldErrors;
 use sitekit::layout::{html, html_status, see_other};
-use sitekit::paging::next_page_link;
+use sitekit::paging::Pager;
 use sitekit::{Ctx, Page, WebError};
 
 /// Largest post body (the engine's item limit is 2 MB; a blog post is far smaller).
@@ -157,7 +157,7 @@ struct PostPage {
     post: Post,
     body: String,
     comments: Vec<Comment>,
-    next: Option<String>,
+    pager: Pager,
     mine: bool,
     liked: bool,
     errors: FieldErrors,
@@ -167,11 +167,11 @@ async fn post_page<M: Version>(
     ctx: &Ctx,
     blog: &Requests<M>,
     post_id: &str,
-    continuation: Option<String>,
+    paging: &Paging,
     errors: FieldErrors,
 ) -> Result<HttpResponse, WebError> {
     let post = blog.q2_post(post_id).await?;
-    let comments = blog.q4_comments(post_id, continuation).await?;
+    let comments = blog.q4_comments(post_id, paging.page.clone()).await?;
     let liked = match &ctx.user {
         Some(me) => blog.likes_post(post_id, &me.id).await?,
         None => false,
@@ -190,7 +190,7 @@ async fn post_page<M: Version>(
             } else {
                 post.html.clone()
             },
-            next: next_page_link(
+            pager: paging.pager(
                 &format!("{}/posts/{post_id}", M::BASE),
                 &comments.continuation,
             ),
@@ -209,14 +209,7 @@ pub async fn show<M: Version>(
     path: web::Path<String>,
     paging: web::Query<Paging>,
 ) -> Result<HttpResponse, WebError> {
-    post_page(
-        &ctx,
-        &blog,
-        &path,
-        paging.page.clone(),
-        FieldErrors::default(),
-    )
-    .await
+    post_page(&ctx, &blog, &path, &paging, FieldErrors::default()).await
 }
 
 #[derive(Deserialize)]
@@ -235,7 +228,8 @@ pub async fn comment<M: Version>(
     let mut errors = FieldErrors::default();
     let content = errors.text("content", &form.content, 5_000);
     if !errors.is_empty() {
-        return post_page(&ctx, &blog, &post_id, None, errors).await;
+        // The form answers with the first page of comments.
+        return post_page(&ctx, &blog, &post_id, &Paging::default(), errors).await;
     }
     let comment = Comment {
         id: format!("comment-{:016x}", rand::random::<u64>()),
@@ -294,7 +288,7 @@ struct LikesPage {
     page: Page,
     post_id: String,
     likes: Vec<Like>,
-    next: Option<String>,
+    pager: Pager,
 }
 
 pub async fn likes<M: Version>(
@@ -307,7 +301,7 @@ pub async fn likes<M: Version>(
     let likes = blog.q5_likes(&post_id, paging.page.clone()).await?;
     html(&LikesPage {
         page: ctx.page("Likes"),
-        next: next_page_link(
+        pager: paging.pager(
             &format!("{}/posts/{post_id}/likes", M::BASE),
             &likes.continuation,
         ),

@@ -97,6 +97,73 @@ async fn q1_and_q3_a_users_page_is_a_point_read_and_one_single_partition_query()
     assert_eq!(app.visitor().get("/users/user-nobody").await.status, 404);
 }
 
+/// The `href` of the pager's link with `rel` (`next`, `prev`, `first`).
+fn pager_link(body: &str, rel: &str) -> Option<String> {
+    let end = body.find(&format!("rel=\"{rel}\""))?;
+    let at = body[..end].rfind("href=\"")? + "href=\"".len();
+    let close = body[at..].find('"')?;
+    Some(sitekit::testing::unescape(&body[at..at + close]))
+}
+
+/// The ids of the posts a page lists, in order.
+fn listed_posts(body: &str) -> Vec<String> {
+    body.match_indices("/posts/post-")
+        .map(|(i, _)| {
+            let id = &body[i + "/posts/".len()..];
+            id[..id.find('"').unwrap()].to_owned()
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn q3_a_users_posts_page_by_page_next_previous_and_first() {
+    let app = spawn_app().await;
+    let v = app.visitor();
+    for base in ["", "/v1"] {
+        // A seeded user with more than two pages of posts (20 a page).
+        let mut found = None;
+        for n in 1..=crate::helpers::USERS {
+            let url = format!("{base}/users/user-{n:06}");
+            let first = v.get(&url).await;
+            let Some(next) = pager_link(&first.body, "next") else {
+                continue;
+            };
+            let second = v.get(&next).await;
+            if pager_link(&second.body, "next").is_some() {
+                found = Some((url, first, second));
+                break;
+            }
+        }
+        let (url, first, second) = found.expect("a seeded user with over 40 posts");
+        // Page 1: only "next".
+        assert_eq!(pager_link(&first.body, "first"), None, "{base}");
+        assert_eq!(pager_link(&first.body, "prev"), None, "{base}");
+        // Page 2: first and previous are page 1.
+        assert!(second.body.contains("First page") && second.body.contains("Previous page"));
+        assert_eq!(pager_link(&second.body, "first").as_deref(), Some(&*url));
+        assert_eq!(pager_link(&second.body, "prev").as_deref(), Some(&*url));
+        let (p1, p2) = (listed_posts(&first.body), listed_posts(&second.body));
+        assert_eq!((p1.len(), p2.len()), (20, 20), "{base}");
+        assert!(p1.iter().all(|p| !p2.contains(p)), "{base}: pages overlap");
+        // Next to page 3, previous back to page 2, then first.
+        let third = v.get(&pager_link(&second.body, "next").unwrap()).await;
+        assert_eq!(third.status, 200);
+        let p3 = listed_posts(&third.body);
+        assert!(!p3.is_empty() && p3.iter().all(|p| !p1.contains(p) && !p2.contains(p)));
+        let back = v.get(&pager_link(&third.body, "prev").unwrap()).await;
+        assert_eq!(listed_posts(&back.body), p2, "{base}: previous is page 2");
+        assert_eq!(
+            pager_link(&back.body, "next"),
+            pager_link(&second.body, "next"),
+            "{base}: and goes on to page 3 again"
+        );
+        assert_eq!(pager_link(&back.body, "prev").as_deref(), Some(&*url));
+        let again = v.get(&pager_link(&third.body, "first").unwrap()).await;
+        assert_eq!(listed_posts(&again.body), p1, "{base}: first is page 1");
+        assert_eq!(pager_link(&again.body, "prev"), None);
+    }
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn c1_a_username_change_reaches_every_post_comment_like_and_copy() {
     let app = spawn_app().await;
