@@ -100,6 +100,16 @@ async fn each_model_routes_its_requests_as_the_article_says() {
         200
     );
     assert!(calls.iter().filter(|c| *c == "point").count() <= USERS as usize);
+    // Its footer lists 20 calls and folds the rest behind "show all".
+    let shown = &v1.body[v1.body.find("<table class=\"ru\">").unwrap()..];
+    let shown = &shown[..shown.find("</table>").unwrap()];
+    assert_eq!(shown.matches("<tr><td>").count(), 20);
+    let all = v1.engine_calls().len();
+    assert!(
+        v1.body
+            .contains(&format!("show all {all} calls ({} more)", all - 20)),
+        "{all} calls"
+    );
     // Q3: V3 reads the user's partition of `users`; V1 and V2 fan out on `posts`.
     assert_eq!(
         routings(&v.get("/users/user-000002").await),

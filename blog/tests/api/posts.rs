@@ -30,6 +30,13 @@ async fn q6_an_anonymous_home_page_costs_exactly_its_feed_read_of_the_100_newest
     assert_eq!(calls[0].2, "single-partition");
     assert!((r.request_charge() - calls[0].3).abs() < 0.01);
     assert_eq!(r.body.matches("<li>").count(), 100);
+    // The page shows 20 and folds the other 80 the query returned.
+    let fold = r
+        .body
+        .find("<details class=\"more\" id=\"more-posts\">")
+        .expect("a fold");
+    assert_eq!(r.body[..fold].matches("<li>").count(), 20);
+    assert!(r.body[fold..].contains("80 more of the 100"));
     // Exactly the 100 newest posts of `posts`.
     let all = app
         .blog
