@@ -3,7 +3,7 @@
 
 use serde_json::{json, Value};
 
-use crate::helpers::{routings, session_checks, spawn_app, TestApp};
+use crate::helpers::{routings, session_checks, spawn_app, spawn_app_tuned, TestApp};
 
 async fn users_named(app: &TestApp, folded: &str) -> u64 {
     app.blog
@@ -215,4 +215,67 @@ async fn error_pages_are_in_the_sites_layout_with_the_visitors_session() {
     assert_eq!(r.status, 404);
     assert!(r.body.contains("Sign in"));
     assert!(r.body.contains("class=\"brand\" href=\"/\">Blog</a>"));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sign_out_everywhere_ends_every_browser() {
+    let app = spawn_app().await;
+    let (phone, _) = app.new_user("Roamer").await;
+    let laptop = app.signed_in("Roamer", "a long password").await;
+    assert_eq!(laptop.get("/account").await.status, 200);
+    let r = phone
+        .submit("/account", "/account/signout-everywhere", &[])
+        .await;
+    assert_eq!(r.status, 303);
+    // The other browser's cookie is still there, its session is not.
+    for v in [&laptop, &phone] {
+        let r = v.get("/account").await;
+        assert_eq!((r.status, r.location()), (303, "/signin"));
+    }
+    // The account itself is fine: signing in again works.
+    let again = app.signed_in("Roamer", "a long password").await;
+    assert_eq!(again.get("/account").await.status, 200);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sign_ups_are_rate_limited_per_address() {
+    let app = spawn_app_tuned(|o| o.signups_per_minute = 2).await;
+    app.new_user("Flood_0").await;
+    app.new_user("Flood_1").await;
+    let r = app
+        .visitor()
+        .submit(
+            "/signup",
+            "/signup",
+            &[("username", "Flood_2"), ("password", "a long password")],
+        )
+        .await;
+    assert_eq!(r.status, 429, "{}", r.body);
+    assert!(r.headers.contains_key("retry-after"), "{:?}", r.headers);
+    assert_eq!(users_named(&app, "flood_2").await, 0);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn anonymous_v1_and_v2_feeds_spend_from_a_per_address_limit() {
+    // One expensive page per minute per address (and a burst of one).
+    let app = spawn_app_tuned(|o| o.expensive_per_minute = 1).await;
+    let v = app.visitor();
+    assert_eq!(
+        v.get("/v1/").await.status,
+        200,
+        "a cache miss, within the limit"
+    );
+    // V2's feed is not cached yet: a second miss from the address, past the limit.
+    let r = v.get("/v2/").await;
+    assert_eq!(r.status, 429, "{}", r.body);
+    let wait: u64 = r.headers["retry-after"].to_str().unwrap().parse().unwrap();
+    assert!((1..=60).contains(&wait), "{wait}");
+    // V1's cached page costs nothing and is still served; V3's feed is cheap and live.
+    assert_eq!(v.get("/v1/").await.status, 200);
+    assert_eq!(v.get("/").await.status, 200);
+    // Signed-in visitors are not counted against the anonymous limit.
+    let signed_in = app
+        .signed_in_at("/v2", blog::seed::DEMO_USERNAME, blog::seed::DEMO_PASSWORD)
+        .await;
+    assert_eq!(signed_in.get("/v2/").await.status, 200);
 }
