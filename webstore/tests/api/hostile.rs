@@ -342,3 +342,41 @@ async fn error_pages_are_in_the_shops_layout_and_know_who_is_signed_in() {
     assert_eq!(r.status, 403);
     assert!(r.body.contains("href=\"/cart\">Cart</a>"));
 }
+
+/// Opens a request that holds its slot: headers sent, a body promised and never sent.
+async fn held_request(addr: std::net::SocketAddr) -> tokio::net::TcpStream {
+    let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let head = format!(
+        "POST /signin HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\nemail="
+    );
+    s.write_all(head.as_bytes()).await.unwrap();
+    s
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn one_address_cannot_hold_more_requests_than_its_cap() {
+    let app = spawn_app_with(|o| o.limits.requests_per_address = 2).await;
+    let (a, b) = (
+        held_request(app.server.addr).await,
+        held_request(app.server.addr).await,
+    );
+    // The two held requests are in flight once the server has read their headers.
+    let v = app.visitor();
+    let mut refused = None;
+    for _ in 0..100 {
+        let r = v.get("/").await;
+        if r.status == 429 {
+            refused = Some(r);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let r = refused.expect("a third request from the address is refused");
+    assert!(r.headers.contains_key("retry-after"), "{:?}", r.headers);
+    // The held requests end: the address is served again.
+    drop((a, b));
+    crate::helpers::eventually("the address is served again", || async {
+        app.visitor().get("/").await.status == 200
+    })
+    .await;
+}
