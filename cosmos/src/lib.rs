@@ -36,7 +36,9 @@ pub use batch::TransactionalBatch;
 pub use container::Container;
 pub use database::Database;
 pub use ledger::{EngineCall, Labelled, RequestCharge, Routing};
-pub use processor::{ChangeFeedProcessor, ChangeFeedProcessorBuilder, StartFrom, LAG_ESTIMATE};
+pub use processor::{
+    dead_letter, ChangeFeedProcessor, ChangeFeedProcessorBuilder, StartFrom, LAG_ESTIMATE,
+};
 
 pub use engine::{
     BatchOperationResult, BatchResponse, ContainerProperties, Diagnostics, Error, FeedResponse,

@@ -146,3 +146,152 @@ async fn a_dead_process_leases_are_taken_over_after_they_expire() {
     );
     b.stop().await;
 }
+
+/// A source and lease container on the embedded engine (the directory lives as long as the
+/// returned guard).
+async fn embedded_containers() -> (Container, Container, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = engine::Engine::open(dir.path(), Default::default()).unwrap();
+    let db = Account::embedded(engine)
+        .create_database_if_not_exists("d")
+        .await
+        .unwrap();
+    let source = db
+        .create_container_if_not_exists(ContainerProperties::new("source", "/pk"))
+        .await
+        .unwrap();
+    let leases = db
+        .create_container_if_not_exists(ContainerProperties::new("leases", "/processor"))
+        .await
+        .unwrap();
+    (source, leases, dir)
+}
+
+/// A processor whose handler refuses any batch holding a `poison` change (as a worker does
+/// with a change it cannot handle), and records what it handled.
+fn poisoned(source: &Container, leases: &Container, seen: &Seen) -> cosmos::ChangeFeedProcessor {
+    let seen = seen.clone();
+    source
+        .change_feed_processor("picky")
+        .lease_container(leases.clone())
+        .start_from(StartFrom::Beginning)
+        .poll_interval(Duration::from_millis(100))
+        .dead_letter_after(3)
+        .handler(move |batch: Vec<Value>| {
+            let seen = seen.clone();
+            async move {
+                if let Some(bad) = batch.iter().find(|d| d["poison"] == true) {
+                    return Err(format!("cannot handle {}", bad["id"]));
+                }
+                for doc in batch {
+                    *seen
+                        .lock()
+                        .entry(doc["id"].as_str().unwrap().to_owned())
+                        .or_default() += 1;
+                }
+                Ok(())
+            }
+        })
+        .build()
+        .unwrap()
+}
+
+async fn dead_letters(leases: &Container, processor: &str) -> Vec<Value> {
+    let options = cosmos::QueryOptions {
+        partition_key: Some(cosmos::dead_letter::partition(processor).as_str().into()),
+        ..Default::default()
+    };
+    leases
+        .query_all::<Value>("SELECT * FROM c", cosmos::NO_PARAMS, options)
+        .await
+        .unwrap()
+        .items
+}
+
+async fn a_change_that_keeps_failing_is_set_aside_and_the_rest_go_on(
+    source: Container,
+    leases: Container,
+) {
+    let seen: Seen = Default::default();
+    let p = poisoned(&source, &leases, &seen);
+    p.start().await.unwrap();
+    write(&source, 0..3).await;
+    source
+        .create_item(
+            &json!({"id": "bad", "pk": "p0", "poison": true}),
+            None,
+            None,
+        )
+        .await
+        .unwrap();
+    write(&source, 3..6).await;
+    until("the good changes of the failing batch", || {
+        seen.lock().len() == 6
+    })
+    .await;
+    let dead = dead_letters(&leases, "picky").await;
+    assert_eq!(dead.len(), 1, "{dead:?}");
+    assert_eq!(dead[0]["change"]["id"], "bad");
+    assert_eq!(dead[0]["error"], "cannot handle \"bad\"");
+    let (failures, _) = p.failures();
+    assert!(failures >= 2, "retried before setting aside: {failures}");
+    // The worker goes on with later changes, and nothing was set aside twice.
+    write(&source, 6..9).await;
+    until("later changes", || seen.lock().len() == 9).await;
+    assert_eq!(dead_letters(&leases, "picky").await.len(), 1);
+    assert!(!seen.lock().contains_key("bad"));
+    p.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn embedded_a_change_that_keeps_failing_is_set_aside() {
+    let (source, leases, _dir) = embedded_containers().await;
+    a_change_that_keeps_failing_is_set_aside_and_the_rest_go_on(source, leases).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn remote_a_change_that_keeps_failing_is_set_aside() {
+    let gw = TestGateway::start();
+    let (source, leases) = containers(&gw).await;
+    a_change_that_keeps_failing_is_set_aside_and_the_rest_go_on(source, leases).await;
+}
+
+/// A throttled account is nobody's fault: more 429s than the bound, and nothing is set aside.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn transient_errors_are_retried_without_counting() {
+    let (source, leases, _dir) = embedded_containers().await;
+    let attempts = Arc::new(Mutex::new(0u32));
+    let counted = attempts.clone();
+    let p = source
+        .change_feed_processor("throttled")
+        .lease_container(leases.clone())
+        .start_from(StartFrom::Beginning)
+        .dead_letter_after(2)
+        .handler(move |_batch: Vec<Value>| {
+            let attempts = counted.clone();
+            async move {
+                let mut n = attempts.lock();
+                *n += 1;
+                if *n <= 4 {
+                    return Err(cosmos::Error::TooManyRequests {
+                        partition: 0,
+                        budget_ru_per_s: 400.0,
+                        retry_after: Duration::from_millis(10),
+                    });
+                }
+                Ok(())
+            }
+        })
+        .build()
+        .unwrap();
+    p.start().await.unwrap();
+    write(&source, 0..1).await;
+    until("handled after the throttling passed", || {
+        *attempts.lock() >= 5
+    })
+    .await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(*attempts.lock(), 5);
+    assert!(dead_letters(&leases, "throttled").await.is_empty());
+    p.stop().await;
+}

@@ -2,7 +2,9 @@
 //! (for Q3) and to `feed` (for Q6, truncated to the 100 newest by the `truncateFeed`
 //! post-trigger). Comments and likes in the feed are skipped; updates (a new count, a new
 //! username) are copied again, so the copies follow the post. Idempotent: upserts only. A post
-//! that cannot be decoded is set aside (`sitekit::dead_letter`) rather than stopping the worker.
+//! that cannot be decoded never will be: it is set aside at once (`sitekit::dead_letter`); any
+//! other failure is retried by the processor a bounded number of times, then the changes that
+//! still fail alone are set aside too, and the worker goes on.
 
 use serde_json::Value;
 

@@ -13,7 +13,11 @@
 //! Remote, it is `remote.rs`: the same lease design over the REST change feed, with lease
 //! ownership that expires and is renewed, so several app processes on one account share the
 //! leases and one takes over what another left when it died.
+//!
+//! On both, a batch the handler keeps failing on is retried a bounded number of times, then its
+//! failing changes are set aside as dead letters and the processor goes on ([`dead_letter`]).
 
+pub mod dead_letter;
 mod remote;
 
 use std::future::Future;
@@ -46,8 +50,9 @@ pub struct ChangeFeedProcessorBuilder {
     name: String,
     source: Container,
     leases: Option<Container>,
-    handler: Option<Handler>,
+    handler: Option<dead_letter::TypedHandler>,
     on_error: Option<ErrorCallback>,
+    max_attempts: Option<u32>,
     start: StartFrom,
     poll_interval: Duration,
     lease_expiry: Duration,
@@ -62,6 +67,7 @@ impl Container {
             leases: None,
             handler: None,
             on_error: None,
+            max_attempts: Some(dead_letter::DEFAULT_MAX_ATTEMPTS),
             start: StartFrom::Beginning,
             poll_interval: Duration::from_secs(1),
             lease_expiry: Duration::from_secs(10),
@@ -76,18 +82,33 @@ impl ChangeFeedProcessorBuilder {
         self
     }
 
-    /// What handles each batch of changed items (retried with back-off until it succeeds).
+    /// What handles each batch of changed items (retried with back-off; see
+    /// [`dead_letter_after`](Self::dead_letter_after)). An [`Error`] it returns that is the
+    /// account's passing state (429, 408, 503, 507) is retried without counting.
     pub fn handler<F, Fut, E>(mut self, f: F) -> Self
     where
         F: Fn(Vec<Value>) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = std::result::Result<(), E>> + Send + 'static,
-        E: std::fmt::Display,
+        E: std::fmt::Display + 'static,
     {
         let f = Arc::new(f);
         self.handler = Some(Arc::new(move |batch| {
             let fut = f(batch);
-            Box::pin(async move { fut.await.map_err(|e| e.to_string()) })
+            Box::pin(async move { fut.await.map_err(dead_letter::Failure::of) })
         }));
+        self
+    }
+
+    /// How many failed attempts of one batch before the changes that fail alone are set aside
+    /// in the lease container (default [`dead_letter::DEFAULT_MAX_ATTEMPTS`]); at least 1.
+    pub fn dead_letter_after(mut self, attempts: u32) -> Self {
+        self.max_attempts = Some(attempts.max(1));
+        self
+    }
+
+    /// Retries a failing batch until it succeeds, however long (nothing is ever set aside).
+    pub fn retry_forever(mut self) -> Self {
+        self.max_attempts = None;
         self
     }
 
@@ -122,6 +143,12 @@ impl ChangeFeedProcessorBuilder {
         let handler = self
             .handler
             .ok_or_else(|| Error::bad("handler", "a processor needs a handler"))?;
+        let handler = dead_letter::bounded(
+            self.name.clone(),
+            leases.clone(),
+            handler,
+            self.max_attempts,
+        );
         match (self.source.embedded_client(), leases.embedded_client()) {
             (Some(source), Some(lease_client)) => {
                 let on_error = self.on_error.clone();

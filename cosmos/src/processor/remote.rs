@@ -68,6 +68,8 @@ struct Inner {
     delivered: AtomicU64,
     failures: AtomicU64,
     last_error: Mutex<Option<String>>,
+    /// Leases whose last batch failed: consecutive failures, and no retry before (Unix ms).
+    backoff: Mutex<std::collections::HashMap<String, (u32, u64)>>,
 }
 
 #[derive(Clone)]
@@ -106,6 +108,7 @@ impl Processor {
             delivered: AtomicU64::new(0),
             failures: AtomicU64::new(0),
             last_error: Mutex::new(None),
+            backoff: Default::default(),
         }))
     }
 
@@ -349,14 +352,27 @@ impl Inner {
     }
 
     async fn deliver(&self, mut lease: Lease, expires: u64) -> Result<()> {
-        let (items, token) = self.read(&lease).await?;
+        let waiting = (self.backoff.lock().get(&lease.id)).is_some_and(|b| b.1 > now_ms());
+        let (items, token) = if waiting {
+            // Backing off after a failure: only renew.
+            (Vec::new(), lease.continuation.clone())
+        } else {
+            self.read(&lease).await?
+        };
         if !items.is_empty() {
             let n = items.len() as u64;
             if let Err(e) = (self.s.handler)(items).await {
-                // Not checkpointed: the same changes come again next round.
+                // Not checkpointed: the same changes come again, after a wait that doubles
+                // from 200 ms to 5 s (at the poll interval's pace), as the engine's does.
+                let mut backoff = self.backoff.lock();
+                let (failures, until) = backoff.entry(lease.id.clone()).or_default();
+                *failures += 1;
+                *until = now_ms() + (100u64 << (*failures).min(6)).min(5000);
+                drop(backoff);
                 self.report(&format!("lease {}: {e}", lease.id));
                 return Ok(());
             }
+            self.backoff.lock().remove(&lease.id);
             self.delivered.fetch_add(n, Ordering::Relaxed);
         }
         let renew = lease.expires < now_ms() + self.s.lease_expiry.as_millis() as u64 * 2 / 3;
