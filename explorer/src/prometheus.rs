@@ -123,8 +123,8 @@ pub async fn render(explorer: &Explorer) -> String {
             gauge!("engine_items", &labels).set(p.items as f64);
         }
     }
-    for p in changefeed::processors(&explorer.engine).await {
-        if let changefeed::Processor::Status(s) = p {
+    for p in changefeed::processors(&explorer.engine, false).await {
+        if let changefeed::Processor::Status { status: s, .. } = p {
             let labels = [
                 ("processor", s.name.clone()),
                 ("database", s.database.clone()),

@@ -18,10 +18,14 @@ impl ChangeFeedPage {
     fn url(&self, db: &str, coll: &str) -> String {
         super::container_url(db, coll)
     }
+
+    fn escape(&self, s: &str) -> String {
+        sitekit::paging::url_escape(s)
+    }
 }
 
 pub async fn processors(ctx: Ctx, x: web::Data<Explorer>) -> Result<HttpResponse, ExplorerError> {
-    let processors = changefeed::processors(&x.engine).await;
+    let processors = changefeed::processors(&x.engine, true).await;
     Ok(html(&ChangeFeedPage {
         writes: x.options.writes,
         processors,
