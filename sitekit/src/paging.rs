@@ -25,6 +25,13 @@ pub fn next_page_link(base: &str, continuation: &Option<String>) -> Option<Strin
 /// Most earlier pages a link remembers: past that, "previous" stops and "first page" remains.
 const TRAIL: usize = 20;
 
+/// Separates the tokens in `?trail=`. Not '.': the Rust SDK's tokens are `c1.<base64>`; the
+/// engine's are URL-safe base64. '~' is in neither and needs no escaping in a URL.
+const SEP: char = '~';
+
+/// Stands for the first page (which has no token) in a trail.
+const FIRST: &str = "-";
+
 /// The links of one page of a listing: first, previous and next (each `None` where it has no
 /// meaning). Templates include `pager.html`.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -44,10 +51,9 @@ impl Pager {
         continuation: &Option<String>,
     ) -> Pager {
         let page = page.filter(|p| !p.is_empty());
-        // Tokens are URL-safe base64: '.' separates them, '-' stands for the first page.
         let mut earlier: Vec<&str> = trail
             .unwrap_or("")
-            .split('.')
+            .split(SEP)
             .filter(|t| !t.is_empty())
             .collect();
         let link = |page: Option<&str>, trail: &[&str]| {
@@ -58,19 +64,24 @@ impl Pager {
                 sep = '&';
             }
             if !trail.is_empty() {
-                url.push_str(&format!("{sep}trail={}", url_escape(&trail.join("."))));
+                let joined = trail.join(&SEP.to_string());
+                url.push_str(&format!("{sep}trail={}", url_escape(&joined)));
             }
             url
         };
         let next = continuation.as_deref().map(|c| {
             let mut t = earlier.clone();
-            t.push(page.unwrap_or("-"));
+            match page {
+                // A token holding the separator cannot be remembered: "previous" stops there.
+                Some(p) if p.contains(SEP) => t.clear(),
+                p => t.push(p.unwrap_or(FIRST)),
+            }
             let skip = t.len().saturating_sub(TRAIL);
             link(Some(c), &t[skip..])
         });
         let previous = page.and_then(|_| {
             let before = earlier.pop()?;
-            Some(link((before != "-").then_some(before), &earlier))
+            Some(link((before != FIRST).then_some(before), &earlier))
         });
         Pager {
             first: page.map(|_| base.to_owned()),
@@ -98,15 +109,34 @@ mod tests {
         assert_eq!(p2.previous.as_deref(), Some("/c/x?sort=name"));
         assert_eq!(
             p2.next.as_deref(),
-            Some("/c/x?sort=name&page=T2&trail=-.T1")
+            Some("/c/x?sort=name&page=T2&trail=-~T1")
         );
         // Page 3: previous is page 2 with its own trail.
-        let p3 = Pager::new("/c/x", Some("T2"), Some("-.T1"), &None);
+        let p3 = Pager::new("/c/x", Some("T2"), Some("-~T1"), &None);
         assert_eq!(p3.previous.as_deref(), Some("/c/x?page=T1&trail=-"));
         assert_eq!(p3.next, None);
         // A link without a trail (an old bookmark) still has first, not previous.
         let old = Pager::new("/c/x", Some("T9"), None, &None);
         assert_eq!((old.first.as_deref(), old.previous), (Some("/c/x"), None));
+    }
+
+    #[test]
+    fn tokens_with_dots_as_the_sdk_writes_them_come_back_whole() {
+        let (t1, t2) = ("c1.eyJhIjoxfQ", "c1.eyJiIjoyfQ");
+        let p2 = Pager::new("/u", Some(t1), Some("-"), &Some(t2.into()));
+        assert_eq!(
+            p2.next.as_deref(),
+            Some("/u?page=c1.eyJiIjoyfQ&trail=-~c1.eyJhIjoxfQ")
+        );
+        let p3 = Pager::new("/u", Some(t2), Some("-~c1.eyJhIjoxfQ"), &None);
+        assert_eq!(
+            p3.previous.as_deref(),
+            Some("/u?page=c1.eyJhIjoxfQ&trail=-")
+        );
+        // A token holding the separator is not remembered: no "previous" after it.
+        let odd = Pager::new("/u", Some("a~b"), Some("-"), &Some(t2.into()));
+        let next = odd.next.unwrap();
+        assert!(!next.contains("trail="), "{next}");
     }
 
     #[test]
