@@ -208,6 +208,15 @@ async fn addresses_are_embedded_by_one_patch_up_to_the_limit() {
     let r = v.get("/account").await;
     assert!(r.body.contains("9 Main Street"));
     assert!(r.body.contains("the most a customer document embeds"));
+    // The form posts to /account/addresses: a GET there (a reload, a bookmark) shows them too.
+    let r = v.get("/account/addresses").await;
+    assert_eq!(r.status, 200);
+    assert!(r.body.contains("0 Main Street") && r.body.contains("9 Main Street"));
+    assert_eq!(
+        routings(&r),
+        ["point"],
+        "the customer document, addresses embedded"
+    );
     let r = v
         .submit(
             "/account",

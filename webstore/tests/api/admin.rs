@@ -44,6 +44,34 @@ async fn top_customers_is_the_articles_fan_out_sorted_by_order_count() {
     assert!(counts.windows(2).all(|w| w[0] >= w[1]), "{counts:?}");
 }
 
+#[tokio::test(flavor = "multi_thread")]
+async fn tags_and_categories_show_40_rows_and_fold_the_rest() {
+    let app = spawn_app().await;
+    let admin = app.admin().await;
+    let cat = catalog();
+    for (page, all) in [
+        ("/admin/tags", cat.tags.len()),
+        ("/admin/categories", cat.categories.len()),
+    ] {
+        let r = admin.get(page).await;
+        assert_eq!(r.status, 200);
+        let body = &r.body[..r.body.find("<footer").unwrap()];
+        let rows = |html: &str| html.matches("<tr><td><code>").count();
+        match body.find("<details class=\"more\" id=\"more-rows\">") {
+            Some(fold) => {
+                assert_eq!(rows(&body[..fold]), 40, "{page}");
+                assert_eq!(rows(&body[fold..]), all - 40, "{page}");
+                assert!(body[fold..].contains(&format!("{} more", all - 40)));
+            }
+            None => assert!(
+                all <= 40 && rows(body) == all,
+                "{page}: {all} rows, no fold"
+            ),
+        }
+    }
+    assert!(cat.tags.len() > 40, "the tags page folds");
+}
+
 async fn product_names(app: &TestApp) -> Vec<Value> {
     app.engine
         .database("webstore")

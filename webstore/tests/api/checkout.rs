@@ -86,11 +86,25 @@ async fn the_cart_survives_sign_in_and_checkout_runs_the_procedure() {
         (before.0 + 1, before.1 + 1)
     );
 
+    let placed = r.request_charge();
     let r = v.get(&order_url).await;
     assert_eq!(r.status, 200);
     assert!(r.body.contains(&a.sku) && r.body.contains(&b.sku));
     assert!(r.body.contains("Thank you"));
     assert_eq!(routings(&r), ["point"]);
+    // The order's cost is on the page the redirect led to ("your last action"), once: the
+    // procedure's row and a total that is what the POST answered in its header.
+    assert!(r.body.contains("for your last action"), "{}", r.body);
+    let last = r.last_action_calls();
+    let procedure = last
+        .iter()
+        .find(|c| c.0.ends_with("execute createOrder"))
+        .unwrap_or_else(|| panic!("createOrder in the last action: {last:?}"));
+    assert_eq!(procedure.2, "stored procedure");
+    assert!(procedure.3 > 1.0, "{procedure:?}");
+    let total: f64 = last.iter().map(|c| c.3).sum();
+    assert!((total - placed).abs() < 0.02, "{total} vs {placed}");
+    assert!(v.get(&order_url).await.last_action_calls().is_empty());
     let r = v.get("/orders").await;
     assert_eq!(routings(&r), ["single-partition"]);
     assert!(r.body.contains(&order_url));
