@@ -16,37 +16,57 @@ struct Urls {
 
 /// Starts the launcher with `extra` flags; returns it with the URLs it printed.
 fn start(dir: &std::path::Path, extra: &[&str]) -> (Child, Urls) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_cosmos-lmdb"))
-        .args([
-            "--data",
-            dir.to_str().unwrap(),
-            "--customers",
-            "8",
-            "--users",
-            "4",
-            "--webstore-addr",
-            "127.0.0.1:0",
-            "--blog-addr",
-            "127.0.0.1:0",
-            "--gateway-addr",
-            "127.0.0.1:0",
-            "--workers",
-            "1",
-        ])
-        .args(if extra.contains(&"--explorer-addr") {
-            &[][..]
-        } else {
-            &["--explorer-addr", "127.0.0.1:0"][..]
-        })
-        .args(extra)
-        .env("RUST_LOG", "warn")
-        .env_remove("EXPLORER_TOKEN")
-        .env_remove("EXPLORER_HOST")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let (child, urls, _output) = launch(dir, extra, Some("warn"));
+    (child, urls)
+}
+
+/// As [`start`], with `RUST_LOG` set to `log` (or unset: the launcher's default); the thread
+/// returns everything the launcher printed, on stdout and stderr, once it has exited.
+fn launch(
+    dir: &std::path::Path,
+    extra: &[&str],
+    log: Option<&str>,
+) -> (Child, Urls, std::thread::JoinHandle<String>) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cosmos-lmdb"));
+    cmd.args([
+        "--data",
+        dir.to_str().unwrap(),
+        "--customers",
+        "8",
+        "--users",
+        "4",
+        "--webstore-addr",
+        "127.0.0.1:0",
+        "--blog-addr",
+        "127.0.0.1:0",
+        "--gateway-addr",
+        "127.0.0.1:0",
+        "--workers",
+        "1",
+    ])
+    .args(if extra.contains(&"--explorer-addr") {
+        &[][..]
+    } else {
+        &["--explorer-addr", "127.0.0.1:0"][..]
+    })
+    .args(extra)
+    .env_remove("RUST_LOG")
+    .env_remove("EXPLORER_TOKEN")
+    .env_remove("EXPLORER_HOST")
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped());
+    if let Some(log) = log {
+        cmd.env("RUST_LOG", log);
+    }
+    let mut child = cmd.spawn().unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let errors = std::thread::spawn(move || {
+        let mut all = String::new();
+        let _ = stderr.read_to_string(&mut all);
+        all
+    });
     let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut printed = String::new();
     let mut line = String::new();
     let (mut webstore, mut blog, mut explorer, mut gateway) = (None, None, None, None);
     let url = |rest: &str| Some(rest.split_whitespace().next().unwrap().to_owned());
@@ -56,6 +76,7 @@ fn start(dir: &std::path::Path, extra: &[&str]) -> (Child, Urls) {
             out.read_line(&mut line).unwrap() > 0,
             "the launcher exited before serving"
         );
+        printed.push_str(&line);
         let line = line.trim();
         if let Some(rest) = line.strip_prefix("WebStore") {
             webstore = url(rest);
@@ -76,12 +97,12 @@ fn start(dir: &std::path::Path, extra: &[&str]) -> (Child, Urls) {
         gateway,
     };
     // Keep reading stdout in the background so the child never blocks on a full pipe.
-    std::thread::spawn(move || {
-        let mut rest = String::new();
-        let _ = out.read_to_string(&mut rest);
+    let output = std::thread::spawn(move || {
+        let _ = out.read_to_string(&mut printed);
+        printed + &errors.join().unwrap_or_default()
     });
     child.stdout = None;
-    (child, urls)
+    (child, urls, output)
 }
 
 fn interrupt_and_wait(mut child: Child) {
@@ -305,4 +326,41 @@ fn a_non_loopback_gateway_needs_a_key_of_its_own() {
         "{stderr}"
     );
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn logs_to_a_pipe_carry_no_colour_codes_nor_actix_start_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    // The default log level (no RUST_LOG), output to pipes: what `> log.txt` or a service gets.
+    let (child, urls, output) = launch(dir.path(), &[], None);
+    assert_eq!(get(&urls.blog).0, 200);
+    interrupt_and_wait(child);
+    let printed = output.join().unwrap();
+    assert!(printed.contains("Ctrl-C stops"), "{printed}");
+    assert!(!printed.contains('\u{1b}'), "ANSI escape codes:\n{printed}");
+    // actix's "starting N workers" / "starting service" lines are debug detail.
+    assert!(
+        !printed.contains("starting service") && !printed.contains("actix_server"),
+        "{printed}"
+    );
+}
+
+#[test]
+fn help_names_the_sites_the_explorer_and_the_gateway() {
+    let out = Command::new(env!("CARGO_BIN_EXE_cosmos-lmdb"))
+        .arg("--help")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let help = String::from_utf8_lossy(&out.stdout);
+    for name in [
+        "WebStore",
+        "blog",
+        "Data Explorer",
+        "gateway",
+        "--no-explorer",
+        "--no-gateway",
+    ] {
+        assert!(help.contains(name), "--help names {name}:\n{help}");
+    }
 }
