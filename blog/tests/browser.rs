@@ -57,6 +57,25 @@ async fn a_writer_joins_posts_comments_likes_and_sees_the_counts() {
             text.contains("for your last action") && text.contains("[C3] execute createComment"),
             "{text}"
         );
+        // With its RU: the action's total, and the procedure's own figure on its row.
+        let total: f64 = text[..text.find(" RU for your last action").expect("the total")]
+            .rsplit(char::is_whitespace)
+            .next()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("a number before \"RU for your last action\": {text}"));
+        let row = text
+            .lines()
+            .find(|l| l.contains("[C3] execute createComment"))
+            .unwrap();
+        let charge: f64 = row
+            .split_whitespace()
+            .last()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("the RU of createComment: {row}"));
+        assert!(
+            charge > 1.0 && charge <= total,
+            "{charge} of {total}: {row}"
+        );
         browser.submit_form("#like", &[]).await?;
         let text = browser.body_text().await?;
         assert!(text.contains("1 comment · 1 like"), "{text}");
@@ -86,6 +105,35 @@ async fn a_writer_joins_posts_comments_likes_and_sees_the_counts() {
         assert!(text.contains("Hello from Chromium."), "{text}");
         assert!(!text.contains("**") && !text.contains("# "), "{text}");
         browser.screenshot("blog-2-feed").await?;
+        // A 404 under /v1/ keeps the blog's navigation and says who is signed in.
+        browser.goto(&app.url("/v1/signin")).await?;
+        browser
+            .submit_form(
+                "#signin",
+                &[
+                    ("username", blog::seed::DEMO_USERNAME),
+                    ("password", blog::seed::DEMO_PASSWORD),
+                ],
+            )
+            .await?;
+        browser.goto(&app.url("/v1/posts/nope")).await?;
+        let text = browser.body_text().await?;
+        assert!(
+            text.contains("404") && text.contains("That page does not exist."),
+            "{text}"
+        );
+        for link in ["Recent", "Models", "Write", "Account", "Sign out"] {
+            assert!(
+                text.contains(link),
+                "the blog's navigation ({link}): {text}"
+            );
+        }
+        assert!(
+            text.contains(blog::seed::DEMO_USERNAME),
+            "who is signed in: {text}"
+        );
+        assert!(!text.contains("Sign in"), "{text}");
+        browser.screenshot("blog-3-not-found-v1").await?;
         Ok::<_, Box<dyn std::error::Error + Send + Sync>>(())
     }
     .await;
