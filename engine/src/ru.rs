@@ -24,6 +24,10 @@ pub struct Meter {
     pub queries: u64,
     /// Calls of JavaScript user-defined functions (`udf.name(...)`) by queries.
     pub udf_calls: u64,
+    /// JavaScript work of stored procedures and post-triggers, in QuickJS interrupt ticks
+    /// (one per 10 000 jumps and calls of the interpreter: a count of work, not of time, so
+    /// the same call costs the same on every machine).
+    pub script_ticks: u64,
 }
 
 /// The formula's constants in one place (see RU.md for where each comes from).
@@ -52,6 +56,9 @@ pub mod rate {
     /// Each call of a JavaScript user-defined function: an interpreter entry and exit, about
     /// what scanning a 1 KB item costs.
     pub const UDF_CALL: f64 = 0.1;
+    /// Each QuickJS interrupt tick of a script's own JavaScript beyond its first: Cosmos DB
+    /// bills script CPU too (RU.md, "Stored procedures and triggers").
+    pub const SCRIPT_TICK: f64 = 0.05;
 }
 
 impl Meter {
@@ -67,6 +74,7 @@ impl Meter {
         self.partitions_visited += other.partitions_visited;
         self.queries += other.queries;
         self.udf_calls += other.udf_calls;
+        self.script_ticks += other.script_ticks;
     }
 
     /// Records the load of one stored item of `bytes` bytes.
@@ -110,7 +118,8 @@ impl Meter {
             + self.index_terms_read as f64 * rate::INDEX_SCAN
             + self.partitions_visited.saturating_sub(1) as f64 * rate::PARTITION_VISIT
             + self.udf_calls as f64 * rate::UDF_CALL;
-        let total = reads + scans + writes + queries;
+        let scripts = self.script_ticks as f64 * rate::SCRIPT_TICK;
+        let total = reads + scans + writes + queries + scripts;
         // A request that did anything costs at least 1 RU, and a failed one that did nothing
         // (rejected before storage was touched) still costs the minimum.
         (total.max(1.0) * 100.0).round() / 100.0

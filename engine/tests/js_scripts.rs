@@ -467,3 +467,175 @@ fn two_procedures_on_one_logical_partition_serialize() {
         );
     });
 }
+
+// Cosmos DB's bulk-import sample (its server-side programming documentation): create documents
+// one after another until the service stops accepting, then tell the caller how far it got.
+const BULK_IMPORT: &str = r#"function bulkImport(docs) {
+  var collection = getContext().getCollection();
+  var count = 0;
+  if (!docs.length) { getContext().getResponse().setBody(0); return; }
+  tryCreate(docs[count], callback);
+  function tryCreate(doc, callback) {
+    var isAccepted = collection.createDocument(collection.getSelfLink(), doc, callback);
+    if (!isAccepted) getContext().getResponse().setBody(count);
+  }
+  function callback(err, doc, options) {
+    if (err) throw err;
+    count++;
+    if (count >= docs.length) getContext().getResponse().setBody(count);
+    else tryCreate(docs[count], callback);
+  }
+}"#;
+
+#[test]
+fn a_bulk_procedure_is_told_not_accepted_near_its_budget_and_the_caller_continues() {
+    let rt = common::rt();
+    let t = common::open(EngineOptions {
+        script_budget: engine::ScriptBudget {
+            max_request_units: 300.0,
+            ..Default::default()
+        },
+        ..Default::default()
+    });
+    rt.block_on(async {
+        let c = posts(&t).await;
+        let s = c.scripts();
+        s.upsert_stored_procedure("bulkImport", JavaScript::new(BULK_IMPORT).unwrap())
+            .unwrap();
+        let docs: Vec<Value> = (0..200)
+            .map(|i| json!({"id": format!("d{i:03}"), "postId": "p", "n": i}))
+            .collect();
+        let (mut done, mut calls) = (0, 0);
+        while done < docs.len() {
+            let r = s
+                .execute_stored_procedure::<Value>("bulkImport", "p", &[json!(docs[done..])])
+                .await
+                .unwrap();
+            let n = r.resource.as_u64().unwrap() as usize;
+            assert!(n > 0, "every call makes progress");
+            assert!(r.request_charge <= 300.0, "{} RU", r.request_charge);
+            done += n;
+            calls += 1;
+        }
+        assert!(calls > 3, "the budget split the import: {calls} calls");
+        assert_eq!(count(&c, "SELECT VALUE COUNT(1) FROM c").await, 200);
+
+        // A loop that queues everything at once is stopped at the same point, not with a 408.
+        s.upsert_stored_procedure(
+            "queueAll",
+            JavaScript::new(
+                "function q(n) { var c = getContext().getCollection(); var i = 0; \
+                 for (; i < n; i++) { if (!c.createDocument(c.getSelfLink(), {id: 'q' + i, postId: 'q'})) break; } \
+                 getContext().getResponse().setBody(i); }",
+            )
+            .unwrap(),
+        )
+        .unwrap();
+        let r = s
+            .execute_stored_procedure::<Value>("queueAll", "q", &[json!(1000)])
+            .await
+            .unwrap();
+        let queued = r.resource.as_u64().unwrap();
+        assert!((1..1000).contains(&queued), "{queued}");
+        let q = "SELECT VALUE COUNT(1) FROM c WHERE c.postId = 'q'";
+        assert_eq!(count(&c, q).await, queued);
+    });
+}
+
+#[test]
+fn read_documents_and_the_fluent_query_api() {
+    let rt = common::rt();
+    let t = common::open(EngineOptions::default());
+    rt.block_on(async {
+        let c = posts(&t).await;
+        for (i, kind) in ["post", "comment", "comment", "like"].iter().enumerate() {
+            c.create_item(
+                &json!({"id": format!("i{i}"), "postId": "p", "type": kind, "n": 10 - i}),
+                None,
+                None,
+            )
+            .await
+            .unwrap();
+        }
+        let run = |id: &'static str, body: &'static str| {
+            let c = c.clone();
+            async move {
+                let s = c.scripts();
+                s.upsert_stored_procedure(id, JavaScript::new(body).unwrap())
+                    .unwrap();
+                s.execute_stored_procedure::<Value>(id, "p", &[])
+                    .await
+                    .unwrap()
+                    .resource
+            }
+        };
+        let all = run(
+            "all",
+            "function all() { var c = getContext().getCollection(); \
+             c.readDocuments(c.getSelfLink(), function (err, docs) { if (err) throw err; \
+             getContext().getResponse().setBody(docs.map(function (d) { return d.id; }).sort()); }); }",
+        )
+        .await;
+        assert_eq!(all, json!(["i0", "i1", "i2", "i3"]));
+        let comments = run(
+            "comments",
+            "function f() { var r = __.filter(function (d) { return d.type === 'comment'; }, \
+             function (err, docs) { if (err) throw err; getContext().getResponse().setBody(docs.length); }); \
+             if (!r.isAccepted) throw new Error('not accepted'); }",
+        )
+        .await;
+        assert_eq!(comments, json!(2));
+        let chained = run(
+            "chained",
+            "function ch() { __.chain().filter(function (d) { return d.type !== 'post'; }) \
+             .sortBy(function (d) { return d.n; }).map(function (d) { return d.id; }) \
+             .value(function (err, ids) { if (err) throw err; getContext().getResponse().setBody(ids); }); }",
+        )
+        .await;
+        assert_eq!(chained, json!(["i3", "i2", "i1"]));
+        let plucked = run(
+            "plucked",
+            "function pl() { __.chain().sortByDescending('n').pluck('type') \
+             .value(function (err, t) { getContext().getResponse().setBody(t); }); }",
+        )
+        .await;
+        assert_eq!(plucked, json!(["post", "comment", "comment", "like"]));
+    });
+}
+
+#[test]
+fn a_script_pays_for_its_own_work_the_same_on_every_run() {
+    let rt = common::rt();
+    let t = common::open(EngineOptions::default());
+    rt.block_on(async {
+        let c = posts(&t).await;
+        let s = c.scripts();
+        s.upsert_stored_procedure(
+            "spin",
+            JavaScript::new(
+                "function spin(n) { var x = 0; for (var i = 0; i < n; i++) x += i % 7; \
+                 getContext().getResponse().setBody(x); }",
+            )
+            .unwrap(),
+        )
+        .unwrap();
+        let charge = async |n: u64| {
+            let started = std::time::Instant::now();
+            let r = s
+                .execute_stored_procedure::<Value>("spin", "p", &[json!(n)])
+                .await
+                .unwrap();
+            (r.request_charge, started.elapsed())
+        };
+        let (idle, _) = charge(10).await;
+        let (small, _) = charge(100_000).await;
+        let (big, took) = charge(1_000_000).await;
+        let (again, _) = charge(1_000_000).await;
+        eprintln!("10: {idle} RU, 1e5: {small} RU, 1e6: {big} RU in {took:?}");
+        // No operations: the minimum charge, whatever the interpreter's countdown stood at.
+        assert_eq!(idle, 1.0);
+        assert!(big > small && big > 2.0, "{small} then {big}");
+        // A count of work, not of time: the same call costs the same (to a tick).
+        assert!((big - again).abs() <= 0.05 + 1e-9, "{big} vs {again}");
+    });
+}

@@ -151,6 +151,9 @@ struct Cached {
     _runtime: Runtime,
     /// The running call's deadline, read by the interrupt handler.
     deadline: std::sync::Arc<std::sync::Mutex<Instant>>,
+    /// Interrupt-handler calls so far: QuickJS calls it once per 10 000 jumps and calls, so
+    /// the count measures a script's work (charged as `ru::rate::SCRIPT_TICK`).
+    ticks: std::sync::Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl Cached {
@@ -163,7 +166,10 @@ impl Cached {
             Instant::now() + std::time::Duration::from_secs(60),
         ));
         let d = deadline.clone();
+        let ticks = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let t = ticks.clone();
         runtime.set_interrupt_handler(Some(Box::new(move || {
+            t.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             d.lock().map(|d| Instant::now() > *d).unwrap_or(true)
         })));
         let context = Context::full(&runtime)?;
@@ -173,6 +179,7 @@ impl Cached {
             context,
             _runtime: runtime,
             deadline,
+            ticks,
         })
     }
 }
@@ -227,9 +234,10 @@ fn run_in(
         *d = deadline;
     }
     let post_trigger = ctx.is_some() && item.is_some();
+    let ticks_before = cached.ticks.load(std::sync::atomic::Ordering::Relaxed);
     let key = xxhash_rust::xxh3::xxh3_64(body.as_bytes());
     let compiled = &mut cached.compiled;
-    cached.context.with(|js| -> Result<Outcome> {
+    let outcome = cached.context.with(|js| -> Result<Outcome> {
         // The engine errors of failed operations, by the index their JavaScript error carries:
         // a script that rethrows one (`if (err) throw err;`) answers with that error's own
         // status (a 409 stays a 409), as the operation would have.
@@ -249,9 +257,24 @@ fn run_in(
         } else {
             (json(&item), None)
         };
+        // Accepting stops at 80% of the time budget (in the script's clock, Unix milliseconds)
+        // and of the RU budget (prelude.js).
+        let soft_deadline = std::time::SystemTime::now()
+            + budget.max_duration.mul_f64(0.8).saturating_sub(started.elapsed());
+        let soft_deadline_ms = soft_deadline
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0.0, |d| d.as_millis() as f64);
+        let max_ru = ctx.as_ref().map(|c| c.budget.max_request_units);
         let begin: Function = globals.get("__begin").map_err(caught)?;
         begin
-            .call::<_, ()>((self_link, alt_link, request, response))
+            .call::<_, ()>((
+                self_link,
+                alt_link,
+                request,
+                response,
+                max_ru,
+                ctx.as_ref().map(|_| soft_deadline_ms),
+            ))
             .map_err(caught)?;
         let function = compile(&js, compiled, key, id, body, &caught)?;
         let result = (|| {
@@ -296,8 +319,9 @@ fn run_in(
                         (Some(err.to_string()), None)
                     }
                 };
+                let spent = ctx.as_ref().map_or(0.0, |c| c.meter.charge());
                 complete
-                    .call::<_, ()>((op.id, err, res))
+                    .call::<_, ()>((op.id, err, res, spent))
                     .map_err(caught)?;
             }
         }
@@ -327,7 +351,18 @@ fn run_in(
             }
             (Ok(()), result) => result,
         }
-    })
+    });
+    // The first tick of a call is free: where QuickJS's countdown stands when a call starts
+    // depends on the calls before it, so a short script costs nothing for its own code.
+    let ticks = cached
+        .ticks
+        .load(std::sync::atomic::Ordering::Relaxed)
+        .saturating_sub(ticks_before)
+        .saturating_sub(1);
+    if let Some(c) = ctx {
+        c.meter.script_ticks += ticks;
+    }
+    outcome
 }
 
 /// One queued collection operation, on the transaction's logical partition.

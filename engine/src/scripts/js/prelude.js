@@ -1,8 +1,13 @@
 // Cosmos DB's server-side JavaScript API, as stored procedures and triggers see it.
-// Every collection call is queued and answers `true` ("accepted"); the engine runs the queued
-// operations in the order they were issued, once the script's own code has returned, and then
-// calls each one's callback `(err, resource, options)` — as Cosmos DB runs them: asynchronously,
-// in order, inside one transaction. A failed operation without a callback aborts the script.
+// Every collection call is queued; the engine runs the queued operations in the order they were
+// issued, once the script's own code has returned, and then calls each one's callback
+// `(err, resource, options)` — as Cosmos DB runs them: asynchronously, in order, inside one
+// transaction. A failed operation without a callback aborts the script.
+//
+// A call answers whether it was accepted. Near the end of the script's budget (80% of its time
+// or RU, counting what is already queued at ESTIMATED_RU each) it answers `false` and queues
+// nothing: the bulk-procedure pattern of Cosmos DB's documentation (return what was done and
+// let the caller call again from there) instead of a 408 that rolls everything back.
 (function (global) {
   var ops = [];
   var callbacks = {};
@@ -11,12 +16,23 @@
   var altLink = "";
   var requestBody;
   var responseBody;
+  // The budget, from the engine: RU spent so far, and the limits accepting stops at.
+  var ESTIMATED_RU = 10;
+  var spentRu = 0;
+  var softMaxRu = Infinity;
+  var softDeadline = Infinity;
+
+  function accepts() {
+    var queued = ops.length + 1;
+    return spentRu + queued * ESTIMATED_RU <= softMaxRu && Date.now() < softDeadline;
+  }
 
   function enqueue(kind, args, options, callback) {
     if (typeof options === "function") {
       callback = options;
       options = undefined;
     }
+    if (!accepts()) return false;
     var id = nextId++;
     ops.push({ id: id, kind: kind, args: args, options: options || {} });
     callbacks[id] = callback || null;
@@ -73,43 +89,55 @@
   };
   global.getContext = function () { return context; };
 
-  // The `__` shorthand for the collection, with the fluent query API's commonest calls.
-  function fluent(rows) {
-    return {
-      filter: function (pred) { return fluent(rows.filter(pred)); },
-      map: function (f) { return fluent(rows.map(f)); },
-      pluck: function (name) { return fluent(rows.map(function (r) { return r[name]; })); },
-      sortBy: function (f) {
-        var key = typeof f === "function" ? f : function (r) { return r[f]; };
-        return fluent(rows.slice().sort(function (a, b) {
-          var x = key(a), y = key(b);
-          return x < y ? -1 : x > y ? 1 : 0;
-        }));
-      },
-      value: function (options, callback) {
-        if (typeof options === "function") callback = options;
+  // The `__` shorthand for the collection, with the fluent query API: `__.filter(pred, cb)`,
+  // `map`, `pluck`, `sortBy`, `sortByDescending`, and `__.chain().filter(..).map(..).value(cb)`.
+  // Each answers a query response `{isAccepted}`; the partition is read once, when the query
+  // runs, and the steps applied to it in memory.
+  var steps = {
+    filter: function (rows, pred) { return rows.filter(pred); },
+    map: function (rows, f) { return rows.map(f); },
+    pluck: function (rows, name) { return rows.map(function (r) { return r[name]; }); },
+    sortBy: function (rows, f) { return sorted(rows, f, 1); },
+    sortByDescending: function (rows, f) { return sorted(rows, f, -1); },
+  };
+  function sorted(rows, f, direction) {
+    var key = typeof f === "function" ? f : function (r) { return r[f]; };
+    return rows.slice().sort(function (a, b) {
+      var x = key(a), y = key(b);
+      return x < y ? -direction : x > y ? direction : 0;
+    });
+  }
+  function pipeline(done) {
+    var p = {};
+    Object.keys(steps).forEach(function (name) {
+      p[name] = function (arg) { return pipeline(done.concat([[name, arg]])); };
+    });
+    p.value = function (options, callback) {
+      if (typeof options === "function") callback = options;
+      var accepted = enqueue("readAll", [selfLink], {}, function (err, docs) {
+        if (err) throw err;
+        var rows = done.reduce(function (r, step) { return steps[step[0]](r, step[1]); }, docs);
         if (callback) callback(undefined, rows, {});
-        return rows;
-      },
+      });
+      return { isAccepted: accepted };
     };
+    return p;
   }
   var underscore = Object.create(collection);
-  underscore.chain = function () { return underscore; };
-  ["filter", "map", "pluck", "sortBy"].forEach(function (name) {
+  underscore.chain = function () { return pipeline([]); };
+  Object.keys(steps).forEach(function (name) {
     underscore[name] = function (arg, options, callback) {
       if (typeof options === "function") callback = options;
-      // Read the partition once, then apply the fluent call in memory.
-      return enqueue("readAll", [selfLink], {}, function (err, docs) {
-        if (err) throw err;
-        var out = fluent(docs)[name](arg);
-        if (callback) out.value(callback);
-      });
+      return pipeline([[name, arg]]).value(callback);
     };
   });
   global.__ = underscore;
 
   // Called by the engine. One runtime serves many calls: each starts clean.
-  global.__begin = function (self, alt, request, response) {
+  global.__begin = function (self, alt, request, response, maxRu, deadline) {
+    spentRu = 0;
+    softMaxRu = maxRu == null ? Infinity : maxRu * 0.8;
+    softDeadline = deadline == null ? Infinity : deadline;
     ops = [];
     callbacks = {};
     nextId = 1;
@@ -123,7 +151,8 @@
     ops = [];
     return out;
   };
-  global.__complete = function (id, err, result) {
+  global.__complete = function (id, err, result, spent) {
+    spentRu = spent;
     var callback = callbacks[id];
     delete callbacks[id];
     var error;
