@@ -22,6 +22,32 @@ pub struct User {
     pub username_version: u64,
     #[serde(default)]
     pub propagated_version: u64,
+    /// When the worker set `propagatedVersion` (Unix seconds): the copies of the posts follow
+    /// through the posts' change feed moments later, so only then is the lag worth asking.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub propagated_at: Option<u64>,
+}
+
+impl User {
+    /// Whether the copies of this user's posts may still carry an older name: a rename not yet
+    /// carried by the username worker, or carried less than a minute ago (the copies in `users`
+    /// and `feed` follow through the posts' change feed moments later).
+    pub fn copies_may_lag(&self) -> bool {
+        self.propagated_version < self.username_version
+            || self
+                .propagated_at
+                .is_some_and(|at| unix_now().saturating_sub(at) <= COPIES_SETTLE_SECS)
+    }
+}
+
+/// How long after a rename's propagation its copies are still worth checking.
+const COPIES_SETTLE_SECS: u64 = 60;
+
+/// Unix seconds, as `propagatedAt` keeps them.
+pub fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
 }
 
 /// Makes usernames unique without a fan-out: one document per username, in its own logical

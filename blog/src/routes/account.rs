@@ -71,6 +71,7 @@ pub async fn signup<M: Version>(
         creation_date: sitekit::time::now(),
         username_version: 0,
         propagated_version: 0,
+        propagated_at: None,
     };
     match blog.c1_create_user(user).await {
         Ok(u) => {
@@ -186,8 +187,10 @@ async fn account_page<M: Version>(
 ) -> Result<HttpResponse, WebError> {
     let me = ctx.require_user()?;
     let user = blog.q1_user(&me.id).await?;
-    let propagated =
-        user.propagated_version >= user.username_version && workers.pending().await? == 0;
+    // Free embedded, the workers' lag is a change-feed read per lease on an account: asked only
+    // while a rename's copies may still lag, not on every view of this page.
+    let propagated = user.propagated_version >= user.username_version
+        && (!user.copies_may_lag() || workers.pending().await? == 0);
     let status = if errors.is_empty() {
         StatusCode::OK
     } else if errors.get("username") == "is taken" {

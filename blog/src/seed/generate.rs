@@ -44,6 +44,7 @@ pub fn generate(n: u64, users: u64, password: &str) -> Generated {
             .expect("time")),
         username_version: 0,
         propagated_version: 0,
+        propagated_at: None,
     };
     let claim = UsernameClaim {
         id: claim_key(&name),

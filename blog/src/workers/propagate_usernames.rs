@@ -62,7 +62,10 @@ pub async fn propagate_usernames(c: &Target, changes: Vec<Value>) -> cosmos::Res
             .patch_item::<Value>(
                 user_id,
                 user_id,
-                &[PatchOperation::set("/propagatedVersion", json!(version))],
+                &[
+                    PatchOperation::set("/propagatedVersion", json!(version)),
+                    PatchOperation::set("/propagatedAt", json!(crate::model::unix_now())),
+                ],
                 etag,
             )
             .await

@@ -30,6 +30,8 @@ use crate::{Error, ItemOptions, QueryOptions, Result, NO_PARAMS};
 
 /// Most changes handed to the handler at once.
 const MAX_BATCH: usize = 1000;
+/// Most changes a lag estimate counts per lease ("propagating: 100 changes" means at least).
+const ESTIMATE_MAX: usize = 100;
 
 pub(crate) struct Settings {
     pub name: String,
@@ -70,6 +72,9 @@ struct Inner {
     last_error: Mutex<Option<String>>,
     /// Leases whose last batch failed: consecutive failures, and no retry before (Unix ms).
     backoff: Mutex<std::collections::HashMap<String, (u32, u64)>>,
+    /// The leases as this process last saw them (listed every poll, its own checkpoints
+    /// updated as it makes them): what the lag estimate reads from, without a query.
+    known: Mutex<Vec<Lease>>,
 }
 
 #[derive(Clone)]
@@ -109,6 +114,7 @@ impl Processor {
             failures: AtomicU64::new(0),
             last_error: Mutex::new(None),
             backoff: Default::default(),
+            known: Default::default(),
         }))
     }
 
@@ -150,10 +156,17 @@ impl Processor {
         }
     }
 
+    /// Changes after each lease's checkpoint, counted up to [`ESTIMATE_MAX`] per lease: one
+    /// change-feed read per lease from the checkpoints this process last saw (at most a poll
+    /// interval old), so a page that shows "propagation done" pays about 1 RU per lease.
     pub async fn pending(&self) -> Result<u64> {
+        let mut leases = self.0.known.lock().clone();
+        if leases.is_empty() {
+            leases = self.0.list().await?;
+        }
         let mut n = 0;
-        for lease in self.0.list().await? {
-            let (items, _) = self.0.read(&lease).await?;
+        for lease in leases {
+            let (items, _) = self.0.read(&lease, ESTIMATE_MAX).await?;
             n += items.len() as u64;
         }
         Ok(n)
@@ -259,6 +272,7 @@ impl Inner {
     async fn tick(&self) -> Result<()> {
         let now = now_ms();
         let leases = self.list().await?;
+        *self.known.lock() = leases.clone();
         let live = |l: &Lease| !l.owner.is_empty() && l.expires > now;
         let mut owners: Vec<&str> = leases
             .iter()
@@ -301,14 +315,14 @@ impl Inner {
         Ok(())
     }
 
-    /// The changes after `lease`'s checkpoint (up to [`MAX_BATCH`]) and the token after them.
-    async fn read(&self, lease: &Lease) -> Result<(Vec<Value>, Option<String>)> {
+    /// The changes after `lease`'s checkpoint (up to `limit`) and the token after them.
+    async fn read(&self, lease: &Lease, limit: usize) -> Result<(Vec<Value>, Option<String>)> {
         let range: FeedRange = lease
             .range
             .parse()
             .map_err(|e| Error::Corrupt(format!("lease {}: range: {e}", lease.id)))?;
         let mut options = ChangeFeedOptions::default().with_max_item_count(
-            MaxItemCountHint::Limit(std::num::NonZeroU32::new(MAX_BATCH as u32).expect("non-zero")),
+            MaxItemCountHint::Limit(std::num::NonZeroU32::new(limit as u32).expect("non-zero")),
         );
         if let Some(c) = &lease.continuation {
             options = options.with_continuation_token(ContinuationToken::from_string(c.clone()));
@@ -325,7 +339,7 @@ impl Inner {
             .map_err(from_sdk)?;
         let mut items = Vec::new();
         let mut charge = 0.0;
-        while items.len() < MAX_BATCH {
+        while items.len() < limit {
             let Some(page) = pages.try_next().await.map_err(from_sdk)? else {
                 break;
             };
@@ -357,7 +371,7 @@ impl Inner {
             // Backing off after a failure: only renew.
             (Vec::new(), lease.continuation.clone())
         } else {
-            self.read(&lease).await?
+            self.read(&lease, MAX_BATCH).await?
         };
         if !items.is_empty() {
             let n = items.len() as u64;
@@ -383,7 +397,11 @@ impl Inner {
                 lease.continuation = token;
             }
             lease.expires = expires;
-            if !self.save(&mut lease).await? {
+            if self.save(&mut lease).await? {
+                if let Some(known) = self.known.lock().iter_mut().find(|k| k.id == lease.id) {
+                    *known = lease.clone();
+                }
+            } else {
                 tracing::info!(lease = %lease.id, "lease taken over by another process");
             }
         }
