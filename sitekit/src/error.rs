@@ -156,7 +156,9 @@ pub struct SiteErrorPage(pub fn(Page, u16, String, String) -> Result<String, ask
 
 /// Middleware (innermost, in [`crate::server::serve`]): an error answer of a site with a
 /// [`SiteErrorPage`] is drawn again in the site's layout, with the visitor's session (so a
-/// signed-in visitor's 404 says who they are), keeping the status and headers.
+/// signed-in visitor's 404 says who they are), keeping the status and headers. The session is
+/// checked once per request: the handler's [`crate::Ctx`] left what it read in the request's
+/// extensions, and this one reuses it (it reads only when no handler did, e.g. an unknown URL).
 pub async fn in_site_layout(
     req: actix_web::dev::ServiceRequest,
     next: actix_web::middleware::Next<impl actix_web::body::MessageBody + 'static>,

@@ -9,7 +9,7 @@ use actix_session::{Session, SessionExt};
 use actix_web::dev::Payload;
 use actix_web::http::header::{self, ContentType};
 use actix_web::http::StatusCode;
-use actix_web::{web, FromRequest, HttpRequest, HttpResponse};
+use actix_web::{web, FromRequest, HttpMessage, HttpRequest, HttpResponse};
 use askama::Template;
 
 use crate::auth::SignedIn;
@@ -93,7 +93,14 @@ pub struct Ctx {
     pub ru: RequestCharge,
     site: Site,
     accounts: Option<web::Data<Accounts>>,
+    req: HttpRequest,
 }
+
+/// Who the session said is signed in, kept in the request's extensions by the first [`Ctx`] of
+/// a request: the session check is a point read, made once per request (an error page drawn
+/// again in the site's layout after the handler reuses it). Signing in or out forgets it.
+#[derive(Clone)]
+struct SessionChecked(Option<SignedIn>);
 
 impl Ctx {
     /// The signed-in user, or a redirect to the sign-in page.
@@ -142,6 +149,7 @@ impl Ctx {
 
     /// Signs `account` in to this site (its mount): a server-side session in the account.
     pub async fn sign_in(&self, account: &str) -> Result<(), WebError> {
+        self.forget_session_check();
         self.accounts()?
             .sign_in(&self.session, self.site.base, account)
             .await
@@ -149,6 +157,7 @@ impl Ctx {
 
     /// Ends this browser's session, on the server too.
     pub async fn sign_out(&self) -> Result<(), WebError> {
+        self.forget_session_check();
         self.accounts()?
             .sign_out(&self.session, self.site.base)
             .await
@@ -157,9 +166,15 @@ impl Ctx {
     /// Ends every session of the signed-in account, on every browser.
     pub async fn sign_out_everywhere(&self) -> Result<(), WebError> {
         let me = self.require_user()?;
+        self.forget_session_check();
         self.accounts()?
             .sign_out_everywhere(&self.session, &me.id)
             .await
+    }
+
+    /// The session changes: a later [`Ctx`] of this request checks it again.
+    fn forget_session_check(&self) {
+        self.req.extensions_mut().remove::<SessionChecked>();
     }
 
     /// Where this site is mounted ("" or "/v1").
@@ -185,10 +200,17 @@ impl FromRequest for Ctx {
             .map(|s| s.get_ref().clone())
             .unwrap_or(Site::BARE);
         let accounts = req.app_data::<web::Data<Accounts>>().cloned();
+        let checked = req.extensions().get::<SessionChecked>().cloned();
+        let req = req.clone();
         Box::pin(async move {
-            let user = match &accounts {
-                Some(a) => a.current(&session, site.base).await?,
-                None => None,
+            let user = match (checked, &accounts) {
+                (Some(SessionChecked(user)), _) => user,
+                (None, Some(a)) => {
+                    let user = a.current(&session, site.base).await?;
+                    req.extensions_mut().insert(SessionChecked(user.clone()));
+                    user
+                }
+                (None, None) => None,
             };
             Ok(Ctx {
                 session,
@@ -196,6 +218,7 @@ impl FromRequest for Ctx {
                 ru,
                 site,
                 accounts,
+                req,
             })
         })
     }

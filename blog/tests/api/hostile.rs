@@ -211,10 +211,18 @@ async fn error_pages_are_in_the_sites_layout_with_the_visitors_session() {
     );
     assert!(r.body.contains(">demo</a>"), "who is signed in");
     assert!(!r.body.contains("cosmos-lmdb"), "not the bare brand");
+    // The page in the site's layout reuses the handler's session check: one read, not two.
+    assert_eq!(r.session_checks(), 1, "{:?}", r.engine_calls());
+    // No handler (no route): the layout checks the session itself, once.
+    let r = v.get("/v1/no/such/page").await;
+    assert_eq!(r.status, 404);
+    assert!(r.body.contains(">demo</a>"), "who is signed in");
+    assert_eq!(r.session_checks(), 1, "{:?}", r.engine_calls());
     let r = app.visitor().get("/no/such/page").await;
     assert_eq!(r.status, 404);
     assert!(r.body.contains("Sign in"));
     assert!(r.body.contains("class=\"brand\" href=\"/\">Blog</a>"));
+    assert_eq!(r.session_checks(), 0, "{:?}", r.engine_calls());
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -337,10 +337,18 @@ async fn error_pages_are_in_the_shops_layout_and_know_who_is_signed_in() {
     assert_eq!(r.status, 404);
     assert!(r.body.contains("Back office"), "the shop's navigation");
     assert!(!r.body.contains("Sign up"), "a signed-in visitor");
+    // The page in the shop's layout reuses the handler's session check: one read, not two.
+    assert_eq!(r.session_checks(), 1, "{:?}", r.engine_calls());
     let customer = app.signed_in(DEMO_EMAIL, DEMO_PASSWORD).await;
     let r = customer.get("/admin/customers/top").await;
     assert_eq!(r.status, 403);
     assert!(r.body.contains("href=\"/cart\">Cart</a>"));
+    assert_eq!(r.session_checks(), 1, "{:?}", r.engine_calls());
+    // No handler (no route): the layout checks the session itself, once.
+    let r = customer.get("/no/such/page").await;
+    assert_eq!(r.status, 404);
+    assert!(r.body.contains("href=\"/cart\">Cart</a>"));
+    assert_eq!(r.session_checks(), 1, "{:?}", r.engine_calls());
 }
 
 /// Opens a request that holds its slot: headers sent, a body promised and never sent.
