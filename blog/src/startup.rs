@@ -97,17 +97,22 @@ impl Blog {
                 async move { copy_posts::copy_posts(&c, changes).await }
             },
         )?;
-        let propagate = propagation(&containers.users, &containers.posts, &containers.leases)?;
-        let propagate_v2 = propagation(&v2.users, &v2.posts, &v2.leases)?;
-        for p in [&copy, &propagate, &propagate_v2] {
-            p.start().await?;
-        }
+        let workers = Workers::new().with(copy_posts::PROCESSOR, copy).with(
+            propagate_usernames::PROCESSOR,
+            propagation(&containers.users, &containers.posts, &containers.leases)?,
+        );
+        let workers_v2 = Workers::new().with(
+            propagate_usernames::PROCESSOR,
+            propagation(&v2.users, &v2.posts, &v2.leases)?,
+        );
+        workers.start().await?;
+        workers_v2.start().await?;
         Ok(Blog {
             containers,
             v2,
             v1,
-            workers: Arc::new(Workers(vec![Arc::new(copy), Arc::new(propagate)])),
-            workers_v2: Arc::new(Workers(vec![Arc::new(propagate_v2)])),
+            workers: Arc::new(workers),
+            workers_v2: Arc::new(workers_v2),
             users,
             measurements: Arc::new(Measurements::default()),
         })
@@ -144,7 +149,7 @@ impl Blog {
                 ))
                 .service(model_scope::<V1>(
                     SITE_V1,
-                    web::Data::new(Workers::default()),
+                    web::Data::new(Workers::new()),
                     accounts_v1.clone(),
                 ))
                 .app_data(workers.clone())

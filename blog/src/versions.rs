@@ -3,10 +3,6 @@
 //! generic over the model, and mounted at `/` (V3, the site), `/v2` and `/v1`. C1 and Q1 are the
 //! same in all three and are called directly (`access::c1_user`, `access::q1_user`).
 
-use std::sync::Arc;
-
-use cosmos::ChangeFeedProcessor;
-
 use crate::access::{self, v1, v2, DbOf, Page, Result, UsersContainer};
 use crate::model::{Comment, Like, Post, PostShort};
 
@@ -243,24 +239,5 @@ impl Version for V1 {
 }
 
 /// The change-feed workers a model runs (V1: none), for the account page's "is my new name
-/// everywhere yet?".
-#[derive(Default)]
-pub struct Workers(pub Vec<Arc<ChangeFeedProcessor>>);
-
-impl Workers {
-    /// Changes not yet handled by any of the model's workers.
-    pub async fn pending(&self) -> cosmos::Result<u64> {
-        let mut n = 0;
-        for p in &self.0 {
-            n += p.pending().await?;
-        }
-        Ok(n)
-    }
-
-    /// Stops them after their current batches are checkpointed.
-    pub async fn stop(&self) {
-        for p in &self.0 {
-            p.stop().await;
-        }
-    }
-}
+/// everywhere yet?": the sites' shared set of workers.
+pub use sitekit::workers::Workers;

@@ -3,7 +3,8 @@
 //! form ([`csrf`]), argon2id sign-in with throttling ([`auth`], [`signin`]), what access patterns
 //! return ([`access`]), form checks ([`form`]), the page
 //! layout ([`layout`]), error pages ([`error`]), static assets ([`assets`]), request metrics
-//! ([`telemetry`]) and the server ([`server`]). An app brings its containers, access patterns, routes and templates.
+//! ([`telemetry`]), change-feed workers and their lag ([`workers`]) and the server
+//! ([`server`]). An app brings its containers, access patterns, routes and templates.
 
 pub mod access;
 pub mod assets;
@@ -33,6 +34,7 @@ pub mod telemetry;
 pub mod testing;
 pub mod throttle;
 pub mod time;
+pub mod workers;
 
 pub use db::Db;
 pub use error::WebError;

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use actix_web::web;
 use cosmos::{Account, ChangeFeedProcessor, StartFrom};
+use sitekit::workers::Workers;
 
 use crate::access::{cascade_renames, place_order};
 use crate::containers::{Containers, DATABASE};
@@ -29,23 +30,11 @@ impl Default for WebStoreOptions {
     }
 }
 
-/// The rename cascade's processor, for the admin pages' "is propagation done?".
-pub struct Propagation {
-    processor: Arc<ChangeFeedProcessor>,
-}
-
-impl Propagation {
-    /// Changes not yet carried to the products, and the last handler error.
-    pub async fn status(&self) -> cosmos::Result<(u64, String)> {
-        let pending = self.processor.pending().await?;
-        Ok((pending, self.processor.failures().1.unwrap_or_default()))
-    }
-}
-
 /// A started WebStore.
 pub struct WebStore {
     pub containers: Containers,
-    pub processor: Arc<ChangeFeedProcessor>,
+    /// The rename cascade (the admin pages' "is propagation done?").
+    pub workers: Arc<Workers>,
     pub customers: u64,
 }
 
@@ -57,11 +46,12 @@ impl WebStore {
         let containers = Containers::create_if_not_exists(&db).await?;
         place_order::register(&containers).await?;
         let customers = seed::seed_if_needed(&containers, options.customers).await?;
-        let processor = Arc::new(rename_processor(&containers)?);
-        processor.start().await?;
+        let workers =
+            Workers::new().with(cascade_renames::PROCESSOR, rename_processor(&containers)?);
+        workers.start().await?;
         Ok(WebStore {
             containers,
-            processor,
+            workers: Arc::new(workers),
             customers,
         })
     }
@@ -75,21 +65,19 @@ impl WebStore {
             name_property: "firstName",
             admin_property: Some("admin"),
         });
-        let propagation = web::Data::new(Propagation {
-            processor: self.processor.clone(),
-        });
+        let workers = web::Data::from(self.workers.clone());
         move |cfg: &mut web::ServiceConfig| {
             cfg.app_data(containers.clone())
                 .app_data(web::Data::new(routes::ERROR_PAGE))
                 .app_data(accounts.clone())
-                .app_data(propagation.clone())
+                .app_data(workers.clone())
                 .configure(routes::configure);
         }
     }
 
     /// Stops the worker after its current batch is checkpointed.
     pub async fn stop(&self) {
-        self.processor.stop().await;
+        self.workers.stop().await;
     }
 }
 

@@ -9,10 +9,10 @@ use serde::Deserialize;
 use super::Listing;
 use crate::access::{self, Db, StoreError};
 use crate::model::{Customer, Product};
-use crate::startup::Propagation;
 use sitekit::csrf::CsrfForm;
 use sitekit::layout::{html, html_status, see_other};
 use sitekit::paging::Pager;
+use sitekit::workers::Workers;
 use sitekit::{Ctx, Page, WebError};
 
 #[derive(Template)]
@@ -52,7 +52,7 @@ struct MetaPage {
 async fn meta_page(
     ctx: &Ctx,
     db: &Db,
-    propagation: &Propagation,
+    workers: &Workers,
     kind: &'static str,
     error: String,
 ) -> Result<HttpResponse, WebError> {
@@ -76,7 +76,9 @@ async fn meta_page(
             })
             .collect()
     };
-    let (pending, last_error) = propagation.status().await?;
+    // Changes not yet carried to the products, and the rename cascade's last handler error.
+    let pending = workers.pending().await?;
+    let last_error = workers.last_error();
     let status = if error.is_empty() {
         StatusCode::OK
     } else {
@@ -107,13 +109,13 @@ async fn meta_page(
 pub async fn categories(
     ctx: Ctx,
     db: Db,
-    p: web::Data<Propagation>,
+    workers: web::Data<Workers>,
 ) -> Result<HttpResponse, WebError> {
-    meta_page(&ctx, &db, &p, "category", String::new()).await
+    meta_page(&ctx, &db, &workers, "category", String::new()).await
 }
 
-pub async fn tags(ctx: Ctx, db: Db, p: web::Data<Propagation>) -> Result<HttpResponse, WebError> {
-    meta_page(&ctx, &db, &p, "tag", String::new()).await
+pub async fn tags(ctx: Ctx, db: Db, workers: web::Data<Workers>) -> Result<HttpResponse, WebError> {
+    meta_page(&ctx, &db, &workers, "tag", String::new()).await
 }
 
 #[derive(Deserialize)]
@@ -124,7 +126,7 @@ pub struct RenameForm {
 async fn rename(
     ctx: Ctx,
     db: Db,
-    p: web::Data<Propagation>,
+    workers: web::Data<Workers>,
     kind: &'static str,
     id: String,
     form: RenameForm,
@@ -138,7 +140,14 @@ async fn rename(
         "/admin/tags"
     };
     if let Some((_, message)) = errors.0.first() {
-        return meta_page(&ctx, &db, &p, kind, format!("The new name {message}.")).await;
+        return meta_page(
+            &ctx,
+            &db,
+            &workers,
+            kind,
+            format!("The new name {message}."),
+        )
+        .await;
     }
     match access::rename_meta::rename_meta(&db, kind, &id, &name).await {
         Ok(old) => {
@@ -147,7 +156,7 @@ async fn rename(
             ));
             Ok(see_other(back))
         }
-        Err(StoreError::Invalid(m)) => meta_page(&ctx, &db, &p, kind, m).await,
+        Err(StoreError::Invalid(m)) => meta_page(&ctx, &db, &workers, kind, m).await,
         Err(e) => Err(e.into()),
     }
 }
@@ -155,21 +164,37 @@ async fn rename(
 pub async fn rename_category(
     ctx: Ctx,
     db: Db,
-    p: web::Data<Propagation>,
+    workers: web::Data<Workers>,
     path: web::Path<String>,
     form: CsrfForm<RenameForm>,
 ) -> Result<HttpResponse, WebError> {
-    rename(ctx, db, p, "category", path.into_inner(), form.into_inner()).await
+    rename(
+        ctx,
+        db,
+        workers,
+        "category",
+        path.into_inner(),
+        form.into_inner(),
+    )
+    .await
 }
 
 pub async fn rename_tag(
     ctx: Ctx,
     db: Db,
-    p: web::Data<Propagation>,
+    workers: web::Data<Workers>,
     path: web::Path<String>,
     form: CsrfForm<RenameForm>,
 ) -> Result<HttpResponse, WebError> {
-    rename(ctx, db, p, "tag", path.into_inner(), form.into_inner()).await
+    rename(
+        ctx,
+        db,
+        workers,
+        "tag",
+        path.into_inner(),
+        form.into_inner(),
+    )
+    .await
 }
 
 #[derive(Template)]
