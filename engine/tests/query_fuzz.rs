@@ -290,3 +290,23 @@ fn deep_nesting_is_an_error_not_a_stack_overflow() {
         .join()
         .expect("no stack overflow");
 }
+
+/// The fuzz target's seeds (`fuzz/corpus/query`, long chains and `IN` lists among them) run
+/// here too, so CI replays them without libFuzzer: each parses and runs, or is an error.
+#[test]
+fn the_fuzz_corpus_replays() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/query");
+    let mut seeds = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        run(&text);
+        seeds += 1;
+    }
+    assert!(seeds >= 16, "{seeds} seeds in {}", dir.display());
+    // The long ones are queries, not nesting errors (issue 18 §3).
+    for name in ["long-or-chain", "long-and-chain", "long-plus-chain", "long-in-strings"] {
+        let text = std::fs::read_to_string(dir.join(name)).unwrap();
+        assert!(parse(&text).is_ok(), "{name} parses");
+    }
+}
