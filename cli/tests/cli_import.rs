@@ -307,3 +307,71 @@ fn every_argument_has_a_description_in_help() {
         }
     }
 }
+
+/// Unmounts the small file system when the test ends, failing or not.
+struct Mounted(std::path::PathBuf);
+
+impl Drop for Mounted {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg("-l").arg(&self.0).status();
+    }
+}
+
+/// An import onto a disk that fills up stops at the first 507 with its summary (how many were
+/// committed, where it stopped) instead of sending every later line to fail the same way; what
+/// it reported imported is there.
+#[test]
+fn a_full_disk_stops_the_import_with_its_summary() {
+    let tmp = tempfile::tempdir().unwrap();
+    let small = tmp.path().join("small");
+    std::fs::create_dir_all(&small).unwrap();
+    let mounted = Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=4m", "tmpfs"])
+        .arg(&small)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !mounted {
+        eprintln!("cannot mount a small tmpfs here (not root?): the 507 mapping is covered by engine/tests/full_disk.rs's unit twin");
+        return;
+    }
+    let _unmount = Mounted(small.clone());
+    let data = small.join("data");
+    // 20 000 lines of 2 KB: about 40 MB, ten times what the file system holds.
+    let file = tmp.path().join("big.jsonl");
+    let body = "x".repeat(2_000);
+    let text: String = (0..20_000)
+        .map(|i| {
+            format!(
+                "{{\"id\":\"i{i}\",\"pk\":\"p{}\",\"body\":\"{body}\"}}\n",
+                i % 97
+            )
+        })
+        .collect();
+    std::fs::write(&file, text).unwrap();
+    let o = import(&data, &file, &[]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "{err}");
+    assert!(err.contains("insufficient storage"), "{err}");
+    assert!(err.contains("stopped at line"), "{err}");
+    // It stopped: far fewer than the 20 000 lines were tried, not one 507 per line.
+    let failures = err.lines().filter(|l| l.contains("(507)")).count();
+    assert!(failures < 200, "{failures} lines failed with 507:\n{err}");
+    // What it says it imported is committed (and readable, with the disk still full).
+    let summary: Value = err
+        .lines()
+        .find_map(|l| serde_json::from_str(l).ok())
+        .expect("the JSON summary line");
+    assert_eq!(
+        summary["stoppedAt"]
+            .as_str()
+            .map(|s| s.contains("insufficient")),
+        Some(true)
+    );
+    let imported = summary["imported"].as_u64().unwrap() as usize;
+    let exported = export(&data).len();
+    assert!(imported > 0, "{err}");
+    assert!(
+        exported >= imported,
+        "exported {exported}, reported {imported}:\n{err}"
+    );
+}
