@@ -49,6 +49,13 @@ pub(crate) fn from_status(
     }
 }
 
+/// The SDK's sub-statuses for a continuation token it cannot resume the query from (its
+/// `ClientContinuationToken…` family): 20203 shape mismatch (a single-partition query's token on a
+/// fan-out, or the reverse), 20204 unexpected nested shape, 20205 invalid EPK range, 20213 saved
+/// range no longer covered, 20214 invalid ORDER BY state (e.g. a boundary RID that is not a
+/// Cosmos DB document RID).
+const REFUSED_TOKENS: [u32; 5] = [20203, 20204, 20205, 20213, 20214];
+
 /// The engine error for an SDK failure: its status when the endpoint answered, else the
 /// transport's message (unreachable host, TLS) as 503.
 pub(crate) fn from_sdk(e: azure_data_cosmos::CosmosError) -> Error {
@@ -64,6 +71,12 @@ pub(crate) fn from_sdk(e: azure_data_cosmos::CosmosError) -> Error {
         // the caller's mistake, not an unreachable endpoint.
         if code == 400 {
             return from_status(code, sub, e.to_string(), None);
+        }
+        // So is a well-formed token that cannot resume this query (another query's shape, a
+        // forged ORDER BY boundary, ranges the account no longer has): the SDK says 500, but
+        // it is a stale or foreign page link, not an endpoint that is down.
+        if sub.is_some_and(|s| REFUSED_TOKENS.contains(&s)) {
+            return Error::bad("continuation", e.to_string());
         }
         return Error::Unavailable(format!("the Cosmos DB endpoint did not answer: {e}"));
     }

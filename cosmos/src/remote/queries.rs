@@ -4,7 +4,9 @@
 use std::num::NonZeroU32;
 
 use azure_data_cosmos::feed::ContinuationToken;
-use azure_data_cosmos::options::{MaxItemCountHint, QueryOptions as SdkQueryOptions};
+use azure_data_cosmos::options::{
+    MaxItemCountHint, QueryOptions as SdkQueryOptions, QueryPlanMode,
+};
 use azure_data_cosmos::{FeedScope, Query};
 use futures_util::TryStreamExt;
 use serde::de::DeserializeOwned;
@@ -34,6 +36,17 @@ impl RemoteContainer {
             None => FeedScope::full_container(),
         };
         let mut o = SdkQueryOptions::default();
+        if options.partition_key.is_none() {
+            // A fan-out is planned by the endpoint, as the other SDKs plan theirs. The SDK's own
+            // planner (its default) rewrites an ORDER BY into the service's per-range form and
+            // merges the ranges itself, resuming a page from the last row's `_rid`, which its
+            // token must carry as a Cosmos DB document RID: the gateway's are the engine's, so
+            // page 2 failed in the SDK (500/20214, "not a decodable Cosmos document RID"). The
+            // gateway's plan leaves ORDER BY, DISTINCT and GROUP BY to the engine, which pages
+            // them with its own continuation; Azure Cosmos DB's is the plan the SDK merges by,
+            // with real RIDs. One plan request more per page.
+            o = o.with_query_plan_mode(QueryPlanMode::GatewayOnly);
+        }
         if let Some(n) = options.max_item_count {
             let n = NonZeroU32::new(n.min(u32::MAX as usize) as u32)
                 .ok_or_else(|| Error::bad("max_item_count", "must be at least 1"))?;
