@@ -356,7 +356,7 @@ async fn run(cli: Cli) -> Result<(), import::ImportError> {
         }
         Command::Stats { target, top } => {
             let c = engine.database(&target.db).container(&target.container);
-            let stats = c.stats(top)?;
+            let stats = c.stats(top).await?;
             out(&serde_json::to_string_pretty(&stats).unwrap_or_default());
             Ok(())
         }

@@ -178,7 +178,7 @@ async fn main() -> engine::Result<()> {
         println!("{name:<40} {ru:>10.2} {published:>14.2} {parts:>11}");
     }
 
-    let stats = posts.stats(3)?;
+    let stats = posts.stats(3).await?;
     println!(
         "\nposts: {} items, {} bytes in {} physical partitions",
         stats.items,

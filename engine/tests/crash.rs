@@ -100,7 +100,7 @@ fn acknowledged_writes_survive_sigkill() {
                 );
             }
             // Counters agree with the items actually stored.
-            let stats = c.stats(1000).unwrap();
+            let stats = c.stats(1000).await.unwrap();
             let by_lp: u64 = stats
                 .partitions
                 .iter()

@@ -5,8 +5,9 @@ mod common;
 use engine::{ContainerProperties, EngineOptions};
 use serde_json::json;
 
-fn entries(c: &engine::ContainerClient) -> u64 {
+async fn entries(c: &engine::ContainerClient) -> u64 {
     c.stats(0)
+        .await
         .unwrap()
         .partitions
         .iter()
@@ -24,7 +25,7 @@ fn entries_follow_writes_and_splits() {
             c.create_item(&json!({"id": format!("{i}"), "pk": format!("p{}", i % 23), "n": i, "tags": ["a", "b"]}), None, None).await.unwrap();
         }
         assert!(c.read_container().unwrap().partitions.len() > 1);
-        assert_eq!(entries(&c), 200 * 6);
+        assert_eq!(entries(&c).await, 200 * 6);
         // A replace changing one value touches two entries, and costs less than the create.
         let created = c.create_item(&json!({"id": "x", "pk": "p1", "n": 1, "tags": ["a"]}), None, None).await.unwrap();
         let replaced = c.replace_item(&json!({"id": "x", "pk": "p1", "n": 2, "tags": ["a"]}), "x", None, None).await.unwrap();
@@ -32,11 +33,11 @@ fn entries_follow_writes_and_splits() {
         assert!([2, 4].contains(&replaced.diagnostics.index_terms_written), "{:?}", replaced.diagnostics);
         assert!(replaced.request_charge < created.request_charge);
         c.delete_item("x", "p1", None).await.unwrap();
-        assert_eq!(entries(&c), 200 * 6);
+        assert_eq!(entries(&c).await, 200 * 6);
         for i in 0..200 {
             c.delete_item(&format!("{i}"), format!("p{}", i % 23), None).await.unwrap();
         }
-        assert_eq!(entries(&c), 0);
+        assert_eq!(entries(&c).await, 0);
     });
 }
 
@@ -62,7 +63,7 @@ fn a_policy_change_rebuilds_the_index_online() {
             .unwrap();
         }
         assert_eq!(
-            entries(&c),
+            entries(&c).await,
             0,
             "nothing indexed under an all-excluded policy"
         );
@@ -96,7 +97,7 @@ fn a_policy_change_rebuilds_the_index_online() {
             c.read_container().unwrap().index_rebuild.is_none(),
             "the rebuild finished"
         );
-        assert_eq!(entries(&c), 5099, "one /n entry per live item");
+        assert_eq!(entries(&c).await, 5099, "one /n entry per live item");
         // Bad policies are refused with 400 and change nothing.
         let e = db
             .replace_indexing_policy("c", json!({"includedPaths": [{"path": "n/?"}]}))

@@ -97,7 +97,7 @@ proptest! {
                 got.sort();
                 assert_eq!(got.into_iter().map(|g| g.1).collect::<Vec<_>>(), want);
             }
-            assert_eq!(c.stats(10).unwrap().items, model.len() as u64);
+            assert_eq!(c.stats(10).await.unwrap().items, model.len() as u64);
         });
     }
 }

@@ -58,7 +58,7 @@ fn partitions_split_online_under_concurrent_writes_and_lose_nothing() {
                 .unwrap();
         }
         // Counters add up, every logical partition sits in exactly one physical partition.
-        let stats = c.stats(100).unwrap();
+        let stats = c.stats(100).await.unwrap();
         assert_eq!(stats.items, all.len() as u64);
         let mut seen = HashSet::new();
         for p in &stats.partitions {
@@ -183,7 +183,7 @@ fn hot_partition_gets_429_with_retry_after_and_others_do_not() {
         c.create_item(&json!({"id": "x", "pk": cold}), None, None)
             .await
             .unwrap();
-        let loads = c.stats(1).unwrap();
+        let loads = c.stats(1).await.unwrap();
         let hot_stats = loads.partitions.iter().find(|p| p.id == hot).unwrap();
         assert!(hot_stats.load.as_ref().unwrap().throttled >= 1);
         assert_eq!(

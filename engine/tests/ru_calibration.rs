@@ -174,7 +174,7 @@ fn fan_out_charges_match_the_published_v2_figures() {
         while let Some(r) = tasks.join_next().await {
             r.unwrap();
         }
-        let stats = posts.stats(1).unwrap();
+        let stats = posts.stats(1).await.unwrap();
         assert_eq!(stats.partitions.len(), V2_PARTITIONS as usize);
         let mut table = vec![
             "| request | published RU | engine RU | diff | partitions |".to_string(),

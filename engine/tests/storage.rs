@@ -105,6 +105,6 @@ fn a_full_store_answers_507_and_keeps_what_it_acknowledged() {
         for id in &acknowledged {
             c.read_item::<Value>(id, "p", None).await.unwrap();
         }
-        assert_eq!(c.stats(1).unwrap().items, acknowledged.len() as u64);
+        assert_eq!(c.stats(1).await.unwrap().items, acknowledged.len() as u64);
     });
 }

@@ -47,8 +47,15 @@ pub struct ContainerStats {
 }
 
 impl ContainerClient {
-    /// Metrics of every physical partition, with its `top` largest logical partitions.
-    pub fn stats(&self, top: usize) -> Result<ContainerStats> {
+    /// Metrics of every physical partition, with its `top` largest logical partitions. It walks
+    /// every logical partition: on the heavy lane (`blocking.rs`), never on the caller's async
+    /// thread, so a page that shows it does not stall the requests beside it.
+    pub async fn stats(&self, top: usize) -> Result<ContainerStats> {
+        let c = self.clone();
+        super::blocking::heavy(move || c.stats_now(top)).await
+    }
+
+    fn stats_now(&self, top: usize) -> Result<ContainerStats> {
         let shared = self.shared()?;
         let def = shared.def.load_full();
         let loads = shared.throughput.loads();

@@ -96,8 +96,8 @@ pub struct ContainerDetail {
 /// Logical partitions listed on a container's page.
 pub const LARGEST: usize = 20;
 
-pub fn detail(c: &ContainerClient, def: &ContainerDef) -> engine::Result<ContainerDetail> {
-    let stats = c.stats(LARGEST)?;
+pub async fn detail(c: &ContainerClient, def: &ContainerDef) -> engine::Result<ContainerDetail> {
+    let stats = c.stats(LARGEST).await?;
     let mut largest: Vec<LogicalPartition> = stats
         .partitions
         .iter()

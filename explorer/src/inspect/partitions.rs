@@ -127,11 +127,12 @@ pub fn all(engine: &Engine) -> Vec<ContainerLoad> {
 }
 
 /// The largest logical partitions of each physical partition, by partition id.
-pub fn largest(
+pub async fn largest(
     c: &ContainerClient,
     top: usize,
 ) -> engine::Result<Vec<(u32, Vec<LogicalPartition>)>> {
-    Ok(c.stats(top)?
+    Ok(c.stats(top)
+        .await?
         .partitions
         .into_iter()
         .map(|p| {

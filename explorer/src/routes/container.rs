@@ -29,7 +29,7 @@ pub async fn container(
 ) -> Result<HttpResponse, ExplorerError> {
     let (db, coll) = path.into_inner();
     let (c, def) = inspect::container(&x.engine, &db, &coll)?;
-    let detail = catalog::detail(&c, &def)?;
+    let detail = catalog::detail(&c, &def).await?;
     Ok(html(&ContainerPage {
         base: super::container_url(&db, &coll),
         c: detail,

@@ -149,7 +149,8 @@ pub async fn container(
         },
         "RU/s per physical partition over the last minute",
     );
-    let largest = partitions::largest(&c, LARGEST)?
+    let largest = partitions::largest(&c, LARGEST)
+        .await?
         .into_iter()
         .map(|(id, lps)| {
             let chart = svg::bars(
