@@ -31,3 +31,10 @@ mod tests {
         assert_eq!(super::day("2026-11-23T06:05:04.1234567Z"), "2026-11-23");
     }
 }
+
+/// Now in Unix seconds, the unit of the service's `_ts`.
+pub fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}

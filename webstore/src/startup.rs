@@ -13,7 +13,7 @@ use crate::{routes, seed};
 
 pub const SITE: sitekit::Site = sitekit::Site {
     name: "WebStore",
-    tagline: "the shop of the Cosmos DB modeling articles, on an embedded engine",
+    tagline: "the shop of the Cosmos DB modeling articles",
     cookie_name: "webstore_session",
     base: "",
 };

@@ -44,11 +44,7 @@ impl User {
 const COPIES_SETTLE_SECS: u64 = 60;
 
 /// Unix seconds, as `propagatedAt` keeps them.
-pub fn unix_now() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
-}
+pub use sitekit::time::unix_now;
 
 /// Makes usernames unique without a fan-out: one document per username, in its own logical
 /// partition of `users` (`userId = "username:<name>"`), created before the name is used.

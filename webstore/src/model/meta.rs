@@ -9,6 +9,9 @@ pub struct Category {
     #[serde(rename = "type")]
     pub kind: String,
     pub name: String,
+    /// When it was last written (Unix seconds): the service's `_ts`, never written by us.
+    #[serde(rename = "_ts", default, skip_serializing)]
+    pub ts: u64,
 }
 
 /// A product tag, in `productMeta` with `type = "tag"`.
@@ -19,6 +22,9 @@ pub struct Tag {
     #[serde(rename = "type")]
     pub kind: String,
     pub name: String,
+    /// When it was last written (Unix seconds): the service's `_ts`, never written by us.
+    #[serde(rename = "_ts", default, skip_serializing)]
+    pub ts: u64,
 }
 
 /// The home page's curated products, one document in `productMeta` (`type = "featured"`),
