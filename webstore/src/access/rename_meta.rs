@@ -19,6 +19,9 @@ pub async fn rename_meta(db: &Db, kind: &str, id: &str, new_name: &str) -> Resul
     let mut doc = current.resource.unwrap_or_default();
     let old = doc["name"].as_str().unwrap_or_default().to_owned();
     doc["name"] = Value::from(new_name);
+    // When, so the back office asks whether the rename reached the products only while it may
+    // not have (Unix seconds).
+    doc["renamedAt"] = Value::from(sitekit::time::unix_now());
     db.product_meta
         .replace_item(
             &doc,

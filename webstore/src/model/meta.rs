@@ -9,9 +9,9 @@ pub struct Category {
     #[serde(rename = "type")]
     pub kind: String,
     pub name: String,
-    /// When it was last written (Unix seconds): the service's `_ts`, never written by us.
-    #[serde(rename = "_ts", default, skip_serializing)]
-    pub ts: u64,
+    /// When the back office last renamed it (Unix seconds; none for the seeded names).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub renamed_at: Option<u64>,
 }
 
 /// A product tag, in `productMeta` with `type = "tag"`.
@@ -22,9 +22,9 @@ pub struct Tag {
     #[serde(rename = "type")]
     pub kind: String,
     pub name: String,
-    /// When it was last written (Unix seconds): the service's `_ts`, never written by us.
-    #[serde(rename = "_ts", default, skip_serializing)]
-    pub ts: u64,
+    /// When the back office last renamed it (Unix seconds; none for the seeded names).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub renamed_at: Option<u64>,
 }
 
 /// The home page's curated products, one document in `productMeta` (`type = "featured"`),

@@ -60,9 +60,9 @@ async fn meta_page(
     error: String,
 ) -> Result<HttpResponse, WebError> {
     ctx.require_admin()?;
-    let (rows, last_write): (Vec<MetaRow>, u64) = if kind == "category" {
+    let (rows, last_rename): (Vec<MetaRow>, u64) = if kind == "category" {
         let all = access::list_categories::list_categories(db).await?;
-        let last = all.iter().map(|c| c.ts).max().unwrap_or(0);
+        let last = all.iter().filter_map(|c| c.renamed_at).max().unwrap_or(0);
         let rows = all.into_iter().map(|c| MetaRow {
             id: c.id,
             name: c.name,
@@ -70,7 +70,7 @@ async fn meta_page(
         (rows.collect(), last)
     } else {
         let all = access::list_tags::list_tags(db).await?;
-        let last = all.iter().map(|t| t.ts).max().unwrap_or(0);
+        let last = all.iter().filter_map(|t| t.renamed_at).max().unwrap_or(0);
         let rows = all.into_iter().map(|t| MetaRow {
             id: t.id,
             name: t.name,
@@ -80,7 +80,7 @@ async fn meta_page(
     // Changes not yet carried to the products, asked only when one of these was renamed in
     // the last minute: free embedded, the estimate is a change-feed read per lease on an
     // account, which a page nobody renamed anything on need not pay.
-    let pending = if sitekit::time::unix_now().saturating_sub(last_write) <= RENAME_SETTLE_SECS {
+    let pending = if sitekit::time::unix_now().saturating_sub(last_rename) <= RENAME_SETTLE_SECS {
         workers.pending().await?
     } else {
         0
