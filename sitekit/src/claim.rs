@@ -206,12 +206,7 @@ mod tests {
 
     /// A container on a real embedded engine in a temporary directory (kept alive by the dir).
     async fn accounts() -> (Container, tempfile::TempDir) {
-        let dir = tempfile::tempdir().unwrap();
-        let engine = engine::Engine::open(dir.path(), Default::default()).unwrap();
-        let db = cosmos::Account::embedded(engine)
-            .create_database_if_not_exists("d")
-            .await
-            .unwrap();
+        let (db, dir) = crate::test_database().await;
         let c = db
             .create_container_if_not_exists(ContainerProperties::new("accounts", "/pk"))
             .await

@@ -36,6 +36,18 @@ pub mod throttle;
 pub mod time;
 pub mod workers;
 
+/// For this crate's unit tests: a database on a real embedded engine in a temporary directory.
+#[cfg(test)]
+pub(crate) async fn test_database() -> (cosmos::Database, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = engine::Engine::open(dir.path(), Default::default()).unwrap();
+    let db = cosmos::Account::embedded(engine)
+        .create_database_if_not_exists("d")
+        .await
+        .unwrap();
+    (db, dir)
+}
+
 pub use db::Db;
 pub use error::WebError;
 pub use layout::{Ctx, Page, Site};

@@ -238,12 +238,7 @@ mod tests {
 
     #[tokio::test]
     async fn an_expired_session_is_refused() {
-        let dir = tempfile::tempdir().unwrap();
-        let engine = engine::Engine::open(dir.path(), Default::default()).unwrap();
-        let db = cosmos::Account::embedded(engine)
-            .create_database_if_not_exists("d")
-            .await
-            .unwrap();
+        let (db, _dir) = crate::test_database().await;
         let container = db
             .create_container_if_not_exists(ContainerProperties::new("users", "/userId"))
             .await

@@ -19,6 +19,13 @@ pub fn day(iso: &str) -> &str {
     iso.get(..10).unwrap_or(iso)
 }
 
+/// Now in Unix seconds, the unit of the service's `_ts`.
+pub fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -30,11 +37,4 @@ mod tests {
         assert_eq!(super::iso(t), "2026-11-23T06:05:04.1234567Z");
         assert_eq!(super::day("2026-11-23T06:05:04.1234567Z"), "2026-11-23");
     }
-}
-
-/// Now in Unix seconds, the unit of the service's `_ts`.
-pub fn unix_now() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
 }

@@ -81,12 +81,7 @@ mod tests {
 
     #[tokio::test]
     async fn pending_adds_up_every_worker_and_is_zero_once_they_handled_a_change() {
-        let dir = tempfile::tempdir().unwrap();
-        let engine = engine::Engine::open(dir.path(), Default::default()).unwrap();
-        let db = cosmos::Account::embedded(engine)
-            .create_database_if_not_exists("d")
-            .await
-            .unwrap();
+        let (db, _dir) = crate::test_database().await;
         let items = db
             .create_container_if_not_exists(ContainerProperties::new("items", "/pk"))
             .await
