@@ -58,6 +58,30 @@ fn charges_match_the_published_figures_of_the_blog_model() {
         let c2 = posts.create_item(&post, None, None).await.unwrap();
         assert_close("C2 create post", c2.request_charge, 8.76, &mut table);
 
+        // [C3] create a comment (V2/V3): the blog's createComment, the article's JavaScript
+        // stored procedure (read the post, bump its count, create the comment in its partition).
+        let mut v2_post = post.clone();
+        v2_post["id"] = json!(uuid(3));
+        v2_post["postId"] = json!(uuid(3));
+        v2_post["commentCount"] = json!(0);
+        posts.create_item(&v2_post, None, None).await.unwrap();
+        posts
+            .scripts()
+            .upsert_stored_procedure(
+                "createComment",
+                engine::JavaScript::new(include_str!("../../blog/scripts/createComment.js")).unwrap(),
+            )
+            .unwrap();
+        let comment = json!({"id": uuid(4), "type": "comment", "userId": uuid(1), "userUsername": "mariebrown",
+                             "content": "Thanks, this cleared up how to pick a partition key for my app.",
+                             "creationDate": "2019-05-23T11:00:00.0000000Z"});
+        let c3 = posts
+            .scripts()
+            .execute_stored_procedure::<Value>("createComment", uuid(3), &[json!(uuid(3)), comment])
+            .await
+            .unwrap();
+        assert_close("C3 create comment (V2/V3, createComment)", c3.request_charge, 15.27, &mut table);
+
         // [Q2] retrieve a post (V2/V3: one point read)
         let q2 = posts.read_item::<Value>(&uuid(2), uuid(2), None).await.unwrap();
         assert_close("Q2 read post (V3)", q2.request_charge, 1.0, &mut table);
