@@ -201,7 +201,7 @@ fn all_versions_mode_has_every_write_and_delete_including_ttl_purges() {
             "the TTL purge shows as a delete"
         );
         assert_eq!(
-            c.stats(1).unwrap().items,
+            c.stats(1).await.unwrap().items,
             0,
             "the expired item was purged, counters follow"
         );

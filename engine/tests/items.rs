@@ -590,7 +590,7 @@ fn definitions_and_items_survive_reopen() {
                 .await
                 .unwrap();
         }
-        let stats = c.stats(3).unwrap();
+        let stats = c.stats(3).await.unwrap();
         assert_eq!(stats.items, 200);
         assert_eq!(
             stats

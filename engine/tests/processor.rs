@@ -104,8 +104,9 @@ fn a_view_bootstraps_from_the_beginning_and_resumes_after_restart() {
     });
 }
 
+/// The items the container's counters record (a synchronous walk: `eventually` polls it).
 fn item_count(c: &ContainerClient) -> usize {
-    c.stats(1).unwrap().items as usize
+    c.count_items(None).unwrap().expected as usize
 }
 
 fn read_v(c: &ContainerClient, id: &str, pk: &str) -> Option<i64> {
