@@ -306,10 +306,10 @@ fn the_fuzz_corpus_replays() {
     assert!(seeds >= 16, "{seeds} seeds in {}", dir.display());
     // The long ones are queries, not nesting errors (issue 18 §3).
     for name in [
-        "long-or-chain",
-        "long-and-chain",
-        "long-plus-chain",
-        "long-in-strings",
+        "seed-long-or-chain",
+        "seed-long-and-chain",
+        "seed-long-plus-chain",
+        "seed-long-in-strings",
     ] {
         let text = std::fs::read_to_string(dir.join(name)).unwrap();
         assert!(parse(&text).is_ok(), "{name} parses");
