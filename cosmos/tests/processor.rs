@@ -295,3 +295,37 @@ async fn transient_errors_are_retried_without_counting() {
     assert!(dead_letters(&leases, "throttled").await.is_empty());
     p.stop().await;
 }
+
+/// "Has what I changed been handled?" on an account: once the worker has read its lease to the
+/// end after the change, the answer costs nothing; before that it is "pending" (the next poll
+/// will tell), still free; only `pending()` without a moment reads the change feed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lag_asked_since_a_change_is_free_once_the_worker_read_past_it() {
+    let gw = TestGateway::start();
+    let (source, leases) = containers(&gw).await;
+    let seen: Seen = Default::default();
+    let p = processor(&source, &leases, &seen);
+    p.start().await.unwrap();
+    write(&source, 0..5).await;
+    let changed = std::time::SystemTime::now();
+    until("5 changes", || seen.lock().len() == 5).await;
+    // Two polls (100 ms each) after the change: the lease was read to its end since.
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let (n, calls) = cosmos::ledger::measured(p.pending_since(changed)).await;
+    assert_eq!(n.unwrap(), 0);
+    assert!(calls.calls().is_empty(), "no read: {:?}", calls.calls());
+    // A moment the worker has not read past yet: pending, and still no read.
+    let later = std::time::SystemTime::now() + Duration::from_secs(3600);
+    let (n, calls) = cosmos::ledger::measured(p.pending_since(later)).await;
+    assert_eq!(n.unwrap(), 1);
+    assert!(calls.calls().is_empty());
+    // Without a moment, the estimate reads the feed from the checkpoints (and is recorded).
+    let (n, calls) = cosmos::ledger::measured(p.pending()).await;
+    assert_eq!(n.unwrap(), 0);
+    assert!(!calls.calls().is_empty());
+    assert!(calls
+        .calls()
+        .iter()
+        .all(|c| c.operation == cosmos::LAG_ESTIMATE));
+    p.stop().await;
+}

@@ -57,6 +57,17 @@ impl Workers {
         Ok(n)
     }
 
+    /// Changes made before `since` not yet handled (each processor's
+    /// [`pending_since`](ChangeFeedProcessor::pending_since), added up): what a page asks after
+    /// a rename, free on an account once the workers have read past it.
+    pub async fn pending_since(&self, since: std::time::SystemTime) -> cosmos::Result<u64> {
+        let mut n = 0;
+        for (_, p) in &self.0 {
+            n += p.pending_since(since).await?;
+        }
+        Ok(n)
+    }
+
     /// Failed handler attempts of all the workers, and the last error of the first worker (in
     /// start order) that has one.
     pub fn failures(&self) -> (u64, Option<String>) {

@@ -29,14 +29,14 @@ pub struct User {
 }
 
 impl User {
-    /// Whether the copies of this user's posts may still carry an older name: a rename not yet
-    /// carried by the username worker, or carried less than a minute ago (the copies in `users`
-    /// and `feed` follow through the posts' change feed moments later).
-    pub fn copies_may_lag(&self) -> bool {
-        self.propagated_version < self.username_version
-            || self
-                .propagated_at
-                .is_some_and(|at| unix_now().saturating_sub(at) <= COPIES_SETTLE_SECS)
+    /// Within a minute of the username worker carrying a rename, the moment the copies of the
+    /// posts (in `users` and `feed`, which follow through the posts' change feed) are done once
+    /// the workers have read past: the second after `propagatedAt`. `None` when no rename is
+    /// that recent.
+    pub fn copies_settling_since(&self) -> Option<std::time::SystemTime> {
+        let at = self.propagated_at?;
+        (unix_now().saturating_sub(at) <= COPIES_SETTLE_SECS)
+            .then(|| std::time::UNIX_EPOCH + std::time::Duration::from_secs(at + 1))
     }
 }
 

@@ -190,7 +190,10 @@ async fn account_page<M: Version>(
     // Free embedded, the workers' lag is a change-feed read per lease on an account: asked only
     // while a rename's copies may still lag, not on every view of this page.
     let propagated = user.propagated_version >= user.username_version
-        && (!user.copies_may_lag() || workers.pending().await? == 0);
+        && match user.copies_settling_since() {
+            None => true,
+            Some(since) => workers.pending_since(since).await? == 0,
+        };
     let status = if errors.is_empty() {
         StatusCode::OK
     } else if errors.get("username") == "is taken" {

@@ -227,6 +227,21 @@ impl ChangeFeedProcessor {
         }
     }
 
+    /// Whether changes made before `since` are still pending: [`Self::pending`] embedded; remote,
+    /// free for the leases this process has read to their end since then (a page asking "has my
+    /// rename been carried?" pays a change-feed read only for another process's leases).
+    pub async fn pending_since(&self, since: std::time::SystemTime) -> Result<u64> {
+        match &self.0 {
+            Backend::Embedded(_) => self.pending().await,
+            Backend::Remote(p) => {
+                let ms = since
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_millis() as u64);
+                p.pending_since(ms).labelled(LAG_ESTIMATE).await
+            }
+        }
+    }
+
     /// Changes delivered to the handler successfully (counting redeliveries).
     pub fn delivered(&self) -> u64 {
         match &self.0 {

@@ -75,6 +75,9 @@ struct Inner {
     /// The leases as this process last saw them (listed every poll, its own checkpoints
     /// updated as it makes them): what the lag estimate reads from, without a query.
     known: Mutex<Vec<Lease>>,
+    /// Per lease this process holds: when its last read that reached the end of the feed began
+    /// (Unix ms), once what it read was handled — "nothing pending as of then", for free.
+    drained: Mutex<std::collections::HashMap<String, u64>>,
 }
 
 #[derive(Clone)]
@@ -115,6 +118,7 @@ impl Processor {
             last_error: Mutex::new(None),
             backoff: Default::default(),
             known: Default::default(),
+            drained: Default::default(),
         }))
     }
 
@@ -160,14 +164,28 @@ impl Processor {
     /// change-feed read per lease from the checkpoints this process last saw (at most a poll
     /// interval old), so a page that shows "propagation done" pays about 1 RU per lease.
     pub async fn pending(&self) -> Result<u64> {
+        self.pending_since(u64::MAX).await
+    }
+
+    /// [`Self::pending`] as far as changes made before `since` (Unix ms) go: a lease this
+    /// process read to its end (and handled) after `since` has nothing of them left, with no
+    /// read at all; one it holds but has not drained since counts as pending (its next poll, a
+    /// moment away, will); only another process's leases are read.
+    pub async fn pending_since(&self, since: u64) -> Result<u64> {
         let mut leases = self.0.known.lock().clone();
         if leases.is_empty() {
             leases = self.0.list().await?;
         }
         let mut n = 0;
+        let now = now_ms();
         for lease in leases {
-            let (items, _) = self.0.read(&lease, ESTIMATE_MAX).await?;
-            n += items.len() as u64;
+            let drained = self.0.drained.lock().get(&lease.id).copied();
+            let mine = lease.owner == self.0.owner && lease.expires > now;
+            match drained {
+                Some(at) if since != u64::MAX && at >= since => {}
+                _ if mine && since != u64::MAX => n += 1,
+                _ => n += self.0.read(&lease, ESTIMATE_MAX).await?.0.len() as u64,
+            }
         }
         Ok(n)
     }
@@ -367,12 +385,14 @@ impl Inner {
 
     async fn deliver(&self, mut lease: Lease, expires: u64) -> Result<()> {
         let waiting = (self.backoff.lock().get(&lease.id)).is_some_and(|b| b.1 > now_ms());
+        let started = now_ms();
         let (items, token) = if waiting {
             // Backing off after a failure: only renew.
             (Vec::new(), lease.continuation.clone())
         } else {
             self.read(&lease, MAX_BATCH).await?
         };
+        let reached_end = !waiting && items.len() < MAX_BATCH;
         if !items.is_empty() {
             let n = items.len() as u64;
             if let Err(e) = (self.s.handler)(items).await {
@@ -388,6 +408,9 @@ impl Inner {
             }
             self.backoff.lock().remove(&lease.id);
             self.delivered.fetch_add(n, Ordering::Relaxed);
+        }
+        if reached_end {
+            self.drained.lock().insert(lease.id.clone(), started);
         }
         let renew = lease.expires < now_ms() + self.s.lease_expiry.as_millis() as u64 * 2 / 3;
         let moved = token.is_some() && token != lease.continuation;

@@ -81,7 +81,9 @@ async fn meta_page(
     // the last minute: free embedded, the estimate is a change-feed read per lease on an
     // account, which a page nobody renamed anything on need not pay.
     let pending = if sitekit::time::unix_now().saturating_sub(last_rename) <= RENAME_SETTLE_SECS {
-        workers.pending().await?
+        // Changes made up to the end of that second: free on an account once read past.
+        let since = std::time::UNIX_EPOCH + std::time::Duration::from_secs(last_rename + 1);
+        workers.pending_since(since).await?
     } else {
         0
     };
