@@ -20,6 +20,11 @@ async fn containers(gw: &TestGateway) -> (Container, Container) {
     .await
     .unwrap();
     let db = account.create_database_if_not_exists("d").await.unwrap();
+    source_and_leases(&db).await
+}
+
+/// The watched container (`/pk`) and the lease container (`/processor`) of a database.
+async fn source_and_leases(db: &cosmos::Database) -> (Container, Container) {
     let source = db
         .create_container_if_not_exists(ContainerProperties::new("source", "/pk"))
         .await
@@ -156,14 +161,7 @@ async fn embedded_containers() -> (Container, Container, tempfile::TempDir) {
         .create_database_if_not_exists("d")
         .await
         .unwrap();
-    let source = db
-        .create_container_if_not_exists(ContainerProperties::new("source", "/pk"))
-        .await
-        .unwrap();
-    let leases = db
-        .create_container_if_not_exists(ContainerProperties::new("leases", "/processor"))
-        .await
-        .unwrap();
+    let (source, leases) = source_and_leases(&db).await;
     (source, leases, dir)
 }
 
