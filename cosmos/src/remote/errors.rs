@@ -13,7 +13,12 @@ pub(crate) fn from_status(
     retry_after: Option<Duration>,
 ) -> Error {
     match status {
-        400 if sub_status == Some(20007) => Error::bad("continuation", message),
+        // A refused continuation token, named as the engine names it (field `continuation`),
+        // so a listing says "that page link is no longer valid" on either backend: the SDK's
+        // own check (20007) or the endpoint's 400 that names the token.
+        400 if sub_status == Some(20007) || message.to_lowercase().contains("continuation") => {
+            Error::bad("continuation", message)
+        }
         400 => Error::bad_request(message),
         401 => Error::Unavailable(format!(
             "the endpoint refused the key (401 Unauthorized): {}",
@@ -94,17 +99,4 @@ fn message_of(e: &azure_data_cosmos::CosmosError) -> String {
         })
         .and_then(|body| body["message"].as_str().map(str::to_owned))
         .unwrap_or_else(|| e.to_string())
-}
-
-/// A refused continuation token as the engine names it (field `continuation`), so a listing
-/// answers "that page link is no longer valid" on either backend: the SDK's own check of a
-/// token (sub-status 20007) or the endpoint's 400 that names the token.
-pub(crate) fn as_bad_continuation(e: Error) -> Error {
-    match e {
-        Error::BadRequest {
-            field: None,
-            message,
-        } if message.to_lowercase().contains("continuation") => Error::bad("continuation", message),
-        other => other,
-    }
 }

@@ -12,7 +12,6 @@ use futures_util::TryStreamExt;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::errors::as_bad_continuation;
 use super::items::{charged, sdk_key};
 use super::{from_sdk, RemoteContainer};
 use crate::{Error, FeedResponse, QueryOptions, Result};
@@ -55,14 +54,13 @@ impl RemoteContainer {
         if let Some(c) = &options.continuation {
             o = o.with_continuation_token(ContinuationToken::from_string(c.clone()));
         }
-        let refused = |e| as_bad_continuation(from_sdk(e));
         let mut pages = self
             .sdk
             .query_items::<T>(query, scope, Some(o))
             .await
-            .map_err(refused)?
+            .map_err(from_sdk)?
             .into_pages();
-        let Some(page) = pages.try_next().await.map_err(refused)? else {
+        let Some(page) = pages.try_next().await.map_err(from_sdk)? else {
             return Ok(FeedResponse {
                 items: Vec::new(),
                 request_charge: 0.0,
