@@ -6,6 +6,9 @@
 
 use cosmos::ChangeFeedProcessor;
 
+/// How long after a change [`Workers::pending_after`] still asks whether it has been carried.
+pub const SETTLE_SECS: u64 = 60;
+
 /// A site's change-feed workers, in the order they start.
 #[derive(Clone, Default)]
 pub struct Workers(Vec<(String, ChangeFeedProcessor)>);
@@ -57,10 +60,17 @@ impl Workers {
         Ok(n)
     }
 
-    /// Changes made before `since` not yet handled (each processor's
-    /// [`pending_since`](ChangeFeedProcessor::pending_since), added up): what a page asks after
-    /// a rename, free on an account once the workers have read past it.
-    pub async fn pending_since(&self, since: std::time::SystemTime) -> cosmos::Result<u64> {
+    /// Whether a change made at `changed_at` (Unix seconds, as a page's document records it) is
+    /// still being carried: the workers' changes up to the end of that second not yet handled
+    /// (each processor's [`pending_since`](ChangeFeedProcessor::pending_since), added up). Asked
+    /// only within [`SETTLE_SECS`] of the change — a page with no recent change pays nothing,
+    /// and on an account the answer is free once the workers have read past it.
+    pub async fn pending_after(&self, changed_at: Option<u64>) -> cosmos::Result<u64> {
+        let Some(at) = changed_at else { return Ok(0) };
+        if crate::time::unix_now().saturating_sub(at) > SETTLE_SECS {
+            return Ok(0);
+        }
+        let since = std::time::UNIX_EPOCH + std::time::Duration::from_secs(at + 1);
         let mut n = 0;
         for (_, p) in &self.0 {
             n += p.pending_since(since).await?;
@@ -107,7 +117,10 @@ mod tests {
                 .change_feed_processor(name)
                 .lease_container(leases.clone())
                 .start_from(StartFrom::Beginning)
-                .handler(|_: Vec<serde_json::Value>| async { Ok::<_, cosmos::Error>(()) })
+                .handler(|_: Vec<serde_json::Value>| async {
+                    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+                    Ok::<_, cosmos::Error>(())
+                })
                 .build()
                 .unwrap()
         };
@@ -124,6 +137,13 @@ mod tests {
             .create_item(&json!({"id": "1", "pk": "p"}), Some("p".into()), None)
             .await
             .unwrap();
+        // While the handlers work (300 ms each), a change just made is pending in both; no
+        // change, or one settled long ago, is not asked about at all.
+        let now = crate::time::unix_now();
+        assert_eq!(workers.pending_after(Some(now)).await.unwrap(), 2);
+        assert_eq!(workers.pending_after(None).await.unwrap(), 0);
+        let settled = now - super::SETTLE_SECS - 1;
+        assert_eq!(workers.pending_after(Some(settled)).await.unwrap(), 0);
         let mut pending = workers.pending().await.unwrap();
         for _ in 0..200 {
             if pending == 0 {

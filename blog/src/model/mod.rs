@@ -28,24 +28,6 @@ pub struct User {
     pub propagated_at: Option<u64>,
 }
 
-impl User {
-    /// Within a minute of the username worker carrying a rename, the moment the copies of the
-    /// posts (in `users` and `feed`, which follow through the posts' change feed) are done once
-    /// the workers have read past: the second after `propagatedAt`. `None` when no rename is
-    /// that recent.
-    pub fn copies_settling_since(&self) -> Option<std::time::SystemTime> {
-        let at = self.propagated_at?;
-        (unix_now().saturating_sub(at) <= COPIES_SETTLE_SECS)
-            .then(|| std::time::UNIX_EPOCH + std::time::Duration::from_secs(at + 1))
-    }
-}
-
-/// How long after a rename's propagation its copies are still worth checking.
-const COPIES_SETTLE_SECS: u64 = 60;
-
-/// Unix seconds, as `propagatedAt` keeps them.
-pub use sitekit::time::unix_now;
-
 /// Makes usernames unique without a fan-out: one document per username, in its own logical
 /// partition of `users` (`userId = "username:<name>"`), created before the name is used.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -187,13 +187,10 @@ async fn account_page<M: Version>(
 ) -> Result<HttpResponse, WebError> {
     let me = ctx.require_user()?;
     let user = blog.q1_user(&me.id).await?;
-    // Free embedded, the workers' lag is a change-feed read per lease on an account: asked only
-    // while a rename's copies may still lag, not on every view of this page.
+    // After the username worker is done, the copies of the posts (`users`, `feed`) follow
+    // through the posts' change feed moments later.
     let propagated = user.propagated_version >= user.username_version
-        && match user.copies_settling_since() {
-            None => true,
-            Some(since) => workers.pending_since(since).await? == 0,
-        };
+        && workers.pending_after(user.propagated_at).await? == 0;
     let status = if errors.is_empty() {
         StatusCode::OK
     } else if errors.get("username") == "is taken" {

@@ -64,7 +64,7 @@ pub async fn propagate_usernames(c: &Target, changes: Vec<Value>) -> cosmos::Res
                 user_id,
                 &[
                     PatchOperation::set("/propagatedVersion", json!(version)),
-                    PatchOperation::set("/propagatedAt", json!(crate::model::unix_now())),
+                    PatchOperation::set("/propagatedAt", json!(sitekit::time::unix_now())),
                 ],
                 etag,
             )

@@ -237,7 +237,7 @@ impl ChangeFeedProcessor {
                 let ms = since
                     .duration_since(std::time::UNIX_EPOCH)
                     .map_or(0, |d| d.as_millis() as u64);
-                p.pending_since(ms).labelled(LAG_ESTIMATE).await
+                p.pending_since(Some(ms)).labelled(LAG_ESTIMATE).await
             }
         }
     }

@@ -164,14 +164,14 @@ impl Processor {
     /// change-feed read per lease from the checkpoints this process last saw (at most a poll
     /// interval old), so a page that shows "propagation done" pays about 1 RU per lease.
     pub async fn pending(&self) -> Result<u64> {
-        self.pending_since(u64::MAX).await
+        self.pending_since(None).await
     }
 
     /// [`Self::pending`] as far as changes made before `since` (Unix ms) go: a lease this
     /// process read to its end (and handled) after `since` has nothing of them left, with no
     /// read at all; one it holds but has not drained since counts as pending (its next poll, a
-    /// moment away, will); only another process's leases are read.
-    pub async fn pending_since(&self, since: u64) -> Result<u64> {
+    /// moment away, will); only another process's leases are read. `None`: every lease is read.
+    pub async fn pending_since(&self, since: Option<u64>) -> Result<u64> {
         let mut leases = self.0.known.lock().clone();
         if leases.is_empty() {
             leases = self.0.list().await?;
@@ -181,9 +181,9 @@ impl Processor {
         for lease in leases {
             let drained = self.0.drained.lock().get(&lease.id).copied();
             let mine = lease.owner == self.0.owner && lease.expires > now;
-            match drained {
-                Some(at) if since != u64::MAX && at >= since => {}
-                _ if mine && since != u64::MAX => n += 1,
+            match (since, drained) {
+                (Some(since), Some(at)) if at >= since => {}
+                (Some(_), _) if mine => n += 1,
                 _ => n += self.0.read(&lease, ESTIMATE_MAX).await?.0.len() as u64,
             }
         }

@@ -49,9 +49,6 @@ struct MetaPage {
     error: String,
 }
 
-/// How long after a rename the back office still asks whether it has reached the products.
-const RENAME_SETTLE_SECS: u64 = 60;
-
 async fn meta_page(
     ctx: &Ctx,
     db: &Db,
@@ -60,33 +57,39 @@ async fn meta_page(
     error: String,
 ) -> Result<HttpResponse, WebError> {
     ctx.require_admin()?;
-    let (rows, last_rename): (Vec<MetaRow>, u64) = if kind == "category" {
+    let listed: Vec<(MetaRow, Option<u64>)> = if kind == "category" {
         let all = access::list_categories::list_categories(db).await?;
-        let last = all.iter().filter_map(|c| c.renamed_at).max().unwrap_or(0);
-        let rows = all.into_iter().map(|c| MetaRow {
-            id: c.id,
-            name: c.name,
-        });
-        (rows.collect(), last)
+        all.into_iter()
+            .map(|c| {
+                (
+                    MetaRow {
+                        id: c.id,
+                        name: c.name,
+                    },
+                    c.renamed_at,
+                )
+            })
+            .collect()
     } else {
         let all = access::list_tags::list_tags(db).await?;
-        let last = all.iter().filter_map(|t| t.renamed_at).max().unwrap_or(0);
-        let rows = all.into_iter().map(|t| MetaRow {
-            id: t.id,
-            name: t.name,
-        });
-        (rows.collect(), last)
+        all.into_iter()
+            .map(|t| {
+                (
+                    MetaRow {
+                        id: t.id,
+                        name: t.name,
+                    },
+                    t.renamed_at,
+                )
+            })
+            .collect()
     };
-    // Changes not yet carried to the products, asked only when one of these was renamed in
-    // the last minute: free embedded, the estimate is a change-feed read per lease on an
-    // account, which a page nobody renamed anything on need not pay.
-    let pending = if sitekit::time::unix_now().saturating_sub(last_rename) <= RENAME_SETTLE_SECS {
-        // Changes made up to the end of that second: free on an account once read past.
-        let since = std::time::UNIX_EPOCH + std::time::Duration::from_secs(last_rename + 1);
-        workers.pending_since(since).await?
-    } else {
-        0
-    };
+    // Changes not yet carried to the products, asked only after a recent rename (a rename
+    // stamps `renamedAt`): free embedded, on an account a lease another process holds costs a
+    // change-feed read.
+    let last_rename = listed.iter().filter_map(|(_, at)| *at).max();
+    let rows: Vec<MetaRow> = listed.into_iter().map(|(row, _)| row).collect();
+    let pending = workers.pending_after(last_rename).await?;
     let last_error = workers.last_error();
     let status = if error.is_empty() {
         StatusCode::OK
