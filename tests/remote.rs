@@ -196,6 +196,14 @@ async fn lease_owner_pid(gw: &TestGateway, database: &str, processor: &str) -> O
     })
 }
 
+/// A visitor of the site at `base`, signed in through its form with `fields`.
+async fn signed_in(base: &str, fields: &[(&str, &str)]) -> Visitor {
+    let v = Visitor::new(base.to_owned(), None);
+    let r = v.submit("/signin", "/signin", fields).await;
+    assert_eq!(r.status, 303, "sign-in at {base}: {}", r.body);
+    v
+}
+
 async fn poll_until(what: &str, limit: Duration, mut check: impl AsyncFnMut() -> bool) {
     let start = Instant::now();
     while !check().await {
@@ -256,18 +264,14 @@ async fn two_app_processes_share_one_account_and_survive_one_killed() {
 
     // A category renamed on A is carried to its products once, by whichever process holds
     // the cascade's lease.
-    let admin = Visitor::new(a.webstore.clone(), None);
-    let r = admin
-        .submit(
-            "/signin",
-            "/signin",
-            &[
-                ("email", webstore::seed::ADMIN_EMAIL),
-                ("password", webstore::seed::ADMIN_PASSWORD),
-            ],
-        )
-        .await;
-    assert_eq!(r.status, 303, "{}", r.body);
+    let admin = signed_in(
+        &a.webstore,
+        &[
+            ("email", webstore::seed::ADMIN_EMAIL),
+            ("password", webstore::seed::ADMIN_PASSWORD),
+        ],
+    )
+    .await;
     let category = items(
         &gw,
         "webstore",
@@ -309,18 +313,14 @@ async fn two_app_processes_share_one_account_and_survive_one_killed() {
     assert_eq!(a.logged(&carried) + b.logged(&carried), 1, "handled once");
 
     // A username changed on B is carried to every post, comment and like once.
-    let writer = Visitor::new(b.blog.clone(), None);
-    let r = writer
-        .submit(
-            "/signin",
-            "/signin",
-            &[
-                ("username", blog::seed::DEMO_USERNAME),
-                ("password", blog::seed::DEMO_PASSWORD),
-            ],
-        )
-        .await;
-    assert_eq!(r.status, 303, "{}", r.body);
+    let writer = signed_in(
+        &b.blog,
+        &[
+            ("username", blog::seed::DEMO_USERNAME),
+            ("password", blog::seed::DEMO_PASSWORD),
+        ],
+    )
+    .await;
     let r = writer
         .submit("/account", "/account", &[("username", "first_rename")])
         .await;
