@@ -168,7 +168,32 @@ pub fn load_all(store: &Store, rtxn: &RoTxn) -> Result<(Vec<DatabaseDef>, Vec<Co
             );
         }
     }
+    catalog_covers_the_items(store, rtxn, &cts)?;
     Ok((dbs, cts, next_rid))
+}
+
+/// Deleting a container deletes its items in the same transaction, so every item key starts
+/// with the rid of a container the catalog holds. A damaged `meta` page can read as an empty or
+/// shorter catalog without LMDB noticing; then the first or last item names an unknown rid, and
+/// the store is reported damaged instead of its containers "not found" (two cursor seeks).
+fn catalog_covers_the_items(store: &Store, rtxn: &RoTxn, cts: &[ContainerDef]) -> Result<()> {
+    let ends = [store.docs.first(rtxn)?, store.docs.last(rtxn)?];
+    for (key, _) in ends.into_iter().flatten() {
+        let Some(rid) = key
+            .get(..4)
+            .map(|b| u32::from_be_bytes(b.try_into().unwrap()))
+        else {
+            continue;
+        };
+        if !cts.iter().any(|c| c.rid == rid) {
+            return Err(Error::Corrupt(format!(
+                "the data file is damaged: items of container #{rid} but the catalog has no such \
+                 container ({} known); restore it from a backup, run `engine check`",
+                cts.len()
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// A container as readers see it: the latest committed definition and its throughput meters.
@@ -262,6 +287,46 @@ impl Catalog {
     pub fn remove_container(&self, db: &str, id: &str) {
         if let Some(m) = self.containers.write().get_mut(db) {
             m.remove(id);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use crate::storage::{StorageOptions, Store};
+    use crate::{ContainerProperties, Engine, EngineOptions, Error};
+
+    /// A catalog that lost a container while its items remain (a damaged `meta` page reads as
+    /// a shorter catalog) opens as damaged, not as a store where the container is "not found".
+    #[tokio::test]
+    async fn items_of_a_container_the_catalog_lost_are_damage() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let engine = Engine::open(dir.path(), EngineOptions::default()).unwrap();
+            let db = engine.create_database("d").await.unwrap();
+            let c = db
+                .create_container(ContainerProperties::new("c", "/pk"))
+                .await
+                .unwrap();
+            c.create_item(&json!({"id": "a", "pk": "a"}), None, None)
+                .await
+                .unwrap();
+        }
+        {
+            let store = Store::open(dir.path(), &StorageOptions::default()).unwrap();
+            let mut wtxn = store.env.write_txn().unwrap();
+            assert!(store
+                .meta
+                .delete(&mut wtxn, &super::container_key("d", "c"))
+                .unwrap());
+            wtxn.commit().unwrap();
+        }
+        match Engine::open(dir.path(), EngineOptions::default()) {
+            Err(Error::Corrupt(why)) => assert!(why.contains("damaged"), "{why}"),
+            Err(e) => panic!("expected damage, got {e}"),
+            Ok(_) => panic!("expected damage, the store opened"),
         }
     }
 }
