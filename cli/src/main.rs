@@ -47,7 +47,8 @@ enum Command {
     Import {
         #[command(flatten)]
         target: Target,
-        /// Partition key path of the container, if it has to be created (e.g. /customerId).
+        /// Partition key path of the container, if it has to be created (e.g. /customerId), or up
+        /// to three for a hierarchical key (/tenantId,/userId,/sessionId).
         #[arg(long)]
         partition_key: Option<String>,
         /// Physical partitions of a new container.
@@ -72,7 +73,8 @@ enum Command {
     Get {
         #[command(flatten)]
         target: Target,
-        /// Partition key value: read as JSON when it parses as JSON, else as a string.
+        /// Partition key value: read as JSON when it parses as JSON, else as a string; a
+        /// hierarchical key's values as a JSON array (`'["contoso","alice"]'`).
         #[arg(long, allow_hyphen_values = true, required_unless_present = "pk_none")]
         pk: Option<String>,
         /// The item has no partition key property (Cosmos DB's PartitionKey.None).
@@ -104,7 +106,8 @@ enum Command {
     Query {
         #[command(flatten)]
         target: Target,
-        /// Confine the query to one logical partition (read as JSON when it parses as JSON).
+        /// Confine the query to one logical partition (read as JSON when it parses as JSON), or
+        /// to a hierarchical key's prefix (`'["contoso"]'`).
         #[arg(long, allow_hyphen_values = true)]
         pk: Option<String>,
         /// A parameter, `@name=JSON`: the value must be JSON (a string is written `'"text"'`,
@@ -163,12 +166,10 @@ enum Command {
     },
 }
 
-/// `--pk` values: JSON when they parse as JSON (`5`, `true`, `null`, `"5"`), else a string.
+/// `--pk` values: JSON when they parse as JSON (`5`, `true`, `null`, `"5"`, `["a","b"]` for a
+/// hierarchical key), else a string.
 pub fn parse_pk(raw: &str) -> Result<PartitionKey, engine::Error> {
-    match serde_json::from_str::<Value>(raw) {
-        Ok(v) => PartitionKey::from_json(&v, "--pk"),
-        Err(_) => Ok(PartitionKey::String(raw.to_owned())),
-    }
+    PartitionKey::from_text(raw, "--pk")
 }
 
 /// Writes a result line to stdout; a closed pipe (`engine export | head`) ends the process quietly.
@@ -439,7 +440,7 @@ async fn run(cli: Cli) -> Result<(), import::ImportError> {
                         .database(&d.id)
                         .containers()
                         .iter()
-                        .map(|c| json!({"id": c.id, "partitionKey": c.partition_key.paths[0], "partitions": c.partitions.len(), "throughput": c.throughput, "defaultTtl": c.default_ttl}))
+                        .map(|c| json!({"id": c.id, "partitionKey": c.partition_key.paths.join(","), "partitions": c.partitions.len(), "throughput": c.throughput, "defaultTtl": c.default_ttl}))
                         .collect();
                     json!({"id": d.id, "containers": containers})
                 })

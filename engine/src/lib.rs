@@ -52,7 +52,8 @@ pub use client::stats::{ContainerStats, LogicalPartitionStats, PhysicalPartition
 pub use error::{Error, Result};
 pub use index::policy::IndexingPolicy;
 pub use item::PatchOperation;
-pub use partition::{PartitionKey, PartitionKeyDefinition};
+pub use partition::cosmos::EpkRange;
+pub use partition::{KeyScope, PartitionKey, PartitionKeyDefinition};
 pub use scripts::js::JavaScript;
 pub use scripts::{ScriptBudget, ScriptContext, StoredProcedure, Trigger, TriggerOperation};
 pub use sql::run::{PartitionCost, QueryMetrics};

@@ -43,32 +43,50 @@ pub fn flag(headers: &HeaderMap, name: &str) -> bool {
     get(headers, name).is_some_and(|v| v.eq_ignore_ascii_case("true"))
 }
 
-/// `x-ms-documentdb-partitionkey`: a JSON array of one value; `[{}]` is `PartitionKey.None`.
+/// `x-ms-documentdb-partitionkey`: a JSON array of one value, or of up to three for a
+/// hierarchical key (a prefix for a query); `{}` is `PartitionKey.None`. Whether the count
+/// fits the container is the engine's to say.
 pub fn partition_key(headers: &HeaderMap) -> Result<Option<PartitionKey>, GatewayError> {
     let Some(raw) = get(headers, PARTITION_KEY) else {
         return Ok(None);
     };
     let bad = |why: &str| {
         GatewayError::BadRequest(format!(
-            "Partition key {raw} is invalid: {why} (expected a JSON array of one value, e.g. \
-             [\"value\"], or [{{}}] for an item without the property)"
+            "Partition key {raw} is invalid: {why} (expected a JSON array of the key's values, \
+             e.g. [\"value\"] or [\"tenant\", \"user\"], with {{}} for a missing property)"
         ))
     };
     let value: Value = serde_json::from_str(raw).map_err(|e| bad(&e.to_string()))?;
     let Value::Array(mut values) = value else {
         return Err(bad("not a JSON array"));
     };
-    if values.len() != 1 {
-        return Err(bad(
-            "this container's partition key has one path, so one value",
-        ));
-    }
-    match values.remove(0) {
-        Value::Object(o) if o.is_empty() => Ok(Some(PartitionKey::None)),
-        v => PartitionKey::from_json(&v, PARTITION_KEY)
+    match values.len() {
+        1 => match values.remove(0) {
+            Value::Object(o) if o.is_empty() => Ok(Some(PartitionKey::None)),
+            v => PartitionKey::from_json(&v, PARTITION_KEY)
+                .map(Some)
+                .map_err(GatewayError::Engine),
+        },
+        2 | 3 => PartitionKey::from_json_values(&values, PARTITION_KEY)
             .map(Some)
             .map_err(GatewayError::Engine),
+        _ => Err(bad("a partition key has one to three values")),
     }
+}
+
+/// `x-ms-start-epk` / `x-ms-end-epk`: a range of Cosmos EPKs narrower than the whole key space
+/// (a feed range, or a hierarchical key's prefix as the Python SDK sends it).
+pub fn epk_range(headers: &HeaderMap) -> Option<engine::EpkRange> {
+    let start = get(headers, "x-ms-start-epk");
+    let end = get(headers, "x-ms-end-epk");
+    if start.is_none() && end.is_none() {
+        return None;
+    }
+    Some(engine::EpkRange::new(
+        start.unwrap_or(""),
+        end.unwrap_or("FF"),
+    ))
+    .filter(|r| !r.is_everything())
 }
 
 /// `x-ms-max-item-count`: absent or -1 means the service's default.

@@ -14,7 +14,6 @@
 //! `PROTOCOL.md` lists every operation the SDKs send and what the gateway does with it.
 
 pub mod auth;
-mod epk;
 pub mod error;
 pub mod headers;
 pub mod limits;

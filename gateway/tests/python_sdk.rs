@@ -151,6 +151,15 @@ fn change_feed_from_the_beginning_now_a_time_and_a_continuation() {
 }
 
 #[test]
+fn hierarchical_partition_keys_full_and_prefix() {
+    let gw = TestGateway::start();
+    let Some(out) = run(&gw, "hierarchical.py", &[]) else {
+        return;
+    };
+    assert!(out.contains("hierarchical ok"), "{out}");
+}
+
+#[test]
 fn transactional_batch_all_or_nothing() {
     let gw = TestGateway::start();
     run(&gw, "batch.py", &[]);

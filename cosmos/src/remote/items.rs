@@ -24,6 +24,8 @@ pub(crate) fn sdk_key(pk: &PartitionKey) -> Result<azure_data_cosmos::PartitionK
             Value::Number(n) => PartitionKeyValue::try_from(n.as_f64().unwrap_or(f64::NAN))
                 .map_err(|e| Error::bad("partitionKey", e.to_string()))?,
             Value::Null => PartitionKeyValue::NULL,
+            // A hierarchical key's missing value.
+            Value::Object(o) if o.is_empty() => PartitionKeyValue::UNDEFINED,
             other => {
                 return Err(Error::bad(
                     "partitionKey",

@@ -7,7 +7,7 @@ use crate::catalog::ContainerDef;
 use crate::client::container::ContainerClient;
 use crate::client::response::Diagnostics;
 use crate::error::{Error, Result};
-use crate::partition::PartitionKey;
+use crate::partition::{KeyScope, PartitionKey};
 use crate::ru::Meter;
 use crate::storage::keys::{self, hex, DocHeader};
 use crate::ttl;
@@ -91,12 +91,24 @@ impl ContainerClient {
             }
             return Ok(t);
         }
-        let epk = options.partition_key.as_ref().map(|pk| pk.epk());
-        let range = match (epk, options.range) {
-            (Some(e), _) => FeedRange {
-                start: e.coordinate(),
-                end: e.coordinate().checked_add(1),
-            },
+        let scope = options
+            .partition_key
+            .as_ref()
+            .map(|pk| def.partition_key.scope(pk))
+            .transpose()?;
+        let (epk, prefix) = match &scope {
+            Some(KeyScope::Full(e)) => (Some(*e), None),
+            Some(KeyScope::Prefix { prefix, .. }) => (None, prefix.to_json()),
+            None => (None, None),
+        };
+        let range = match (&scope, options.range) {
+            (Some(scope), _) => {
+                let (lo, hi) = scope.coordinates();
+                FeedRange {
+                    start: lo,
+                    end: hi.checked_add(1),
+                }
+            }
             (None, Some(r)) => r,
             (None, None) => FeedRange::FULL,
         };
@@ -108,6 +120,7 @@ impl ContainerClient {
                 _ => None,
             },
             epk: epk.map(|e| e.0.iter().map(|b| format!("{b:02x}")).collect()),
+            prefix,
             cursors: vec![Cursor {
                 range,
                 partition: 0,
@@ -213,6 +226,12 @@ impl ContainerClient {
             let def = self.definition_in(rtxn)?;
             token.refine(&def.partitions);
             let only_epk = token.epk.clone();
+            let only_prefix = match &token.prefix {
+                Some(serde_json::Value::Array(values)) => {
+                    Some(PartitionKey::from_json_values(values, "continuation")?)
+                }
+                _ => None,
+            };
             let mut meter = Meter {
                 queries: 1,
                 ..Default::default()
@@ -250,7 +269,13 @@ impl ContainerClient {
                             now,
                             &mut meter,
                         )? {
-                            items.push(item);
+                            let keep = only_prefix.as_ref().is_none_or(|p| {
+                                key_of_change(&def, &item)
+                                    .is_some_and(|k| k.components().starts_with(p.components()))
+                            });
+                            if keep {
+                                items.push(item);
+                            }
                         }
                     }
                     c.lsn = lsn;
@@ -266,6 +291,20 @@ impl ContainerClient {
 }
 
 /// The feed item an entry stands for: the item itself (latest version) or the log record.
+/// The partition key of a change: the item's (latest version, or an all-versions record's
+/// current image), or the one a delete record names.
+fn key_of_change(def: &ContainerDef, change: &Value) -> Option<PartitionKey> {
+    let doc = change.get("current").unwrap_or(change);
+    if doc.get("id").is_some() {
+        return def.partition_key.extract(doc).ok();
+    }
+    match change.pointer("/metadata/partitionKey") {
+        Some(Value::Array(values)) => PartitionKey::from_json_values(values, "partitionKey").ok(),
+        Some(v) => PartitionKey::from_json(v, "partitionKey").ok(),
+        None => None,
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 fn load(
     store: &crate::storage::Store,

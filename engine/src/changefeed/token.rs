@@ -68,6 +68,10 @@ pub struct FeedToken {
     /// Only this logical partition (its EPK, hex), for a feed of one partition key.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub epk: Option<String>,
+    /// Only keys starting with these values (a hierarchical key's prefix, as a JSON array): the
+    /// cursors cover the prefix's coordinate range, which other prefixes may share.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefix: Option<serde_json::Value>,
     pub cursors: Vec<Cursor>,
 }
 
@@ -122,6 +126,7 @@ mod tests {
             mode: ChangeFeedMode::LatestVersion,
             since: None,
             epk: None,
+            prefix: None,
             cursors: vec![Cursor {
                 range: FeedRange::FULL,
                 partition: 0,

@@ -116,12 +116,12 @@ impl ContainerClient {
             return Err(e);
         }
         let shared = self.shared()?;
-        let (rid, pp) = {
+        let (rid, pp, pk) = {
             let def = shared.def.load();
-            (def.rid, def.partitions.owner(&batch.partition_key.epk()).id)
+            let pk = def.partition_key.full_key(batch.partition_key)?;
+            (def.rid, def.partitions.owner(&pk.epk()).id, pk)
         };
         let n = batch.ops.len();
-        let pk = batch.partition_key;
         let ops = batch.ops;
         let (out, retries) = self
             .retrying(|| {

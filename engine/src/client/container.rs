@@ -146,7 +146,7 @@ impl ContainerClient {
         item::validate_id(id)?;
         let shared = self.shared()?;
         let def = shared.def.load();
-        let epk = pk.epk();
+        let epk = def.partition_key.full_key(pk.clone())?.epk();
         let pp = def.partitions.owner(&epk).id;
         shared.throughput.admit(pp)?;
         let key = keys::doc_key(def.rid, &epk, id);
@@ -296,7 +296,7 @@ impl ContainerClient {
         let (rid, pp) = {
             let def = shared.def.load();
             let pk = match (&op.partition_key, &op.kind) {
-                (Some(pk), _) => pk.clone(),
+                (Some(pk), _) => def.partition_key.full_key(pk.clone())?,
                 (
                     None,
                     ItemOpKind::Create(d)

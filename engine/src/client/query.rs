@@ -67,6 +67,10 @@ pub struct QueryOptions {
     /// Work a page may do before it returns with a continuation (default: the engine's).
     pub max_request_units_per_page: Option<f64>,
     pub max_duration_per_page: Option<Duration>,
+    /// Only items whose Cosmos DB EPK lies in this range (the REST API's `x-ms-start-epk` /
+    /// `x-ms-end-epk`: a feed range, or a hierarchical prefix as the Python SDK names it).
+    /// Every partition is visited: the engine places items by a hash of its own.
+    pub epk_range: Option<crate::EpkRange>,
 }
 
 /// Whether `sql` parses, and where it does not (line, column, what was expected): for editors
@@ -125,15 +129,15 @@ impl ContainerClient {
                     // Every partition the query will visit admits it as a request of its own:
                     // one hot partition throttles a fan-out.
                     let def = shared.def.load_full();
-                    match &options.partition_key {
-                        Some(pk) => shared
-                            .throughput
-                            .admit(def.partitions.owner(&pk.epk()).id)?,
-                        None => {
-                            for p in &def.partitions.partitions {
-                                shared.throughput.admit(p.id)?;
-                            }
+                    let visits = match &options.partition_key {
+                        Some(pk) => {
+                            let (lo, hi) = def.partition_key.scope(pk)?.coordinates();
+                            def.partitions.indexes_overlapping(lo, hi)
                         }
+                        None => 0..=def.partitions.len() - 1,
+                    };
+                    for i in visits {
+                        shared.throughput.admit(def.partitions.partitions[i].id)?;
                     }
                     let functions = shared.scripts.read().functions.clone();
                     let (page, udf_calls) =
@@ -148,6 +152,7 @@ impl ContainerClient {
                                     qhash,
                                     &params,
                                     options.partition_key.as_ref(),
+                                    options.epk_range.as_ref(),
                                     budget,
                                     options.continuation.as_deref(),
                                 )

@@ -20,6 +20,7 @@ impl ContainerClient {
         let pk = partition_key.into();
         let shared = self.shared()?;
         let def = shared.def.load_full();
+        let pk = def.partition_key.full_key(pk)?;
         let epk = pk.epk();
         let pp = def.partitions.owner(&epk).id;
         let prefix = keys::partition_prefix(def.rid, &epk);
@@ -205,6 +206,7 @@ impl ContainerClient {
             let def = self.definition_in(rtxn)?;
             let (prefix, expected) = match partition_key {
                 Some(pk) => {
+                    let pk = def.partition_key.full_key(pk.clone())?;
                     let prefix = keys::partition_prefix(def.rid, &pk.epk());
                     let items = store
                         .lps

@@ -183,9 +183,10 @@ impl ScriptsClient {
             .ok_or_else(|| Error::NotFound {
                 what: format!("stored procedure '{id}'"),
             })?;
-        let (rid, pp) = {
+        let (rid, pp, pk) = {
             let def = shared.def.load();
-            (def.rid, def.partitions.owner(&pk.epk()).id)
+            let pk = def.partition_key.full_key(pk.clone())?;
+            (def.rid, def.partitions.owner(&pk.epk()).id, pk)
         };
         let (out, retries) = self
             .container

@@ -113,7 +113,7 @@ impl ContainerClient {
         Ok(ContainerStats {
             database: def.database.clone(),
             container: def.id.clone(),
-            partition_key: def.partition_key.paths[0].clone(),
+            partition_key: def.partition_key.paths.join(","),
             throughput: def.throughput,
             bytes: partitions.iter().map(|p| p.bytes).sum(),
             items: partitions.iter().map(|p| p.items).sum(),

@@ -4,6 +4,12 @@
 //! coordinate that physical partitions divide into ranges; all 128 bits prefix the item keys, so a
 //! logical partition is one contiguous run of keys and two values that share 64 bits still never
 //! mix their items.
+//!
+//! A hierarchical (MultiHash) key of two or three values builds its coordinate from a hash of
+//! each value in turn (4+4 or 3+3+2 bytes), so every key that shares a prefix lies in one
+//! contiguous coordinate range: a query on a prefix visits only the physical partitions that
+//! range overlaps, and one tenant can still grow across many partitions, split along its
+//! users. The last 64 bits hash the whole key: they keep two full keys apart.
 
 use serde_json::Value;
 use std::fmt;
@@ -25,9 +31,62 @@ pub enum PartitionKey {
     Bool(bool),
     Null,
     None,
+    /// A hierarchical (MultiHash) key: one value per path, in the paths' order. Fewer values
+    /// than paths is a prefix, which queries and the change feed take (point operations need
+    /// them all). Never nested.
+    Hierarchical(Vec<PartitionKey>),
 }
 
+/// Cosmos DB's limit on the paths of a hierarchical partition key.
+pub const MAX_HIERARCHY: usize = 3;
+
 impl PartitionKey {
+    /// A hierarchical key (or prefix) of 1-3 values: `["contoso", "alice"]`. A missing value is
+    /// `null` in JSON terms only when stored as null; `{}` stands for an absent property.
+    pub fn from_json_values(values: &[Value], field: &str) -> Result<Self> {
+        if values.is_empty() || values.len() > MAX_HIERARCHY {
+            return Err(Error::bad(
+                field,
+                format!(
+                    "a hierarchical partition key has 1 to {MAX_HIERARCHY} values, got {}",
+                    values.len()
+                ),
+            ));
+        }
+        let parts = values
+            .iter()
+            .map(|v| match v {
+                Value::Object(o) if o.is_empty() => Ok(PartitionKey::None),
+                v => PartitionKey::from_json(v, field),
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(PartitionKey::Hierarchical(parts))
+    }
+
+    /// A key as people type it (the CLI's `--pk`, the explorer's field): JSON when the text
+    /// parses as JSON (`5`, `true`, `null`, `"5"`, `["contoso","alice"]` for a hierarchical key),
+    /// else the text itself as a string.
+    pub fn from_text(raw: &str, field: &str) -> Result<Self> {
+        match serde_json::from_str::<Value>(raw) {
+            Ok(Value::Array(values)) => Self::from_json_values(&values, field),
+            Ok(v) => Self::from_json(&v, field),
+            Err(_) => Ok(PartitionKey::String(raw.to_owned())),
+        }
+    }
+
+    /// Cosmos DB's EPK of this key (hex), as the SDKs compute it: see [`super::cosmos`].
+    pub fn cosmos_epk(&self) -> String {
+        super::cosmos::epk(self)
+    }
+
+    /// The values of a hierarchical key (a plain key is its own single value).
+    pub fn components(&self) -> &[PartitionKey] {
+        match self {
+            PartitionKey::Hierarchical(parts) => parts,
+            one => std::slice::from_ref(one),
+        }
+    }
+
     /// Validates a JSON value as a partition key value (`field` names it in errors).
     pub fn from_json(value: &Value, field: &str) -> Result<Self> {
         match value {
@@ -82,6 +141,16 @@ impl PartitionKey {
             PartitionKey::Bool(b) => Value::Bool(*b),
             PartitionKey::Null => Value::Null,
             PartitionKey::None => return None,
+            // An absent component is `{}`, as the SDKs write `PartitionKey.None` in an array.
+            PartitionKey::Hierarchical(parts) => Value::Array(
+                parts
+                    .iter()
+                    .map(|p| {
+                        p.to_json()
+                            .unwrap_or_else(|| Value::Object(Default::default()))
+                    })
+                    .collect(),
+            ),
         })
     }
 
@@ -104,12 +173,54 @@ impl PartitionKey {
                 v.extend_from_slice(s.as_bytes());
                 v
             }
+            PartitionKey::Hierarchical(parts) => {
+                let mut v = vec![0x10];
+                for p in parts {
+                    let b = p.canonical_bytes();
+                    v.extend_from_slice(&(b.len() as u32).to_be_bytes());
+                    v.extend_from_slice(&b);
+                }
+                v
+            }
         }
     }
 
+    /// The EPK of a full key. A one-value hierarchical key is placed as the plain value is.
     pub fn epk(&self) -> Epk {
-        Epk(xxhash_rust::xxh3::xxh3_128(&self.canonical_bytes()).to_be_bytes())
+        match self {
+            PartitionKey::Hierarchical(parts) if parts.len() > 1 => {
+                let mut e = [0u8; 16];
+                e[..8].copy_from_slice(&hierarchy_coordinate(parts, parts.len()).to_be_bytes());
+                let whole = xxhash_rust::xxh3::xxh3_64(&self.canonical_bytes());
+                e[8..].copy_from_slice(&whole.to_be_bytes());
+                Epk(e)
+            }
+            PartitionKey::Hierarchical(parts) if parts.len() == 1 => parts[0].epk(),
+            one => Epk(xxhash_rust::xxh3::xxh3_128(&one.canonical_bytes()).to_be_bytes()),
+        }
     }
+}
+
+/// Bytes of the coordinate each value of a `levels`-deep hierarchical key fills, in order.
+fn level_widths(levels: usize) -> &'static [usize] {
+    match levels {
+        2 => &[4, 4],
+        3 => &[3, 3, 2],
+        _ => &[8],
+    }
+}
+
+/// The coordinate of the values `parts` (a full key or a prefix) of a `levels`-deep key, with the
+/// bytes of the missing values zero: the lowest coordinate of the prefix's range.
+fn hierarchy_coordinate(parts: &[PartitionKey], levels: usize) -> u64 {
+    let mut c = [0u8; 8];
+    let mut at = 0;
+    for (part, &w) in parts.iter().zip(level_widths(levels)) {
+        let h = xxhash_rust::xxh3::xxh3_64(&part.canonical_bytes()).to_be_bytes();
+        c[at..at + w].copy_from_slice(&h[..w]);
+        at += w;
+    }
+    u64::from_be_bytes(c)
 }
 
 fn unsafe_number(field: &str, n: &str) -> Error {
@@ -178,7 +289,8 @@ impl Epk {
     }
 }
 
-/// A container's partition key definition: one JSON path such as `/customerId` or `/address/city`.
+/// A container's partition key definition: one JSON path such as `/customerId` or `/address/city`
+/// (kind `Hash`), or two or three (kind `MultiHash`, a hierarchical key: `/tenantId`, `/userId`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct PartitionKeyDefinition {
     pub paths: Vec<String>,
@@ -196,63 +308,212 @@ fn version_two() -> u8 {
 }
 
 impl PartitionKeyDefinition {
-    pub fn new(path: &str) -> Result<Self> {
+    /// One path (`/pk`), or up to three separated by commas (`/tenantId,/userId,/sessionId`)
+    /// for a hierarchical key.
+    pub fn new(paths: &str) -> Result<Self> {
+        let paths: Vec<String> = paths.split(',').map(|p| p.trim().to_owned()).collect();
+        if paths.len() > MAX_HIERARCHY {
+            return Err(Error::bad(
+                "partitionKey.paths",
+                format!(
+                    "a hierarchical partition key has at most {MAX_HIERARCHY} paths, got {}",
+                    paths.len()
+                ),
+            ));
+        }
         let def = PartitionKeyDefinition {
-            paths: vec![path.to_owned()],
-            kind: hash_kind(),
+            kind: if paths.len() > 1 { "MultiHash" } else { "Hash" }.into(),
+            paths,
             version: 2,
         };
-        def.segments()?;
+        def.all_segments()?;
+        if let Some(dup) = def
+            .paths
+            .iter()
+            .enumerate()
+            .find_map(|(i, p)| def.paths[..i].contains(p).then_some(p))
+        {
+            return Err(Error::bad(
+                "partitionKey.paths",
+                format!("the partition key path '{dup}' is given twice"),
+            ));
+        }
         Ok(def)
     }
 
-    fn path(&self) -> &str {
-        &self.paths[0]
+    /// Whether the key is hierarchical (more than one path).
+    pub fn is_hierarchical(&self) -> bool {
+        self.paths.len() > 1
     }
 
-    /// `/address/city` → `["address", "city"]`; `~1` and `~0` unescape `/` and `~` as in JSON Pointer.
+    /// The segments of the single path of a `Hash` key: `/address/city` → `["address", "city"]`.
     pub fn segments(&self) -> Result<Vec<String>> {
         if self.paths.len() != 1 {
             return Err(Error::bad(
                 "partitionKey.paths",
-                "exactly one partition key path is supported",
+                "this operation needs a partition key of one path",
             ));
         }
-        let path = self.path();
-        let rest = path
-            .strip_prefix('/')
-            .filter(|r| !r.is_empty())
-            .ok_or_else(|| {
-                Error::bad(
-                    "partitionKey.paths",
-                    format!("partition key path '{path}' must look like /property"),
-                )
-            })?;
-        rest.split('/')
-            .map(|seg| {
-                if seg.is_empty() {
-                    Err(Error::bad(
-                        "partitionKey.paths",
-                        format!("empty segment in partition key path '{path}'"),
-                    ))
-                } else {
-                    Ok(seg.replace("~1", "/").replace("~0", "~"))
-                }
-            })
-            .collect()
+        path_segments(&self.paths[0])
     }
 
-    /// The partition key value of a document: `PartitionKey::None` when the property is missing.
-    pub fn extract(&self, doc: &Value) -> Result<PartitionKey> {
-        let mut cur = doc;
-        for seg in self.segments()? {
-            match cur.get(&seg) {
-                Some(v) => cur = v,
-                None => return Ok(PartitionKey::None),
-            }
+    /// The segments of every path, in order.
+    pub fn all_segments(&self) -> Result<Vec<Vec<String>>> {
+        if self.paths.is_empty() {
+            return Err(Error::bad(
+                "partitionKey.paths",
+                "a partition key needs a path",
+            ));
         }
-        PartitionKey::from_json(cur, self.path())
+        self.paths.iter().map(|p| path_segments(p)).collect()
     }
+
+    /// The partition key value of a document: `PartitionKey::None` where a property is missing;
+    /// a hierarchical key has one value per path.
+    pub fn extract(&self, doc: &Value) -> Result<PartitionKey> {
+        let mut parts = Vec::with_capacity(self.paths.len());
+        for (path, segments) in self.paths.iter().zip(self.all_segments()?) {
+            let mut cur = Some(doc);
+            for seg in &segments {
+                cur = cur.and_then(|c| c.get(seg));
+            }
+            parts.push(match cur {
+                Some(v) => PartitionKey::from_json(v, path)?,
+                None => PartitionKey::None,
+            });
+        }
+        Ok(if parts.len() == 1 {
+            parts.pop().expect("one part")
+        } else {
+            PartitionKey::Hierarchical(parts)
+        })
+    }
+
+    /// A key a point operation names: all the values of a hierarchical key (a one-value array
+    /// of a plain key is its value). A prefix or a key of the other shape is a 400.
+    pub fn full_key(&self, pk: PartitionKey) -> Result<PartitionKey> {
+        let levels = self.paths.len();
+        match pk {
+            PartitionKey::Hierarchical(mut parts) if levels == 1 && parts.len() == 1 => {
+                Ok(parts.pop().expect("one part"))
+            }
+            PartitionKey::Hierarchical(parts) if parts.len() == levels && levels > 1 => {
+                Ok(PartitionKey::Hierarchical(parts))
+            }
+            PartitionKey::Hierarchical(parts) => Err(wrong_values(&self.paths, parts.len())),
+            one if levels == 1 => Ok(one),
+            _ => Err(wrong_values(&self.paths, 1)),
+        }
+    }
+
+    /// A key a query or change feed names: a full key, or for a hierarchical key a prefix of
+    /// its first values (`Some(prefix)`, `full == false`).
+    pub fn key_or_prefix(&self, pk: PartitionKey) -> Result<(PartitionKey, bool)> {
+        let levels = self.paths.len();
+        match pk {
+            PartitionKey::Hierarchical(parts) if levels > 1 && parts.len() < levels => {
+                Ok((PartitionKey::Hierarchical(parts), false))
+            }
+            PartitionKey::Hierarchical(parts) if parts.len() > levels => {
+                Err(wrong_values(&self.paths, parts.len()))
+            }
+            one if levels > 1 && !matches!(one, PartitionKey::Hierarchical(_)) => {
+                Ok((PartitionKey::Hierarchical(vec![one]), false))
+            }
+            pk => Ok((self.full_key(pk)?, true)),
+        }
+    }
+
+    /// What a query or change feed naming `pk` is confined to: one logical partition, or the
+    /// coordinate range of a hierarchical prefix.
+    pub fn scope(&self, pk: &PartitionKey) -> Result<KeyScope> {
+        Ok(match self.key_or_prefix(pk.clone())? {
+            (key, true) => KeyScope::Full(key.epk()),
+            (prefix, false) => {
+                let (lo, hi) = self.prefix_range(&prefix);
+                KeyScope::Prefix { prefix, lo, hi }
+            }
+        })
+    }
+
+    /// The coordinates, inclusive, of every key that starts with `prefix` (its values, fewer
+    /// than the paths): where a prefix query and a prefix change feed look.
+    pub fn prefix_range(&self, prefix: &PartitionKey) -> (u64, u64) {
+        let parts = prefix.components();
+        let levels = self.paths.len();
+        let lo = hierarchy_coordinate(parts, levels);
+        let filled: usize = level_widths(levels).iter().take(parts.len()).sum();
+        let free = 8usize.saturating_sub(filled) * 8;
+        let hi = if free >= 64 {
+            u64::MAX
+        } else {
+            lo | ((1u64 << free) - 1)
+        };
+        (lo, hi)
+    }
+}
+
+/// Where the items of a partition key (or a hierarchical prefix) lie.
+#[derive(Debug, Clone, PartialEq)]
+pub enum KeyScope {
+    /// One logical partition.
+    Full(Epk),
+    /// Every logical partition whose key starts with `prefix`: the coordinates `lo..=hi`, which
+    /// other prefixes may share (their items are told apart by value).
+    Prefix {
+        prefix: PartitionKey,
+        lo: u64,
+        hi: u64,
+    },
+}
+
+impl KeyScope {
+    /// The inclusive coordinate range.
+    pub fn coordinates(&self) -> (u64, u64) {
+        match self {
+            KeyScope::Full(e) => (e.coordinate(), e.coordinate()),
+            KeyScope::Prefix { lo, hi, .. } => (*lo, *hi),
+        }
+    }
+}
+
+fn wrong_values(paths: &[String], got: usize) -> Error {
+    Error::bad(
+        "partitionKey",
+        format!(
+            "the container's partition key has {} path{} ({}): give {} value{}, got {got}",
+            paths.len(),
+            if paths.len() == 1 { "" } else { "s" },
+            paths.join(", "),
+            paths.len(),
+            if paths.len() == 1 { "" } else { "s" },
+        ),
+    )
+}
+
+/// `/address/city` → `["address", "city"]`; `~1` and `~0` unescape `/` and `~` as in JSON Pointer.
+fn path_segments(path: &str) -> Result<Vec<String>> {
+    let rest = path
+        .strip_prefix('/')
+        .filter(|r| !r.is_empty())
+        .ok_or_else(|| {
+            Error::bad(
+                "partitionKey.paths",
+                format!("partition key path '{path}' must look like /property"),
+            )
+        })?;
+    rest.split('/')
+        .map(|seg| {
+            if seg.is_empty() {
+                Err(Error::bad(
+                    "partitionKey.paths",
+                    format!("empty segment in partition key path '{path}'"),
+                ))
+            } else {
+                Ok(seg.replace("~1", "/").replace("~0", "~"))
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -293,5 +554,61 @@ mod tests {
         assert!(def.extract(&json!({"address": {"city": [1]}})).is_err());
         assert!(PartitionKeyDefinition::new("customerId").is_err());
         assert!(PartitionKeyDefinition::new("/a//b").is_err());
+    }
+
+    #[test]
+    fn a_prefix_range_holds_every_key_that_starts_with_it() {
+        let def = PartitionKeyDefinition::new("/t,/u,/s").unwrap();
+        assert_eq!(def.kind, "MultiHash");
+        let full = |t: &str, u: &str, s: &str| {
+            PartitionKey::Hierarchical(vec![t.into(), u.into(), s.into()])
+        };
+        for prefix in [vec!["a"], vec!["a", "b"]] {
+            let p = PartitionKey::Hierarchical(prefix.iter().map(|v| (*v).into()).collect());
+            let (lo, hi) = def.prefix_range(&p);
+            assert!(lo < hi);
+            for u in ["b", "c", "d"] {
+                for s in ["1", "2"] {
+                    let c = full("a", u, s).epk().coordinate();
+                    let inside = lo <= c && c <= hi;
+                    assert_eq!(inside, prefix.len() == 1 || u == "b", "{prefix:?} {u} {s}");
+                }
+            }
+        }
+        // Two full keys that share a prefix are two logical partitions.
+        assert_ne!(full("a", "b", "1").epk(), full("a", "b", "2").epk());
+        // A plain value given for a hierarchical key is a prefix; too many values are a 400.
+        let (k, is_full) = def.key_or_prefix("a".into()).unwrap();
+        assert!(!is_full);
+        assert_eq!(k, PartitionKey::Hierarchical(vec!["a".into()]));
+        let four = PartitionKey::Hierarchical(vec!["a".into(); 4]);
+        assert!(def.key_or_prefix(four).is_err());
+        assert!(def
+            .full_key(PartitionKey::Hierarchical(vec!["a".into()]))
+            .is_err());
+        // A one-value array of a plain key is the value.
+        let plain = PartitionKeyDefinition::new("/pk").unwrap();
+        assert_eq!(
+            plain
+                .full_key(PartitionKey::Hierarchical(vec!["x".into()]))
+                .unwrap(),
+            PartitionKey::from("x")
+        );
+        assert!(PartitionKeyDefinition::new("/a,/b,/c,/d").is_err());
+        assert!(PartitionKeyDefinition::new("/a,/a").is_err());
+    }
+
+    #[test]
+    fn hierarchical_keys_read_from_text_and_items() {
+        let def = PartitionKeyDefinition::new("/t,/u").unwrap();
+        let k = PartitionKey::from_text(r#"["x", 5]"#, "--pk").unwrap();
+        assert_eq!(def.extract(&json!({"t": "x", "u": 5})).unwrap(), k);
+        assert_eq!(k.to_json(), Some(json!(["x", 5])));
+        let missing = def.extract(&json!({"t": "x"})).unwrap();
+        assert_eq!(missing.to_json(), Some(json!(["x", {}])));
+        assert_eq!(
+            PartitionKey::from_text(r#"["x", {}]"#, "--pk").unwrap(),
+            missing
+        );
     }
 }

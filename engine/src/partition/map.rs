@@ -54,6 +54,12 @@ impl PartitionMap {
         self.partitions.partition_point(|p| p.start <= c) - 1
     }
 
+    /// Indexes of the partitions owning any coordinate of `lo..=hi`.
+    pub fn indexes_overlapping(&self, lo: u64, hi: u64) -> std::ops::RangeInclusive<usize> {
+        let at = |c: u64| self.partitions.partition_point(|p| p.start <= c) - 1;
+        at(lo)..=at(hi)
+    }
+
     pub fn owner(&self, epk: &Epk) -> &PhysicalPartition {
         &self.partitions[self.index_of(epk)]
     }

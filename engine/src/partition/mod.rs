@@ -1,8 +1,9 @@
 //! Partitioning: partition key values, their hashes, physical partition ranges and splits.
 
+pub mod cosmos;
 pub mod key;
 pub mod map;
 pub mod split;
 
-pub use key::{Epk, PartitionKey, PartitionKeyDefinition};
+pub use key::{Epk, KeyScope, PartitionKey, PartitionKeyDefinition};
 pub use map::{PartitionMap, PhysicalPartition};

@@ -81,7 +81,8 @@ pub struct Plan {
     pub mode: Mode,
     /// Indexable conjuncts, best first.
     pub predicates: Vec<Predicate>,
-    /// Values of the partition key the filter fixes, if it does.
+    /// Values of the partition key the filter fixes, if it does (for a hierarchical key, the
+    /// values of its leading paths, in order).
     pub partition_values: Option<Vec<Value>>,
     pub limits: Limits,
     /// `SELECT * FROM c` with no JOIN and a filter made only of indexable conjuncts: when storage
@@ -119,8 +120,13 @@ impl Plan {
     }
 }
 
-/// Plans `q` for a container whose partition key path is `pk_path`.
-pub fn plan(q: &Query, params: &Params, pk_path: &[String]) -> Result<Plan, super::QueryError> {
+/// Plans `q` for a container whose partition key paths are `pk_paths` (one, or a hierarchical
+/// key's two or three).
+pub fn plan(
+    q: &Query,
+    params: &Params,
+    pk_paths: &[Vec<String>],
+) -> Result<Plan, super::QueryError> {
     let limits = exec::limits(q, params)?;
     let shape = exec::shape(q);
     // Rows are the container's items only with a plain `FROM c`.
@@ -144,11 +150,26 @@ pub fn plan(q: &Query, params: &Params, pk_path: &[String]) -> Result<Plan, supe
         && !shape.distinct
         && (q.filter.is_none() || all_indexable);
     predicates.sort_by_key(Predicate::rank);
-    let partition_values = predicates.iter().find_map(|p| match p {
-        Predicate::Eq(path, v) if path == pk_path => Some(vec![v.clone()]),
-        Predicate::In(path, vs) if path == pk_path => Some(vs.clone()),
-        _ => None,
-    });
+    let partition_values = match pk_paths {
+        [pk_path] => predicates.iter().find_map(|p| match p {
+            Predicate::Eq(path, v) if path == pk_path => Some(vec![v.clone()]),
+            Predicate::In(path, vs) if path == pk_path => Some(vs.clone()),
+            _ => None,
+        }),
+        // A hierarchical key: the values its leading paths are equal to (a prefix, or all).
+        _ => {
+            let leading: Vec<Value> = pk_paths
+                .iter()
+                .map_while(|pk_path| {
+                    predicates.iter().find_map(|p| match p {
+                        Predicate::Eq(path, v) if path == pk_path => Some(v.clone()),
+                        _ => None,
+                    })
+                })
+                .collect();
+            (!leading.is_empty()).then_some(leading)
+        }
+    };
     let order_paths: Option<Vec<(Vec<String>, bool)>> = q
         .order_by
         .iter()
@@ -369,7 +390,32 @@ mod tests {
 
     fn p(q: &str) -> Plan {
         let params: Params = [("@id".to_string(), json!("x"))].into_iter().collect();
-        plan(&parse(q).unwrap(), &params, &["pk".to_string()]).unwrap()
+        plan(&parse(q).unwrap(), &params, &[vec!["pk".to_string()]]).unwrap()
+    }
+
+    #[test]
+    fn a_hierarchical_key_routes_on_its_leading_paths() {
+        let paths = [
+            vec!["t".to_string()],
+            vec!["u".to_string()],
+            vec!["s".to_string()],
+        ];
+        let p = |q: &str| plan(&parse(q).unwrap(), &Params::default(), &paths).unwrap();
+        let values = |q: &str| p(q).partition_values;
+        assert_eq!(
+            values("SELECT * FROM c WHERE c.u = 'b' AND c.t = 'a'"),
+            Some(vec![json!("a"), json!("b")])
+        );
+        assert_eq!(
+            values("SELECT * FROM c WHERE c.t = 'a' AND c.u = 'b' AND c.s = 3"),
+            Some(vec![json!("a"), json!("b"), json!(3)])
+        );
+        // Not a prefix: the first path is not fixed.
+        assert_eq!(values("SELECT * FROM c WHERE c.u = 'b'"), None);
+        assert_eq!(
+            values("SELECT * FROM c WHERE c.t = 'a' AND c.s = 3"),
+            Some(vec![json!("a")])
+        );
     }
 
     #[test]

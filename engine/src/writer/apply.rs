@@ -95,8 +95,10 @@ pub fn apply_item(ctx: &mut Ctx, def: &mut ContainerDef, op: &ItemOp) -> Result<
             meter.read_item(existing.len);
             let mut doc: Value = serde_json::from_slice(&existing.json)
                 .map_err(|e| Error::Corrupt(e.to_string()))?;
-            let pk_path = def.partition_key.paths[0].clone();
-            item::patch::apply(&mut doc, operations, &["/id", &pk_path])?;
+            // Neither the id nor any partition key path may be patched.
+            let mut fixed = vec!["/id"];
+            fixed.extend(def.partition_key.paths.iter().map(String::as_str));
+            item::patch::apply(&mut doc, operations, &fixed)?;
             write(ctx, def, &t, doc, Some(existing), &mut meter, 200)
         }
         ItemOpKind::Delete { id } => {
@@ -210,10 +212,14 @@ fn target_of_doc(def: &ContainerDef, doc: &Value, named: Option<&PartitionKey>) 
     let id = item::id_of(doc)?;
     let pk = def.partition_key.extract(doc)?;
     if let Some(named) = named {
-        if *named != pk {
+        let named = def.partition_key.full_key(named.clone())?;
+        if named != pk {
             return Err(Error::bad(
                 "partitionKey",
-                format!("the partition key {named} named in the request differs from the item's {pk} (at {})", def.partition_key.paths[0]),
+                format!(
+                    "the partition key {named} named in the request differs from the item's {pk} (at {})",
+                    def.partition_key.paths.join(", ")
+                ),
             ));
         }
     }
@@ -226,9 +232,9 @@ fn target_of_doc(def: &ContainerDef, doc: &Value, named: Option<&PartitionKey>) 
 
 fn target_of_id(def: &ContainerDef, id: &str, named: Option<&PartitionKey>) -> Result<Target> {
     item::validate_id(id)?;
-    let pk = named
-        .cloned()
-        .ok_or_else(|| Error::bad("partitionKey", "this operation needs a partition key value"))?;
+    let pk = def.partition_key.full_key(named.cloned().ok_or_else(|| {
+        Error::bad("partitionKey", "this operation needs a partition key value")
+    })?)?;
     Ok(Target {
         epk: pk.epk(),
         key: keys::doc_key(def.rid, &pk.epk(), id),

@@ -17,6 +17,8 @@ use crate::scripts::{RequestedTriggers, StoredProcedure};
 #[derive(Debug, Clone)]
 pub struct ContainerProperties {
     pub id: String,
+    /// One path (`/customerId`), or up to three joined by commas for a hierarchical (MultiHash)
+    /// key (`/tenantId,/userId,/sessionId`): see [`ContainerProperties::hierarchical`].
     pub partition_key_path: String,
     pub indexing_policy: Option<Value>,
     pub default_ttl: Option<i64>,
@@ -42,6 +44,12 @@ impl ContainerProperties {
             initial_partitions: None,
             unique_keys: Vec::new(),
         }
+    }
+    /// A container with a hierarchical (MultiHash) partition key of two or three paths: items
+    /// carry all of them, point operations name all the values, and a query or change feed may
+    /// name a prefix (the first value, or the first two) and visit only the partitions it spans.
+    pub fn hierarchical(id: &str, paths: &[&str]) -> Self {
+        Self::new(id, &paths.join(","))
     }
     pub fn with_throughput(mut self, ru_per_s: u32) -> Self {
         self.throughput = Some(ru_per_s);

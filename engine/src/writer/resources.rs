@@ -227,7 +227,7 @@ pub(super) fn apply_batch(
             let mut op = op.clone();
             // Every operation runs in the batch's logical partition.
             match &op.partition_key {
-                Some(p) if p != pk => {
+                Some(p) if def.partition_key.full_key(p.clone()).ok().as_ref() != Some(pk) => {
                     return Err(Error::bad(
                         "partitionKey",
                         format!(

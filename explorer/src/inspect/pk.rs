@@ -1,14 +1,12 @@
 //! Partition key values as people type them: JSON when the text parses as JSON (`5`, `true`,
-//! `null`, `"5"`), else the text itself as a string, like the `engine` CLI's `--pk`.
+//! `null`, `"5"`, `["a","b"]` for a hierarchical key), else the text itself as a string, like
+//! the `engine` CLI's `--pk`.
 
 use engine::PartitionKey;
 use serde_json::Value;
 
 pub fn parse(raw: &str) -> engine::Result<PartitionKey> {
-    match serde_json::from_str::<Value>(raw) {
-        Ok(v) => PartitionKey::from_json(&v, "partition key"),
-        Err(_) => Ok(PartitionKey::String(raw.to_owned())),
-    }
+    PartitionKey::from_text(raw, "partition key")
 }
 
 /// The text that [`parse`] reads back as `v`: a string as itself unless it would read as JSON.

@@ -72,17 +72,7 @@ pub async fn read(ctx: &Ctx<'_>, db: &str, c: &str) -> Result<HttpResponse> {
     // A feed range narrower than the whole is in Cosmos DB's EPK space (the Python SDK names
     // one partition key that way): the engine's own hash does not share it, so the gateway
     // reads the whole feed and keeps the items whose partition key hashes into the range.
-    let epk_range = match (
-        headers::get(h, "x-ms-start-epk"),
-        headers::get(h, "x-ms-end-epk"),
-    ) {
-        _ if partition_key.is_some() => None,
-        (None | Some(""), None | Some("FF")) => None,
-        (start, end) => Some((
-            start.unwrap_or("").to_ascii_uppercase(),
-            end.unwrap_or("FF").to_ascii_uppercase(),
-        )),
-    };
+    let epk_range = headers::epk_range(h).filter(|_| partition_key.is_none());
     let options = ChangeFeedOptions {
         mode: mode(ctx)?,
         start: start(ctx)?,
@@ -90,8 +80,8 @@ pub async fn read(ctx: &Ctx<'_>, db: &str, c: &str) -> Result<HttpResponse> {
         range: None,
         partition_key,
     };
-    if let Some((start, end)) = epk_range {
-        return filtered(&client, &def, options, &start, &end).await;
+    if let Some(range) = epk_range {
+        return filtered(&client, &def, options, &range).await;
     }
     let page = client.change_feed(&options).await?;
     let etag = format!("\"{}\"", page.continuation);
@@ -115,8 +105,7 @@ async fn filtered(
     client: &engine::ContainerClient,
     def: &engine::ContainerDef,
     mut options: ChangeFeedOptions,
-    start: &str,
-    end: &str,
+    range: &engine::EpkRange,
 ) -> Result<HttpResponse> {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(1);
     let mut charge = 0.0;
@@ -133,7 +122,7 @@ async fn filtered(
                 let item = doc.get("current").unwrap_or(doc);
                 def.partition_key
                     .extract(item)
-                    .is_ok_and(|pk| crate::epk::in_range(&crate::epk::of(&pk), start, end))
+                    .is_ok_and(|pk| range.contains(&pk.cosmos_epk()))
             })
             .collect();
         if !items.is_empty() {

@@ -76,28 +76,42 @@ fn bad(msg: impl Into<String>) -> GatewayError {
     GatewayError::BadRequest(msg.into())
 }
 
-/// The single path of a `Hash` partition key definition.
+/// The paths of a partition key definition, as the engine takes them: one for `Hash`, up to
+/// three joined by commas for a hierarchical (`MultiHash`) key.
 fn partition_key_path(body: &Value) -> Result<String> {
     let pk = body
         .get("partitionKey")
         .ok_or_else(|| bad("The container needs a partitionKey definition ({\"paths\": [\"/pk\"], \"kind\": \"Hash\"})."))?;
     let kind = pk.get("kind").and_then(Value::as_str).unwrap_or("Hash");
-    if kind != "Hash" {
-        return Err(bad(format!(
-            "Partition key kind '{kind}' is not supported: this engine has no hierarchical \
-             (MultiHash) partition keys yet; use kind Hash with one path."
-        )));
-    }
-    match pk.get("version") {
-        None | Some(Value::Null) => {}
-        Some(v) if v.as_u64() == Some(1) || v.as_u64() == Some(2) => {}
+    let version = match pk.get("version") {
+        None | Some(Value::Null) => None,
+        Some(v) if v.as_u64() == Some(1) || v.as_u64() == Some(2) => v.as_u64(),
         Some(v) => return Err(bad(format!("Partition key version {v} is not 1 or 2."))),
+    };
+    let paths: Vec<&str> = pk
+        .get("paths")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    if paths.iter().any(|p| p.contains(',')) {
+        return Err(bad("A partition key path cannot contain a comma."));
     }
-    match pk.get("paths").and_then(Value::as_array).map(Vec::as_slice) {
-        Some([Value::String(p)]) => Ok(p.clone()),
-        _ => Err(bad(
-            "partitionKey.paths must hold exactly one path, such as \"/pk\".",
+    match (kind, paths.as_slice()) {
+        ("Hash", [p]) => Ok((*p).to_owned()),
+        ("Hash", _) => Err(bad(
+            "partitionKey.paths must hold exactly one path, such as \"/pk\" (kind MultiHash \
+             takes up to three).",
         )),
+        ("MultiHash", _) if version == Some(1) => Err(bad(
+            "A hierarchical (MultiHash) partition key needs version 2.",
+        )),
+        ("MultiHash", ps) if (1..=3).contains(&ps.len()) => Ok(ps.join(",")),
+        ("MultiHash", _) => Err(bad(
+            "A hierarchical (MultiHash) partition key has 1 to 3 paths.",
+        )),
+        (other, _) => Err(bad(format!(
+            "Partition key kind '{other}' is not supported: use Hash or MultiHash."
+        ))),
     }
 }
 
@@ -188,7 +202,7 @@ pub async fn replace(ctx: &Ctx<'_>, db: &str, id: &str) -> Result<HttpResponse> 
         return Err(bad("The body's id must be the container's id."));
     }
     let path = partition_key_path(&body)?;
-    if def.partition_key.paths != [path] {
+    if def.partition_key.paths.join(",") != path {
         return Err(bad("A container's partition key cannot be changed."));
     }
     let ttl = match body.get("defaultTtl") {

@@ -82,6 +82,7 @@ pub async fn query(ctx: &Ctx<'_>, db: &str, c: &str) -> Result<HttpResponse> {
         partition_key: headers::partition_key(ctx.headers())?,
         max_item_count: headers::max_item_count(ctx.headers())?,
         continuation: headers::continuation(ctx.headers()),
+        epk_range: headers::epk_range(ctx.headers()),
         ..Default::default()
     };
     let page = client

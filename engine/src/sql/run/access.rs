@@ -60,7 +60,7 @@ impl<'a> Run<'a> {
     /// the order index of every partition (its keys are value-first) to find them: a logical
     /// partition's comments, or one user's posts across a container partitioned otherwise.
     pub(super) fn few_candidates(&mut self, targets: &[Target], limit: usize) -> Result<bool> {
-        let pk_path = self.def.partition_key.segments()?;
+        let pk_path = super::routing_path(self.def)?;
         let routed = targets.iter().any(|t| t.epks.is_some());
         let Some(p) = self
             .access_for(routed, &pk_path)
@@ -83,7 +83,9 @@ impl<'a> Run<'a> {
                 for entry in self.store.index.range(self.rtxn, &range)? {
                     let (k, _) = entry?;
                     // A planning probe: not charged (the run that follows reads these again).
-                    if !self.passes_index_checks(k, Some(p))? {
+                    if t.excludes(&index::epk_of_entry(k))
+                        || !self.passes_index_checks(k, Some(p))?
+                    {
                         continue;
                     }
                     n += 1;
@@ -107,7 +109,7 @@ impl<'a> Run<'a> {
     ) -> Result<bool> {
         let (store, rtxn, rid) = (self.store, self.rtxn, self.def.rid);
         let after_ok = |k: &[u8]| after.is_none_or(|a| k > a);
-        let pk_path = self.def.partition_key.segments()?;
+        let pk_path = super::routing_path(self.def)?;
         let access = self.access_for(t.epks.is_some(), &pk_path);
         if let (Some(epks), None) = (&t.epks, access) {
             for epk in epks {
@@ -153,9 +155,7 @@ impl<'a> Run<'a> {
                     let (k, id_key) = entry?;
                     self.metrics.index_lookups += 1;
                     let epk = index::epk_of_entry(k);
-                    if t.epks.as_ref().is_some_and(|e| !e.contains(&epk))
-                        || !self.passes_index_checks(k, Some(p))?
-                    {
+                    if t.excludes(&epk) || !self.passes_index_checks(k, Some(p))? {
                         continue;
                     }
                     self.index_read(1);

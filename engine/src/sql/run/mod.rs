@@ -23,7 +23,8 @@ use super::exec;
 use super::plan::{self, Mode, Plan, Predicate};
 use crate::catalog::ContainerDef;
 use crate::error::{Error, Result};
-use crate::partition::{Epk, PartitionKey};
+use crate::partition::cosmos::EpkRange;
+use crate::partition::{Epk, KeyScope, PartitionKey};
 use crate::ru::Meter;
 use crate::storage::keys::DocHeader;
 use crate::storage::Store;
@@ -203,12 +204,38 @@ pub fn query_hash(sql: &str, params: &Params) -> u64 {
         })
 }
 
+/// The path whose equality routing answers exactly (so it is neither evaluated nor looked up in
+/// the index): a plain key's. A hierarchical key's equalities are all evaluated, since a prefix
+/// range is shared with other prefixes; the empty path matches no predicate.
+fn routing_path(def: &ContainerDef) -> Result<Vec<String>> {
+    if def.partition_key.is_hierarchical() {
+        Ok(Vec::new())
+    } else {
+        def.partition_key.segments()
+    }
+}
+
 /// One physical partition the query visits, and the logical partitions it is confined to.
 struct Target {
     pp: u32,
     start: u64,
     end: Option<u64>,
     epks: Option<Vec<Epk>>,
+    /// `start..end` is narrower than the partition's: a hierarchical prefix's share of it.
+    narrowed: bool,
+}
+
+impl Target {
+    /// Whether the item of EPK `epk`, found in this partition's index, is outside the target.
+    fn excludes(&self, epk: &Epk) -> bool {
+        if let Some(epks) = &self.epks {
+            return !epks.contains(epk);
+        }
+        self.narrowed && {
+            let c = epk.coordinate();
+            c < self.start || self.end.is_some_and(|e| c >= e)
+        }
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -220,12 +247,13 @@ pub fn run_page(
     qhash: u64,
     params: &Params,
     partition_key: Option<&PartitionKey>,
+    epk_range: Option<&EpkRange>,
     budget: PageBudget,
     continuation: Option<&str>,
 ) -> Result<Page> {
     let started = Instant::now();
-    let pk_path = def.partition_key.segments()?;
-    let plan = plan::plan(q, params, &pk_path)?;
+    let pk_path = routing_path(def)?;
+    let plan = plan::plan(q, params, &def.partition_key.all_segments()?)?;
     let token = match continuation {
         Some(c) => {
             let bytes = URL_SAFE_NO_PAD
@@ -243,7 +271,7 @@ pub fn run_page(
         }
         None => None,
     };
-    let targets = targets(def, &plan, partition_key);
+    let targets = targets(def, &plan, partition_key)?;
     let policy = def.policy();
     // FULLTEXTSCORE needs a full-text index on its path, as in Cosmos DB.
     for (path, _) in exec::score_calls(q) {
@@ -269,6 +297,7 @@ pub fn run_page(
         rtxn,
         def,
         index_checks,
+        epk_range,
         q,
         params,
         plan: &plan,
@@ -325,7 +354,8 @@ pub fn run_page(
         Mode::Ordered { .. } => None,
         _ => run.access_for(routed, &pk_path),
     };
-    run.exact = !matches!(mode, Mode::Whole) && plan.exact_with(access, &pk_path);
+    run.exact =
+        !matches!(mode, Mode::Whole) && epk_range.is_none() && plan.exact_with(access, &pk_path);
     let mut token = token.unwrap_or(Token {
         rid: def.rid,
         q: qhash,
@@ -402,33 +432,75 @@ pub fn run_page(
     })
 }
 
-/// The partitions to visit: those owning the partition key values the query is confined to, or
-/// every partition.
-fn targets(def: &ContainerDef, plan: &Plan, pk: Option<&PartitionKey>) -> Vec<Target> {
-    let epks: Option<Vec<Epk>> = match (pk, &plan.partition_values) {
-        (Some(pk), _) => Some(vec![pk.epk()]),
+/// The partitions to visit: those owning the partition key values the query is confined to
+/// (named, or fixed by the filter), those a hierarchical prefix's range overlaps, or every one.
+fn targets(def: &ContainerDef, plan: &Plan, pk: Option<&PartitionKey>) -> Result<Vec<Target>> {
+    let pkd = &def.partition_key;
+    let named = pk.map(|pk| pkd.scope(pk)).transpose()?;
+    let scope: Option<Vec<KeyScope>> = match (named, &plan.partition_values) {
+        (Some(scope), _) => Some(vec![scope]),
+        // A hierarchical key: the filter's equalities on its leading paths, as one key.
+        (None, Some(values)) if pkd.is_hierarchical() => {
+            PartitionKey::from_json_values(values, "pk")
+                .and_then(|k| pkd.scope(&k))
+                .ok()
+                .map(|s| vec![s])
+        }
         (None, Some(values)) => Some(
             values
                 .iter()
                 .filter_map(|v| PartitionKey::from_json(v, "pk").ok())
-                .map(|p| p.epk())
+                .map(|p| KeyScope::Full(p.epk()))
                 .collect(),
         ),
         (None, None) => None,
     };
-    (0..def.partitions.len())
+    let (epks, prefix): (Vec<Epk>, Option<(u64, u64)>) = match &scope {
+        None => (Vec::new(), None),
+        Some(scopes) => match scopes.as_slice() {
+            [KeyScope::Prefix { lo, hi, .. }] => (Vec::new(), Some((*lo, *hi))),
+            _ => (
+                scopes
+                    .iter()
+                    .filter_map(|s| match s {
+                        KeyScope::Full(e) => Some(*e),
+                        KeyScope::Prefix { .. } => None,
+                    })
+                    .collect(),
+                None,
+            ),
+        },
+    };
+    Ok((0..def.partitions.len())
         .filter_map(|i| {
             let (start, end) = def.partitions.range_of(i);
             let pp = def.partitions.partitions[i].id;
-            match &epks {
-                None => Some(Target {
+            match (&scope, prefix) {
+                (None, _) => Some(Target {
                     pp,
                     start,
                     end,
                     epks: None,
+                    narrowed: false,
                 }),
-                Some(all) => {
-                    let mut mine: Vec<Epk> = all
+                // A prefix: the part of this partition's range the prefix covers, scanned
+                // without logical partitions (the filter tells the prefixes sharing it apart).
+                (Some(_), Some((lo, hi))) => {
+                    let s = start.max(lo);
+                    let e = match (end, hi.checked_add(1)) {
+                        (Some(a), Some(b)) => Some(a.min(b)),
+                        (a, b) => a.or(b),
+                    };
+                    (e.is_none_or(|e| s < e)).then_some(Target {
+                        pp,
+                        start: s,
+                        end: e,
+                        epks: None,
+                        narrowed: true,
+                    })
+                }
+                (Some(_), None) => {
+                    let mut mine: Vec<Epk> = epks
                         .iter()
                         .filter(|e| def.partitions.index_of(e) == i)
                         .copied()
@@ -440,11 +512,12 @@ fn targets(def: &ContainerDef, plan: &Plan, pk: Option<&PartitionKey>) -> Vec<Ta
                         start,
                         end,
                         epks: Some(mine),
+                        narrowed: false,
                     })
                 }
             }
         })
-        .collect()
+        .collect())
 }
 
 struct Run<'a> {
@@ -453,6 +526,8 @@ struct Run<'a> {
     def: &'a ContainerDef,
     /// The filter's equality conjuncts the index can answer for one item (see [`index_checks`]).
     index_checks: Vec<IndexCheck>,
+    /// Only items whose Cosmos DB EPK is in this range (see `QueryOptions::epk_range`).
+    epk_range: Option<&'a EpkRange>,
     q: &'a Query,
     params: &'a Params,
     plan: &'a Plan,
@@ -566,6 +641,12 @@ impl<'a> Run<'a> {
         })?;
         if ttl::is_expired(&h, self.def.default_ttl, self.now) {
             return Ok(None);
+        }
+        if let Some(range) = self.epk_range {
+            let doc: Value = crate::item::parse_stored(json)?;
+            if !range.contains(&self.def.partition_key.extract(&doc)?.cosmos_epk()) {
+                return Ok(None);
+            }
         }
         self.meter.scan_item(v.len());
         if let Some(c) = self.costs.get_mut(self.current) {

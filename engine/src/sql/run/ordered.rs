@@ -176,7 +176,7 @@ impl<'a> Run<'a> {
                         }
                         Some(Ok((k, _))) => {
                             let epk = index::epk_of_entry(k);
-                            if targets[i].epks.as_ref().is_some_and(|e| !e.contains(&epk)) {
+                            if targets[i].excludes(&epk) {
                                 it.next();
                                 continue;
                             }
@@ -269,7 +269,7 @@ impl<'a> Run<'a> {
                     continue;
                 }
                 let epk = index::epk_of_entry(k);
-                if targets[i].epks.as_ref().is_some_and(|e| !e.contains(&epk)) {
+                if targets[i].excludes(&epk) {
                     continue;
                 }
                 // Without a filter (or with one storage answers exactly) every entry matches.
