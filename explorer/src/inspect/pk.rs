@@ -32,9 +32,14 @@ mod tests {
             json!(true),
             json!(null),
             json!(""),
+            json!(["contoso", 7]),
         ] {
             assert_eq!(parse(&text(&v)).unwrap().to_json(), Some(v.clone()), "{v}");
         }
-        assert!(parse("[1]").is_err());
+        // An array is a hierarchical key's values (or a prefix): of scalars, at most three.
+        assert!(parse("[1]").is_ok());
+        assert!(parse("[[1]]").is_err());
+        assert!(parse("[1,2,3,4]").is_err());
+        assert!(parse("{\"a\":1}").is_err());
     }
 }
