@@ -372,7 +372,7 @@ impl Container {
 }
 
 impl RemoteContainer {
-    /// The container's partition key path, read once and kept.
+    /// The container's partition key path (paths, for a hierarchical key), read once and kept.
     pub(crate) async fn partition_key_path(&self) -> Result<String> {
         if let Some(p) = self.pk_path.get() {
             return Ok(p.clone());
@@ -380,15 +380,18 @@ impl RemoteContainer {
         let props = self.sdk.read(None).await.map_err(crate::remote::from_sdk)?;
         let props: Value =
             serde_json::to_value(props.into_model().map_err(crate::remote::from_sdk)?)?;
-        let path = props["partitionKey"]["paths"][0]
-            .as_str()
-            .ok_or_else(|| {
-                Error::Corrupt(format!(
-                    "container '{}' has no partition key path",
-                    self.link
-                ))
-            })?
-            .to_owned();
+        // A hierarchical key's paths joined by commas, as `PartitionKeyDefinition::new` reads them.
+        let paths: Vec<&str> = props["partitionKey"]["paths"]
+            .as_array()
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        if paths.is_empty() {
+            return Err(Error::Corrupt(format!(
+                "container '{}' has no partition key path",
+                self.link
+            )));
+        }
+        let path = paths.join(",");
         let _ = self.pk_path.set(path.clone());
         Ok(path)
     }

@@ -23,8 +23,8 @@ impl RemoteAccount {
         props: &ContainerProperties,
     ) -> Result<RemoteContainer> {
         let db = self.sdk.database_client(database);
-        let body = container_body(props);
-        let sdk_props: SdkContainer = serde_json::from_value(body)
+        let body = container_body(props)?;
+        let sdk_props: SdkContainer = serde_json::from_value(body.clone())
             .map_err(|e| Error::bad("container", format!("{}: {e}", props.id)))?;
         let mut options = CreateContainerOptions::default();
         if let Some(ru) = props.throughput {
@@ -43,7 +43,7 @@ impl RemoteAccount {
         let stored: SdkContainer = stored.into_model().map_err(from_sdk)?;
         let stored = serde_json::to_value(&stored)?;
         let paths = stored["partitionKey"]["paths"].clone();
-        if paths != json!([props.partition_key_path]) {
+        if paths != body["partitionKey"]["paths"] {
             return Err(Error::bad(
                 "partitionKey",
                 format!(
@@ -74,10 +74,12 @@ impl RemoteAccount {
 }
 
 /// The REST body of a container as the app declares it.
-fn container_body(props: &ContainerProperties) -> Value {
+fn container_body(props: &ContainerProperties) -> Result<Value> {
+    // One path (`Hash`), or a hierarchical key's two or three (`MultiHash`).
+    let key = engine::PartitionKeyDefinition::new(&props.partition_key_path)?;
     let mut body = json!({
         "id": props.id,
-        "partitionKey": {"paths": [props.partition_key_path], "kind": "Hash", "version": 2},
+        "partitionKey": {"paths": key.paths, "kind": key.kind, "version": 2},
     });
     if let Some(policy) = &props.indexing_policy {
         body["indexingPolicy"] = policy.clone();
@@ -90,5 +92,5 @@ fn container_body(props: &ContainerProperties) -> Value {
             "uniqueKeys": props.unique_keys.iter().map(|paths| json!({"paths": paths})).collect::<Vec<_>>()
         });
     }
-    body
+    Ok(body)
 }
