@@ -139,3 +139,56 @@ async fn bad_parameters_and_partition_keys_are_400s_with_the_reason() {
         assert!(r.body.contains("partition key"), "{pk}: {}", r.body);
     }
 }
+
+/// A hierarchical container: a logical partition is browsed by its full key, and a query takes
+/// a prefix (the JSON array of the first values).
+#[tokio::test]
+async fn a_hierarchical_key_is_typed_as_a_json_array() {
+    let app = spawn_app(false).await;
+    let c = app
+        .engine
+        .database("shop")
+        .create_container(engine::ContainerProperties::hierarchical(
+            "visits",
+            &["/tenantId", "/userId"],
+        ))
+        .await
+        .unwrap();
+    for i in 0..6 {
+        let doc = serde_json::json!({"id": format!("v{i}"), "tenantId": format!("t{}", i % 2), "userId": format!("u{}", i % 3)});
+        c.create_item(&doc, None, None).await.unwrap();
+    }
+    let home = app.get("/").await;
+    assert!(home.body.contains("/tenantId, /userId"), "{}", home.body);
+    // v4: tenant t0, user u1.
+    let key = url_escape(r#"["t0","u1"]"#);
+    let r = app
+        .get(&format!("/dbs/shop/colls/visits/items?pk={key}"))
+        .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(r.body.contains("/items/v4"), "{}", r.body);
+    let r = app
+        .get(&format!("/dbs/shop/colls/visits/items/v4?pk={key}"))
+        .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let sql = url_escape("SELECT VALUE c.id FROM c");
+    let r = app
+        .get(&format!(
+            "/dbs/shop/colls/visits/query?sql={sql}&params=&pk={}&max=10",
+            url_escape(r#"["t1"]"#)
+        ))
+        .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    for id in ["v1", "v3", "v5"] {
+        assert!(
+            r.body.contains(&format!("&#34;{id}&#34;")) || r.body.contains(&format!("\"{id}\"")),
+            "{id}: {}",
+            r.body
+        );
+    }
+    assert!(
+        !r.body.contains("&#34;v0&#34;") && !r.body.contains("\"v0\""),
+        "{}",
+        r.body
+    );
+}
