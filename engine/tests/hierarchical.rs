@@ -91,6 +91,45 @@ fn point_operations_take_the_full_key() {
             .await
             .unwrap_err();
         assert_eq!(err.status_code(), 400, "{err}");
+        // A batch runs in one full key; a prefix is refused before anything is written.
+        let pair =
+            |id: &str| json!({"id": id, "tenantId": "t9", "userId": "u9", "sessionId": "s9"});
+        let err = c
+            .execute_batch(
+                engine::TransactionalBatch::new(key(&["t9", "u9"])).create_item(&pair("b1")),
+            )
+            .await
+            .unwrap_err();
+        assert_eq!(err.status_code(), 400, "{err}");
+        let r = c
+            .execute_batch(
+                engine::TransactionalBatch::new(key(&["t9", "u9", "s9"]))
+                    .create_item(&pair("b1"))
+                    .create_item(&pair("b2")),
+            )
+            .await
+            .unwrap();
+        assert!(r.is_success());
+        // So does a stored procedure: a JavaScript one counting its partition's items.
+        let count = engine::JavaScript::new(
+            "function count() { var c = getContext().getCollection(); \
+             c.queryDocuments(c.getSelfLink(), 'SELECT VALUE COUNT(1) FROM c', function (e, r) { \
+             if (e) throw e; getContext().getResponse().setBody(r[0]); }); }",
+        )
+        .unwrap();
+        c.scripts().upsert_stored_procedure("count", count).unwrap();
+        let n = c
+            .scripts()
+            .execute_stored_procedure::<Value>("count", key(&["t9", "u9", "s9"]), &[])
+            .await
+            .unwrap();
+        assert_eq!(n.resource, json!(2));
+        let err = c
+            .scripts()
+            .execute_stored_procedure::<Value>("count", key(&["t9"]), &[])
+            .await
+            .unwrap_err();
+        assert_eq!(err.status_code(), 400, "{err}");
         // An item without a path is stored under a missing value, as in Cosmos DB.
         let partial = json!({"id": "p", "tenantId": "t1", "userId": "u1"});
         c.create_item(&partial, None, None).await.unwrap();
@@ -318,4 +357,43 @@ fn a_tenant_splits_across_partitions_under_a_paged_prefix_query() {
         assert_eq!(r.items.len(), 600);
         assert_eq!(r.query_metrics.unwrap().partitions_visited, spanned);
     });
+}
+
+/// The logical partition limit (20 GB in Cosmos DB) holds per full key: one tenant may hold far
+/// more than a logical partition, spread over its users, and one user still hits the 403.
+#[test]
+fn the_logical_partition_limit_is_per_full_key() {
+    common::rt().block_on(async {
+        let opts = EngineOptions {
+            max_logical_partition_bytes: 4096,
+            ..Default::default()
+        };
+        let t = common::open(opts);
+        let c = common::container(
+            &t,
+            ContainerProperties::hierarchical("c", &["/tenantId", "/userId"]),
+        )
+        .await;
+        let blob = "x".repeat(1000);
+        // 30 KB for the tenant, 3 KB per user: under the limit for every key.
+        for i in 0..30 {
+            let doc = json!({"id": format!("i{i}"), "tenantId": "big", "userId": format!("u{}", i % 10), "b": blob});
+            c.create_item(&doc, None, None).await.unwrap();
+        }
+        let err = loop {
+            let n = next_extra_id();
+            let doc = json!({"id": n, "tenantId": "big", "userId": "u0", "b": blob});
+            if let Err(e) = c.create_item(&doc, None, None).await {
+                break e;
+            }
+        };
+        assert_eq!(err.status_code(), 403, "{err}");
+        assert_eq!(err.sub_status(), Some(1014));
+    });
+}
+
+fn next_extra_id() -> String {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static N: AtomicU32 = AtomicU32::new(0);
+    format!("extra{}", N.fetch_add(1, Ordering::Relaxed))
 }
