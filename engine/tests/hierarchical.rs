@@ -170,6 +170,7 @@ fn queries_route_on_a_full_key_or_a_prefix() {
             assert!(r.items.iter().all(|i| i["tenantId"] == "t3"));
             let m = r.query_metrics.unwrap();
             assert_eq!(m.partitions_visited, spanned, "{prefix:?}: {m:?}");
+            assert!(m.plan.contains("key prefix range"), "{}", m.plan);
             assert!(
                 spanned < 16,
                 "a prefix spans few of 16 partitions: {spanned}"

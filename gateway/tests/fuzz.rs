@@ -24,6 +24,10 @@ fn header_value() -> impl Strategy<Value = String> {
         "[ -~]{0,24}",
         Just("[{}]".to_owned()),
         Just("[\"p\"]".to_owned()),
+        // Hierarchical keys and prefixes, and a value too many.
+        Just("[\"p\",\"q\"]".to_owned()),
+        Just("[\"p\",{},null]".to_owned()),
+        Just("[\"p\",1,2,3]".to_owned()),
         Just("true".to_owned()),
         Just("-1".to_owned()),
         "[0-9]{1,12}",

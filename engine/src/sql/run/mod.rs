@@ -395,6 +395,12 @@ pub fn run_page(
             (None, false) => "scan".into(),
         },
     };
+    // A hierarchical prefix reads only its range of each partition it visits.
+    let access = if targets.iter().any(|t| t.narrowed) {
+        format!("key prefix range, {access}")
+    } else {
+        access
+    };
     let mode_name = match mode {
         Mode::Stream => "stream",
         Mode::Ordered { .. } => "ordered",
