@@ -68,7 +68,10 @@ async fn container(engine: &Engine, o: &ImportOptions<'_>) -> Result<ContainerCl
     if let Ok(def) = database.container(o.container).read_container() {
         let existing = def.partition_key.paths.join(",");
         if let Some(wanted) = o.partition_key {
-            if wanted != existing {
+            // `/a, /b` and `/a,/b` are one hierarchical key.
+            let same = engine::PartitionKeyDefinition::new(wanted)
+                .is_ok_and(|w| w.paths == def.partition_key.paths);
+            if !same {
                 return Err(Error::BadRequest {
                     field: Some("--partition-key".into()),
                     message: format!(

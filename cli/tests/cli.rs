@@ -697,4 +697,10 @@ fn hierarchical_keys_from_the_command_line() {
         "SELECT VALUE c.id FROM c",
     ]);
     assert_eq!(stdout_json(&o).as_array().unwrap().len(), 4);
+    // Importing again names the same key (spaces or not); another key is refused.
+    let f = file.to_str().unwrap();
+    let o = run(&["import", "--partition-key", "/tenantId, /customerId", f]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = run(&["import", "--partition-key", "/customerId,/tenantId", f]);
+    assert!(!o.status.success());
 }
