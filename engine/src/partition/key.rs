@@ -41,8 +41,8 @@ pub enum PartitionKey {
 pub const MAX_HIERARCHY: usize = 3;
 
 impl PartitionKey {
-    /// A hierarchical key (or prefix) of 1-3 values: `["contoso", "alice"]`. A missing value is
-    /// `null` in JSON terms only when stored as null; `{}` stands for an absent property.
+    /// A hierarchical key (or prefix) of 1-3 values: `["contoso", "alice"]`. `{}` is an absent
+    /// property (Cosmos DB's Undefined), `null` a stored null.
     pub fn from_json_values(values: &[Value], field: &str) -> Result<Self> {
         if values.is_empty() || values.len() > MAX_HIERARCHY {
             return Err(Error::bad(
