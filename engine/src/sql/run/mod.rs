@@ -101,13 +101,30 @@ pub struct Page {
     pub partitions: Vec<u32>,
 }
 
+/// How a page ran, so the next one resumes the same way (one letter in the token).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+enum Resume {
+    /// Items in key order: the token holds the last key read.
+    #[default]
+    #[serde(rename = "s")]
+    Stream,
+    /// An ORDER BY merge: the token holds each range's index position.
+    #[serde(rename = "o")]
+    Ordered,
+    /// The whole result computed, paged by offset.
+    #[serde(rename = "w")]
+    Whole,
+    /// Whole pages of a routed ORDER BY over few items, sorted (priced as the merge).
+    #[serde(rename = "f")]
+    SortedFew,
+}
+
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 struct Token {
     rid: u32,
     /// Hash of the query text and parameters: a continuation only resumes its own query.
     q: u64,
-    /// `s` stream, `o` ordered, `w` whole.
-    mode: char,
+    mode: Resume,
     /// Stream: the last item key processed (base64).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     key: Option<String>,
@@ -321,11 +338,10 @@ pub fn run_page(
         now: ttl::now(),
         seen: None,
     };
-    // 'w' whole pages; 'f' whole pages of a sorted-few ORDER BY (priced as the merge).
     let resumed_whole = token
         .as_ref()
-        .is_some_and(|t| t.mode == 'w' || t.mode == 'f');
-    run.sorting_few = token.as_ref().is_some_and(|t| t.mode == 'f');
+        .is_some_and(|t| matches!(t.mode, Resume::Whole | Resume::SortedFew));
+    run.sorting_few = token.as_ref().is_some_and(|t| t.mode == Resume::SortedFew);
     // An ORDER BY merge needs an index in that order holding every item: the path's range index
     // for one key, a composite index (scanned forwards or backwards) for several.
     let order_index = match &plan.mode {
@@ -363,11 +379,15 @@ pub fn run_page(
     });
     let done = match &mode {
         Mode::Whole => {
-            token.mode = if run.sorting_few { 'f' } else { 'w' };
+            token.mode = if run.sorting_few {
+                Resume::SortedFew
+            } else {
+                Resume::Whole
+            };
             run.whole(&targets, &mut token)?
         }
         Mode::Stream => {
-            token.mode = 's';
+            token.mode = Resume::Stream;
             if q.distinct {
                 run.seen = Some(unpack_hashes(&token.seen)?);
             }
@@ -381,7 +401,7 @@ pub fn run_page(
             done
         }
         Mode::Ordered { .. } => {
-            token.mode = 'o';
+            token.mode = Resume::Ordered;
             let ix = order_index.as_ref().expect("an ordered plan has its index");
             run.ordered(&targets, &ix.hash, ix.backwards, &mut token)?
         }
