@@ -34,7 +34,8 @@ impl FeedRange {
         end: None,
     };
 
-    fn intersect(&self, start: u64, end: Option<u64>) -> Option<FeedRange> {
+    /// The part of this range inside `[start, end)`, if any.
+    pub(crate) fn intersect(&self, start: u64, end: Option<u64>) -> Option<FeedRange> {
         let s = self.start.max(start);
         let e = match (self.end, end) {
             (Some(a), Some(b)) => Some(a.min(b)),

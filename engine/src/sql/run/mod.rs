@@ -22,6 +22,7 @@ use super::eval::Params;
 use super::exec;
 use super::plan::{self, Mode, Plan, Predicate};
 use crate::catalog::ContainerDef;
+use crate::changefeed::FeedRange;
 use crate::error::{Error, Result};
 use crate::partition::cosmos::EpkRange;
 use crate::partition::{Epk, KeyScope, PartitionKey};
@@ -461,71 +462,21 @@ pub fn run_page(
 /// The partitions to visit: those owning the partition key values the query is confined to
 /// (named, or fixed by the filter), those a hierarchical prefix's range overlaps, or every one.
 fn targets(def: &ContainerDef, plan: &Plan, pk: Option<&PartitionKey>) -> Result<Vec<Target>> {
-    let pkd = &def.partition_key;
-    let named = pk.map(|pk| pkd.scope(pk)).transpose()?;
-    let scope: Option<Vec<KeyScope>> = match (named, &plan.partition_values) {
-        (Some(scope), _) => Some(vec![scope]),
-        // A hierarchical key: the filter's equalities on its leading paths, as one key.
-        (None, Some(values)) if pkd.is_hierarchical() => {
-            PartitionKey::from_json_values(values, "pk")
-                .and_then(|k| pkd.scope(&k))
-                .ok()
-                .map(|s| vec![s])
-        }
-        (None, Some(values)) => Some(
-            values
-                .iter()
-                .filter_map(|v| PartitionKey::from_json(v, "pk").ok())
-                .map(|p| KeyScope::Full(p.epk()))
-                .collect(),
-        ),
-        (None, None) => None,
-    };
-    let (epks, prefix): (Vec<Epk>, Option<(u64, u64)>) = match &scope {
-        None => (Vec::new(), None),
-        Some(scopes) => match scopes.as_slice() {
-            [KeyScope::Prefix { lo, hi, .. }] => (Vec::new(), Some((*lo, *hi))),
-            _ => (
-                scopes
-                    .iter()
-                    .filter_map(|s| match s {
-                        KeyScope::Full(e) => Some(*e),
-                        KeyScope::Prefix { .. } => None,
-                    })
-                    .collect(),
-                None,
-            ),
-        },
-    };
+    let confined = confinement(def, plan, pk)?;
     Ok((0..def.partitions.len())
         .filter_map(|i| {
             let (start, end) = def.partitions.range_of(i);
             let pp = def.partitions.partitions[i].id;
-            match (&scope, prefix) {
-                (None, _) => Some(Target {
-                    pp,
-                    start,
-                    end,
-                    epks: None,
-                    narrowed: false,
-                }),
-                // A prefix: the part of this partition's range the prefix covers, scanned
-                // without logical partitions (the filter tells the prefixes sharing it apart).
-                (Some(_), Some((lo, hi))) => {
-                    let s = start.max(lo);
-                    let e = match (end, hi.checked_add(1)) {
-                        (Some(a), Some(b)) => Some(a.min(b)),
-                        (a, b) => a.or(b),
-                    };
-                    (e.is_none_or(|e| s < e)).then_some(Target {
-                        pp,
-                        start: s,
-                        end: e,
-                        epks: None,
-                        narrowed: true,
-                    })
-                }
-                (Some(_), None) => {
+            let whole = |epks| Target {
+                pp,
+                start,
+                end,
+                epks,
+                narrowed: false,
+            };
+            match &confined {
+                Confined::Everywhere => Some(whole(None)),
+                Confined::Logical(epks) => {
                     let mut mine: Vec<Epk> = epks
                         .iter()
                         .filter(|e| def.partitions.index_of(e) == i)
@@ -533,17 +484,61 @@ fn targets(def: &ContainerDef, plan: &Plan, pk: Option<&PartitionKey>) -> Result
                         .collect();
                     mine.sort();
                     mine.dedup();
-                    (!mine.is_empty()).then_some(Target {
-                        pp,
-                        start,
-                        end,
-                        epks: Some(mine),
-                        narrowed: false,
-                    })
+                    (!mine.is_empty()).then(|| whole(Some(mine)))
                 }
+                // The part of this partition's range the prefix covers, scanned without logical
+                // partitions (the filter tells the prefixes sharing it apart).
+                Confined::Range(range) => range.intersect(start, end).map(|r| Target {
+                    pp,
+                    start: r.start,
+                    end: r.end,
+                    epks: None,
+                    narrowed: true,
+                }),
             }
         })
         .collect())
+}
+
+/// Where a query's items can be.
+enum Confined {
+    Everywhere,
+    /// These logical partitions.
+    Logical(Vec<Epk>),
+    /// A hierarchical prefix's coordinate range.
+    Range(FeedRange),
+}
+
+/// The key named, or the partition key values the filter fixes (for a hierarchical key, the
+/// values of its leading paths).
+fn confinement(def: &ContainerDef, plan: &Plan, pk: Option<&PartitionKey>) -> Result<Confined> {
+    let pkd = &def.partition_key;
+    let scope = match (pk, &plan.partition_values) {
+        (Some(pk), _) => pkd.scope(pk)?,
+        (None, Some(values)) if pkd.is_hierarchical() => {
+            match PartitionKey::from_json_values(values, "pk").and_then(|k| pkd.scope(&k)) {
+                Ok(scope) => scope,
+                Err(_) => return Ok(Confined::Everywhere),
+            }
+        }
+        (None, Some(values)) => {
+            return Ok(Confined::Logical(
+                values
+                    .iter()
+                    .filter_map(|v| PartitionKey::from_json(v, "pk").ok())
+                    .map(|p| p.epk())
+                    .collect(),
+            ))
+        }
+        (None, None) => return Ok(Confined::Everywhere),
+    };
+    Ok(match scope {
+        KeyScope::Full(epk) => Confined::Logical(vec![epk]),
+        KeyScope::Prefix { lo, hi, .. } => Confined::Range(FeedRange {
+            start: lo,
+            end: hi.checked_add(1),
+        }),
+    })
 }
 
 struct Run<'a> {
