@@ -398,3 +398,63 @@ fn next_extra_id() -> String {
     static N: AtomicU32 = AtomicU32::new(0);
     format!("extra{}", N.fetch_add(1, Ordering::Relaxed))
 }
+
+/// A prefix query is admitted by the partitions its range overlaps, each as a request of its
+/// own: a tenant whose partition is throttled gets the 429, a tenant elsewhere does not.
+#[test]
+fn a_prefix_query_is_throttled_only_by_its_own_partitions() {
+    common::rt().block_on(async {
+        let opts = EngineOptions {
+            retry: engine::RetryOptions {
+                max_retry_attempts_on_throttled: 0,
+                max_retry_wait: std::time::Duration::ZERO,
+            },
+            ..Default::default()
+        };
+        let t = common::open(opts);
+        // 400 RU/s over 4 partitions: 100 RU/s each.
+        let c = common::container(
+            &t,
+            ContainerProperties::hierarchical("c", &["/tenantId", "/userId"])
+                .with_throughput(400)
+                .with_initial_partitions(4),
+        )
+        .await;
+        let def = c.read_container().unwrap();
+        let spans = |tenant: &str| {
+            let (lo, hi) = def.partition_key.scope(&key(&[tenant])).unwrap().coordinates();
+            def.partitions.indexes_overlapping(lo, hi)
+        };
+        let hot = spans("hot");
+        let cold = (0..1000)
+            .map(|i| format!("t{i}"))
+            .find(|t| !spans(t).any(|i| hot.contains(&i)))
+            .unwrap();
+        // Large writes to the hot tenant until its partition is in debt.
+        let pad = "x".repeat(20_000);
+        let mut admitted = 0;
+        for i in 0..400 {
+            let doc = json!({"id": format!("w{i}"), "tenantId": "hot", "userId": format!("u{}", i % 5), "pad": pad});
+            match c.create_item(&doc, None, None).await {
+                Ok(_) => admitted += 1,
+                Err(e) if admitted > 0 => {
+                    assert_eq!(e.status_code(), 429, "{e}");
+                    break;
+                }
+                Err(e) => tokio::time::sleep(e.retry_after().unwrap()).await,
+            }
+        }
+        let prefix = |tenant: &str| QueryOptions {
+            partition_key: Some(key(&[tenant])),
+            ..Default::default()
+        };
+        let e = c
+            .query_items::<Value>("SELECT * FROM c", NO_PARAMS, prefix("hot"))
+            .await
+            .unwrap_err();
+        assert_eq!(e.status_code(), 429, "{e}");
+        c.query_items::<Value>("SELECT * FROM c", NO_PARAMS, prefix(&cold))
+            .await
+            .unwrap();
+    });
+}
