@@ -10,11 +10,7 @@
 //!
 //! `cargo bench -p engine --bench hierarchical`
 
-use std::time::Instant;
-
-use engine::{
-    ContainerClient, ContainerProperties, Engine, EngineOptions, PartitionKey, QueryOptions,
-};
+use engine::{ContainerProperties, Engine, EngineOptions, PartitionKey};
 use serde_json::{json, Value};
 
 mod common;
@@ -25,51 +21,6 @@ fn event(i: u64) -> Value {
         "userId": format!("u{}", (i / 1000) % 100), "sessionId": format!("s{}", i / 100_000),
         "kind": "view", "at": i,
     })
-}
-
-/// Every page of `sql`: (rows, RU, items read, partitions visited, milliseconds).
-async fn run(
-    c: &ContainerClient,
-    sql: &str,
-    pk: Option<PartitionKey>,
-) -> (usize, f64, u64, usize, f64) {
-    let started = Instant::now();
-    let (mut rows, mut ru, mut read, mut cont) = (0, 0.0, 0, None);
-    let mut visited = std::collections::HashSet::new();
-    loop {
-        let r = c
-            .query_items::<Value>(
-                sql,
-                engine::NO_PARAMS,
-                QueryOptions {
-                    partition_key: pk.clone(),
-                    max_item_count: Some(1000),
-                    continuation: cont.take(),
-                    max_request_units_per_page: Some(f64::MAX),
-                    max_duration_per_page: Some(std::time::Duration::from_secs(600)),
-                    ..Default::default()
-                },
-            )
-            .await
-            .unwrap();
-        rows += r.items.len();
-        ru += r.request_charge;
-        let m = r.query_metrics.unwrap();
-        read += m.retrieved_document_count;
-        visited.extend(m.partitions.iter().map(|p| p.partition));
-        match r.continuation {
-            Some(c) => cont = Some(c),
-            None => {
-                return (
-                    rows,
-                    ru,
-                    read,
-                    visited.len(),
-                    started.elapsed().as_secs_f64() * 1e3,
-                )
-            }
-        }
-    }
 }
 
 fn main() {
@@ -134,7 +85,14 @@ fn main() {
         ),
     ];
     for (name, sql, pk) in cases {
-        let (rows, ru, read, visited, ms) = rt.block_on(run(&c, sql, pk));
-        println!("| {name} | {visited} of 16 | {read} | {rows} | {ru:.1} | {ms:.1} ms |");
+        let r = rt.block_on(common::all_pages(&c, sql, pk, 1000));
+        println!(
+            "| {name} | {} of 16 | {} | {} | {:.1} | {:.1} ms |",
+            r.partitions,
+            r.items_read,
+            r.rows.len(),
+            r.request_charge,
+            r.millis
+        );
     }
 }

@@ -11,7 +11,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicIsize, Ordering::Relaxed};
 use std::time::Instant;
 
-use engine::{ContainerClient, ContainerProperties, Engine, EngineOptions, QueryOptions};
+use engine::{ContainerProperties, Engine, EngineOptions};
 use serde_json::{json, Value};
 
 struct Counting;
@@ -44,35 +44,6 @@ fn product(i: u64) -> Value {
         "name": format!("Product {i}"), "price": (i * 7919 % 100_000) as f64 / 100.0,
         "description": "A product of the bench, described at some length so that items weigh what catalogue items weigh. ".repeat(8),
     })
-}
-
-/// All pages of `sql`: rows, RU, items read, pages.
-async fn all_pages(c: &ContainerClient, sql: &str, page: usize) -> (Vec<Value>, f64, u64, usize) {
-    let (mut rows, mut ru, mut read, mut n, mut cont) = (Vec::new(), 0.0, 0, 0, None);
-    loop {
-        let r = c
-            .query_items::<Value>(
-                sql,
-                engine::NO_PARAMS,
-                QueryOptions {
-                    max_item_count: Some(page),
-                    continuation: cont.take(),
-                    max_request_units_per_page: Some(f64::MAX),
-                    max_duration_per_page: Some(std::time::Duration::from_secs(600)),
-                    ..Default::default()
-                },
-            )
-            .await
-            .unwrap();
-        rows.extend(r.items);
-        ru += r.request_charge;
-        read += r.query_metrics.unwrap().retrieved_document_count;
-        n += 1;
-        match r.continuation {
-            Some(c) => cont = Some(c),
-            None => return (rows, ru, read, n),
-        }
-    }
 }
 
 mod common;
@@ -122,7 +93,8 @@ fn main() {
                 items.join(",")
             );
             let started = Instant::now();
-            let (rows, ru, _, _) = rt.block_on(all_pages(&c, &sql, 100));
+            let r = rt.block_on(common::all_pages(&c, &sql, None, 100));
+            let (rows, ru) = (r.rows, r.request_charge);
             println!(
                 "{n} items, LOWER(c.sku) IN ({list} strings): {:.0} ms, {ru:.0} RU, count {}",
                 started.elapsed().as_secs_f64() * 1e3,
@@ -136,7 +108,8 @@ fn main() {
             let before = LIVE.load(Relaxed);
             PEAK.store(before, Relaxed);
             let started = Instant::now();
-            let (_, ru, read, _) = rt.block_on(all_pages(&c, sql, 100));
+            let r = rt.block_on(common::all_pages(&c, sql, None, 100));
+            let (ru, read) = (r.request_charge, r.items_read);
             println!(
                 "{n} items, {sql}: peak heap +{:.1} MB, {:.0} ms, {ru:.0} RU, {read} items read",
                 (PEAK.load(Relaxed) - before) as f64 / (1 << 20) as f64,
@@ -144,8 +117,15 @@ fn main() {
             );
         }
         let sql = "SELECT DISTINCT VALUE c.categoryId FROM c";
-        let (a, ru_one, read_one, _) = rt.block_on(all_pages(&c, sql, 1_000));
-        let (b, ru_paged, read_paged, pages) = rt.block_on(all_pages(&c, sql, 100));
+        let one = rt.block_on(common::all_pages(&c, sql, None, 1_000));
+        let paged = rt.block_on(common::all_pages(&c, sql, None, 100));
+        let (a, ru_one, read_one) = (one.rows, one.request_charge, one.items_read);
+        let (b, ru_paged, read_paged, pages) = (
+            paged.rows,
+            paged.request_charge,
+            paged.items_read,
+            paged.pages,
+        );
         assert_eq!(a.len(), b.len());
         println!(
             "{n} items, DISTINCT of {} values: one page {ru_one:.0} RU / {read_one} items read; {pages} pages of 100: {ru_paged:.0} RU / {read_paged} items read",
