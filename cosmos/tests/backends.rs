@@ -243,6 +243,16 @@ async fn scenario(account: Account) -> (Trace, Vec<cosmos::EngineCall>) {
     (trace, ru.calls())
 }
 
+/// An account on the gateway, with its (the emulator's) key.
+async fn connect(gw: &TestGateway) -> Account {
+    Account::connect(&ConnectionSettings::new(
+        gw.endpoint(),
+        gateway::EMULATOR_KEY,
+    ))
+    .await
+    .unwrap()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn both_backends_answer_and_charge_alike() {
     let dir = tempfile::tempdir().unwrap();
@@ -250,12 +260,7 @@ async fn both_backends_answer_and_charge_alike() {
     let (embedded, embedded_calls) = scenario(Account::embedded(engine)).await;
 
     let gw = TestGateway::start();
-    let account = Account::connect(&ConnectionSettings::new(
-        gw.endpoint(),
-        gateway::EMULATOR_KEY,
-    ))
-    .await
-    .unwrap();
+    let account = connect(&gw).await;
     let (remote, remote_calls) = scenario(account).await;
 
     assert_eq!(embedded.len(), remote.len());
@@ -311,12 +316,7 @@ async fn a_wrong_key_or_no_endpoint_is_one_clear_error() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_container_with_another_partition_key_is_refused() {
     let gw = TestGateway::start();
-    let account = Account::connect(&ConnectionSettings::new(
-        gw.endpoint(),
-        gateway::EMULATOR_KEY,
-    ))
-    .await
-    .unwrap();
+    let account = connect(&gw).await;
     let db = account.create_database_if_not_exists("d").await.unwrap();
     db.create_container_if_not_exists(ContainerProperties::new("c", "/a"))
         .await
@@ -389,12 +389,7 @@ async fn a_hierarchical_container_answers_alike_on_both_backends() {
     let engine = engine::Engine::open(dir.path(), Default::default()).unwrap();
     let embedded = run(Account::embedded(engine)).await;
     let gw = TestGateway::start();
-    let account = Account::connect(&ConnectionSettings::new(
-        gw.endpoint(),
-        gateway::EMULATOR_KEY,
-    ))
-    .await
-    .unwrap();
+    let account = connect(&gw).await;
     let remote = run(account).await;
     assert_eq!(embedded[0]["id"], "o4");
     assert_eq!(embedded[1], json!(["o11", "o2", "o5", "o8"]));
