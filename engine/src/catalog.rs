@@ -44,13 +44,36 @@ pub struct ContainerDef {
     pub created: u64,
     /// Progress of the index rebuild after a policy change; `None` = the index is complete.
     #[serde(default)]
-    pub index_rebuild: Option<crate::index::rebuild::IndexRebuild>,
-    /// The unique key policy: per unique key, its paths (`crate::unique`).
+    pub index_rebuild: Option<IndexRebuild>,
+    /// The unique key policy: per unique key, its paths (enforced by `unique.rs`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unique_keys: Vec<Vec<String>>,
     /// The indexing policy, compiled once per definition.
     #[serde(skip)]
     compiled_policy: std::sync::OnceLock<Arc<CompiledPolicy>>,
+}
+
+/// Progress of an index rebuild, recorded with the container so a restart resumes it
+/// (`writer::reindex` runs the steps).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IndexRebuild {
+    /// `clearing` the old entries, then `indexing` the items.
+    pub phase: String,
+    /// Hex of the last item key indexed.
+    #[serde(default)]
+    pub cursor: Option<String>,
+    pub items_indexed: u64,
+}
+
+impl IndexRebuild {
+    pub fn start() -> Self {
+        IndexRebuild {
+            phase: "clearing".into(),
+            cursor: None,
+            items_indexed: 0,
+        }
+    }
 }
 
 impl ContainerDef {
@@ -92,7 +115,7 @@ impl ContainerDef {
         next.indexing_policy = policy;
         next.compiled_policy = Default::default();
         next.compile_policy()?;
-        next.index_rebuild = Some(crate::index::rebuild::IndexRebuild::start());
+        next.index_rebuild = Some(IndexRebuild::start());
         Ok(next)
     }
 

@@ -3,9 +3,7 @@
 //! their engine when built, and are forgotten when the last handle to them is dropped.
 
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Weak};
 
-use parking_lot::Mutex;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -13,18 +11,6 @@ use super::processor::{ChangeFeedProcessor, Inner};
 use super::token::{FeedRange, FeedToken};
 use crate::client::engine::Engine;
 use crate::error::Result;
-
-/// The processors of one engine.
-#[derive(Default)]
-pub struct Registry(Mutex<Vec<Weak<Inner>>>);
-
-impl Registry {
-    pub(super) fn register(&self, inner: &Arc<Inner>) {
-        let mut all = self.0.lock();
-        all.retain(|w| w.strong_count() > 0);
-        all.push(Arc::downgrade(inner));
-    }
-}
 
 /// Where a lease has checkpointed: the last LSN handled in one physical partition.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -71,10 +57,10 @@ impl ProcessorStatus {
 impl Engine {
     /// Every change-feed processor built on this engine and still held by its owner.
     pub fn change_feed_processors(&self) -> Vec<ChangeFeedProcessor> {
-        let mut all = self.inner.processors.0.lock();
-        all.retain(|w| w.strong_count() > 0);
-        all.iter()
-            .filter_map(Weak::upgrade)
+        self.inner
+            .processors
+            .live::<Inner>()
+            .into_iter()
             .map(|inner| ChangeFeedProcessor { inner })
             .collect()
     }

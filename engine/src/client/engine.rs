@@ -28,7 +28,7 @@ pub(crate) struct Inner {
     pub catalog: Arc<Catalog>,
     pub opts: EngineOptions,
     /// The change-feed processors built on this engine (for status pages).
-    pub processors: crate::changefeed::status::Registry,
+    pub processors: super::registry::Registry,
     writer: Option<mpsc::Sender<Job>>,
     thread: Option<JoinHandle<()>>,
     path: PathBuf,

@@ -9,6 +9,7 @@ pub mod load;
 pub mod options;
 pub mod query;
 pub mod read_feed;
+pub(crate) mod registry;
 pub mod response;
 pub mod scripts;
 pub mod scripts_list;

@@ -8,7 +8,6 @@
 
 pub mod encoding;
 pub mod policy;
-pub mod rebuild;
 pub mod scan;
 pub mod spatial;
 

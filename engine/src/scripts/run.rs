@@ -12,15 +12,7 @@ use crate::partition::PartitionKey;
 use crate::ru::Meter;
 use crate::writer::apply::{apply_item, Ctx};
 use crate::writer::atomic::atomically;
-use crate::writer::ops::{ItemOp, ItemOpKind, ItemOutcome};
-
-/// What a stored procedure returned, and what it cost.
-#[derive(Debug, Clone)]
-pub struct ScriptOutcome {
-    pub body: Value,
-    pub meter: Meter,
-    pub partition: u32,
-}
+use crate::writer::ops::{ItemOp, ItemOpKind, ItemOutcome, ScriptOutcome};
 
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn run_procedure(

@@ -7,6 +7,7 @@ use serde_json::Value;
 use super::ast::{Expr, From, Join, Query, Select};
 use super::error::QueryError;
 use super::lexer::{tokenize, Tok, Token};
+use super::value::num;
 
 pub const MAX_DEPTH: usize = 128;
 
@@ -804,17 +805,6 @@ impl<'a> Parser<'a> {
             }
             _ => return Err(self.unexpected("an expression")),
         })
-    }
-}
-
-/// Integral numbers stay integers in results (`1`, not `1.0`).
-pub fn num(n: f64) -> Value {
-    if n.fract() == 0.0 && n.abs() < 9.007_199_254_740_992e15 {
-        Value::from(n as i64)
-    } else {
-        serde_json::Number::from_f64(n)
-            .map(Value::Number)
-            .unwrap_or(Value::Null)
     }
 }
 

@@ -223,16 +223,23 @@ pub fn unary(op: &str, a: &Val) -> Val {
 
 /// A number result; NaN and the infinities (`1 / 0`) stay numbers inside the query.
 pub fn numeric(x: f64) -> Val {
-    Some(if x.is_finite() {
-        super::parser::num(x)
-    } else {
-        non_finite(x)
-    })
+    Some(if x.is_finite() { num(x) } else { non_finite(x) })
 }
 
 /// A number result where NaN and the infinities are undefined (aggregates).
 pub fn finite(x: f64) -> Val {
-    x.is_finite().then(|| super::parser::num(x))
+    x.is_finite().then(|| num(x))
+}
+
+/// Integral numbers stay integers in results (`1`, not `1.0`).
+pub fn num(n: f64) -> Value {
+    if n.fract() == 0.0 && n.abs() < 9.007_199_254_740_992e15 {
+        Value::from(n as i64)
+    } else {
+        serde_json::Number::from_f64(n)
+            .map(Value::Number)
+            .unwrap_or(Value::Null)
+    }
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@ pub mod apply;
 pub mod atomic;
 pub mod ops;
 mod purge;
+mod reindex;
 mod resources;
 
 use std::collections::{BTreeSet, HashMap};
@@ -188,7 +189,7 @@ impl Writer {
             return;
         };
         let mut next = self.state.containers[&rid].clone();
-        match crate::index::rebuild::step(&self.store, &mut next) {
+        match reindex::step(&self.store, &mut next) {
             Ok(_) => {
                 self.catalog.publish_container(next.clone());
                 self.state.containers.insert(rid, next);

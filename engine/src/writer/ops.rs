@@ -10,7 +10,6 @@ use crate::error::Error;
 use crate::item::PatchOperation;
 use crate::partition::PartitionKey;
 use crate::ru::Meter;
-use crate::scripts::run::ScriptOutcome;
 use crate::scripts::{RequestedTriggers, StoredProcedure};
 
 /// Settings of a new container (the API's `ContainerProperties`).
@@ -175,6 +174,14 @@ pub struct ItemOutcome {
     pub etag: Option<String>,
     pub meter: Meter,
     /// The physical partition that served it.
+    pub partition: u32,
+}
+
+/// What a stored procedure returned, and what it cost.
+#[derive(Debug, Clone)]
+pub struct ScriptOutcome {
+    pub body: Value,
+    pub meter: Meter,
     pub partition: u32,
 }
 

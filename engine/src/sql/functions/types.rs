@@ -3,7 +3,7 @@
 use serde_json::{Map, Value};
 
 use super::{boolean, int64, s, string};
-use crate::sql::parser::num;
+use crate::sql::value::num;
 use crate::sql::value::{as_non_finite, kind, Val};
 
 pub(super) fn call(name: &str, a: &[Val]) -> Val {

@@ -1,43 +1,21 @@
-//! Online index rebuild after an indexing policy change, in bounded steps on the writer thread:
-//! first the old entries are cleared, then every item is indexed under the new policy, in key
-//! order. Writes meanwhile maintain the new policy's entries for the items they touch (a put is
-//! idempotent, a delete of a missing entry harmless), and queries scan instead of trusting the
-//! index until the rebuild is done.
-
-use serde::{Deserialize, Serialize};
+//! Online index rebuild after an indexing policy change, in bounded steps on the writer thread
+//! between other work: first the old entries are cleared, then every item is indexed under the
+//! new policy, in key order. Writes meanwhile maintain the new policy's entries for the items
+//! they touch (a put is idempotent, a delete of a missing entry harmless), and queries scan
+//! instead of trusting the index until the rebuild is done (`ContainerDef::index_rebuild`).
 
 use crate::catalog::{self, ContainerDef};
 use crate::error::{Error, Result};
+use crate::index;
 use crate::storage::keys::{self, DocHeader};
 use crate::storage::Store;
 use crate::ttl;
 
 /// Entries cleared or items indexed per step (one transaction).
-pub const STEP: usize = 2000;
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct IndexRebuild {
-    /// `clearing` the old entries, then `indexing` the items.
-    pub phase: String,
-    /// Hex of the last item key indexed.
-    #[serde(default)]
-    pub cursor: Option<String>,
-    pub items_indexed: u64,
-}
-
-impl IndexRebuild {
-    pub fn start() -> Self {
-        IndexRebuild {
-            phase: "clearing".into(),
-            cursor: None,
-            items_indexed: 0,
-        }
-    }
-}
+const STEP: usize = 2000;
 
 /// Runs one step of `def`'s rebuild and commits it. Returns whether the rebuild is finished.
-pub fn step(store: &Store, def: &mut ContainerDef) -> Result<bool> {
+pub(super) fn step(store: &Store, def: &mut ContainerDef) -> Result<bool> {
     let Some(mut state) = def.index_rebuild.clone() else {
         return Ok(true);
     };
@@ -82,7 +60,7 @@ pub fn step(store: &Store, def: &mut ContainerDef) -> Result<bool> {
                 continue;
             }
             let doc = serde_json::from_slice(json).map_err(|e| Error::Corrupt(e.to_string()))?;
-            batch.push((k.to_vec(), super::terms(&doc, &policy)));
+            batch.push((k.to_vec(), index::terms(&doc, &policy)));
         }
         let done = batch.len() < STEP;
         for (k, terms) in &batch {
@@ -90,16 +68,16 @@ pub fn step(store: &Store, def: &mut ContainerDef) -> Result<bool> {
             let pp = def.partitions.owner(&epk).id;
             let mut counts = std::collections::BTreeMap::new();
             for term in terms {
-                let key = super::entry_key(rid, pp, term, &epk, &k[20..]);
+                let key = index::entry_key(rid, pp, term, &epk, &k[20..]);
                 // A write during the rebuild may have indexed this item already.
                 if store.index.get(&wtxn, &key)?.is_some() {
                     continue;
                 }
-                *counts.entry(super::term_path(term)).or_insert(0) += 1;
+                *counts.entry(index::term_path(term)).or_insert(0) += 1;
                 store.index.put(&mut wtxn, &key, &k[20..])?;
             }
-            super::adjust_counts(store, &mut wtxn, rid, pp, &counts)?;
-            super::adjust_lp_counts(store, &mut wtxn, rid, &epk, &counts)?;
+            index::adjust_counts(store, &mut wtxn, rid, pp, &counts)?;
+            index::adjust_lp_counts(store, &mut wtxn, rid, &epk, &counts)?;
         }
         state.items_indexed += batch.len() as u64;
         state.cursor = batch.last().map(|(k, _)| keys::hex(k)).or(state.cursor);
