@@ -5,6 +5,11 @@
 //
 //   HEAVY=4 k6 run loadtest/neighbours.js      (BASE_URL, HEAVY_PATH, PROBE_PATH, DURATION)
 //
+// HEAVY_URL points the heavy clients at another server, with no sign-up: e.g. the explorer's
+// partitions page of the blog's posts, which walks every logical partition for its charts:
+//   HEAVY=4 SIGN_UP= HEAVY_URL=http://127.0.0.1:8082/dbs/blog/colls/posts/partitions \
+//     k6 run loadtest/neighbours.js
+//
 // Each heavy client signs up its own user of the V1 model first, so the V1 feed (~1 800 RU, a
 // fan-out plus ~200 queries) runs live (anonymous visitors get a 5-second cache of it). Start
 // the demo with `--signups-per-minute 0` for N > 10.
@@ -16,7 +21,8 @@ import { parseHTML } from 'k6/html';
 const BASE = (__ENV.BASE_URL || 'http://127.0.0.1:8081').replace(/\/+$/, '');
 const HEAVY = Number(__ENV.HEAVY || 4);
 const HEAVY_PATH = __ENV.HEAVY_PATH || '/v1';
-const SIGN_UP = __ENV.SIGN_UP || '/v1/signup';
+const HEAVY_URL = __ENV.HEAVY_URL || BASE + HEAVY_PATH;
+const SIGN_UP = __ENV.SIGN_UP === undefined ? '/v1/signup' : __ENV.SIGN_UP;
 const PROBE_PATH = __ENV.PROBE_PATH || '/posts/post-000001-00';
 const DURATION = __ENV.DURATION || '30s';
 
@@ -50,7 +56,7 @@ export function heavy() {
     check(r, { 'signed up': (x) => x.status === 303 });
     signedIn = true;
   }
-  const r = http.get(BASE + HEAVY_PATH, { tags: { name: 'heavy' } });
+  const r = http.get(HEAVY_URL, { tags: { name: 'heavy' } });
   check(r, { 'heavy 200': (x) => x.status === 200 });
   heavyMs.add(r.timings.duration);
 }

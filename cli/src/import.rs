@@ -66,11 +66,11 @@ impl Outcome {
 async fn container(engine: &Engine, o: &ImportOptions<'_>) -> Result<ContainerClient, Error> {
     let database = engine.create_database_if_not_exists(o.db).await?;
     if let Ok(def) = database.container(o.container).read_container() {
-        let existing = def.partition_key.paths.join(",");
+        let existing = def.partition_key().paths.join(",");
         if let Some(wanted) = o.partition_key {
             // `/a, /b` and `/a,/b` are one hierarchical key.
             let same = engine::PartitionKeyDefinition::new(wanted)
-                .is_ok_and(|w| w.paths == def.partition_key.paths);
+                .is_ok_and(|w| w.paths == def.partition_key().paths);
             if !same {
                 return Err(Error::BadRequest {
                     field: Some("--partition-key".into()),

@@ -342,7 +342,7 @@ async fn run(cli: Cli) -> Result<(), import::ImportError> {
             for r in &reports {
                 out(&serde_json::to_string(r).unwrap_or_default());
             }
-            match engine::check::failed(&reports) {
+            match engine::check_failed(&reports) {
                 Some(e) => Err(e.into()),
                 None => Ok(()),
             }
@@ -440,7 +440,7 @@ async fn run(cli: Cli) -> Result<(), import::ImportError> {
                         .database(&d.id)
                         .containers()
                         .iter()
-                        .map(|c| json!({"id": c.id, "partitionKey": c.partition_key.paths.join(","), "partitions": c.partitions.len(), "throughput": c.throughput, "defaultTtl": c.default_ttl}))
+                        .map(|c| json!({"id": c.id(), "partitionKey": c.partition_key().paths.join(","), "partitions": c.totals().0, "throughput": c.throughput(), "defaultTtl": c.default_ttl()}))
                         .collect();
                     json!({"id": d.id, "containers": containers})
                 })

@@ -43,7 +43,7 @@ impl Database {
                     let parse = |v: &serde_json::Value| {
                         serde_json::from_value::<engine::IndexingPolicy>(v.clone()).ok()
                     };
-                    if parse(&c.read_container()?.indexing_policy) != parse(&wanted) {
+                    if parse(c.read_container()?.indexing_policy()) != parse(&wanted) {
                         tracing::info!(
                             container = c.id(),
                             "indexing policy changed: rebuilding the index"

@@ -26,28 +26,28 @@ pub struct DatabaseDef {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ContainerDef {
-    pub id: String,
-    pub database: String,
+    pub(crate) id: String,
+    pub(crate) database: String,
     /// Numeric id: the key prefix of everything the container stores.
-    pub rid: u32,
-    pub partition_key: PartitionKeyDefinition,
+    pub(crate) rid: u32,
+    pub(crate) partition_key: PartitionKeyDefinition,
     /// Cosmos DB's indexing policy shape; `{}` means the default (every path indexed).
-    pub indexing_policy: Value,
+    pub(crate) indexing_policy: Value,
     /// Seconds; `None` = TTL off, `-1` = on with no default expiry.
-    pub default_ttl: Option<i64>,
+    pub(crate) default_ttl: Option<i64>,
     /// Provisioned RU/s; `None` = unlimited.
-    pub throughput: Option<u32>,
+    pub(crate) throughput: Option<u32>,
     /// Seconds the all-versions-and-deletes change feed keeps its records; `None` = that mode off.
     #[serde(default)]
-    pub change_feed_retention: Option<u64>,
-    pub partitions: PartitionMap,
-    pub created: u64,
+    pub(crate) change_feed_retention: Option<u64>,
+    pub(crate) partitions: PartitionMap,
+    pub(crate) created: u64,
     /// Progress of the index rebuild after a policy change; `None` = the index is complete.
     #[serde(default)]
-    pub index_rebuild: Option<IndexRebuild>,
+    pub(crate) index_rebuild: Option<IndexRebuild>,
     /// The unique key policy: per unique key, its paths (enforced by `unique.rs`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub unique_keys: Vec<Vec<String>>,
+    pub(crate) unique_keys: Vec<Vec<String>>,
     /// The indexing policy, compiled once per definition.
     #[serde(skip)]
     compiled_policy: std::sync::OnceLock<Arc<CompiledPolicy>>,
@@ -57,7 +57,7 @@ pub struct ContainerDef {
 /// (`writer::reindex` runs the steps).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct IndexRebuild {
+pub(crate) struct IndexRebuild {
     /// `clearing` the old entries, then `indexing` the items.
     pub phase: String,
     /// Hex of the last item key indexed.
@@ -78,7 +78,7 @@ impl IndexRebuild {
 
 impl ContainerDef {
     #[allow(clippy::too_many_arguments)]
-    pub fn new(
+    pub(crate) fn new(
         id: String,
         database: String,
         rid: u32,
@@ -110,7 +110,7 @@ impl ContainerDef {
     }
 
     /// This definition with another indexing policy (validated), whose index is to be rebuilt.
-    pub fn with_indexing_policy(&self, policy: Value) -> Result<ContainerDef> {
+    pub(crate) fn with_indexing_policy(&self, policy: Value) -> Result<ContainerDef> {
         let mut next = self.clone();
         next.indexing_policy = policy;
         next.compiled_policy = Default::default();
@@ -127,13 +127,74 @@ impl ContainerDef {
         Ok(self.compiled_policy.get_or_init(|| p).clone())
     }
 
-    /// The compiled indexing policy (validated when the container was created).
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    pub fn database(&self) -> &str {
+        &self.database
+    }
+
+    /// Numeric id: the key prefix of everything the container stores (`_rid` derives from it).
+    pub fn rid(&self) -> u32 {
+        self.rid
+    }
+
+    pub fn partition_key(&self) -> &PartitionKeyDefinition {
+        &self.partition_key
+    }
+
+    /// Cosmos DB's indexing policy shape; `{}` means the default (every path indexed).
+    pub fn indexing_policy(&self) -> &Value {
+        &self.indexing_policy
+    }
+
+    /// Seconds; `None` = TTL off, `-1` = on with no default expiry.
+    pub fn default_ttl(&self) -> Option<i64> {
+        self.default_ttl
+    }
+
+    /// Provisioned RU/s; `None` = unlimited.
+    pub fn throughput(&self) -> Option<u32> {
+        self.throughput
+    }
+
+    /// Seconds the all-versions-and-deletes change feed keeps its records; `None` = that mode off.
+    pub fn change_feed_retention(&self) -> Option<u64> {
+        self.change_feed_retention
+    }
+
+    /// Unix seconds of creation.
+    pub fn created(&self) -> u64 {
+        self.created
+    }
+
+    /// The unique key policy: per unique key, its paths.
+    pub fn unique_keys(&self) -> &[Vec<String>] {
+        &self.unique_keys
+    }
+
+    /// Items indexed so far while the index is rebuilt after a policy change; `None` when the
+    /// index is complete.
+    pub fn index_rebuild_progress(&self) -> Option<u64> {
+        self.index_rebuild.as_ref().map(|r| r.items_indexed)
+    }
+
+    /// Physical partitions, items and bytes (from the catalog's counters, no scan).
+    pub fn totals(&self) -> (usize, u64, u64) {
+        let all = &self.partitions.partitions;
+        let items = all.iter().map(|p| p.items).sum();
+        let bytes = all.iter().map(|p| p.bytes).sum();
+        (all.len(), items, bytes)
+    }
+
     /// `database/container`, as errors name it.
     pub fn full_id(&self) -> String {
         format!("{}/{}", self.database, self.id)
     }
 
-    pub fn policy(&self) -> Arc<CompiledPolicy> {
+    /// The compiled indexing policy (validated when the container was created).
+    pub(crate) fn policy(&self) -> Arc<CompiledPolicy> {
         self.compile_policy().unwrap_or_else(|_| {
             Arc::new(CompiledPolicy::from_json(&Value::Null).expect("the default policy compiles"))
         })
@@ -243,10 +304,6 @@ pub struct Catalog {
 }
 
 impl Catalog {
-    pub fn database(&self, id: &str) -> Option<DatabaseDef> {
-        self.databases.read().get(id).cloned()
-    }
-
     pub fn databases(&self) -> Vec<DatabaseDef> {
         let mut v: Vec<_> = self.databases.read().values().cloned().collect();
         v.sort_by(|a, b| a.id.cmp(&b.id));

@@ -16,32 +16,37 @@
 //!
 //! See `DESIGN.md` for how it is built and `RU.md` for what requests cost.
 
-pub mod catalog;
-pub mod changefeed;
-pub mod check;
-pub mod client;
-pub mod error;
-pub mod index;
-pub mod item;
-pub mod partition;
-pub mod ru;
-pub mod scripts;
-pub mod sql;
-pub mod storage;
-pub mod throughput;
-pub mod ttl;
-pub mod unique;
-pub mod writer;
+#![warn(unnameable_types)]
+
+mod catalog;
+mod changefeed;
+mod check;
+mod client;
+mod error;
+mod index;
+mod item;
+mod partition;
+mod ru;
+mod scripts;
+mod sql;
+mod storage;
+mod throughput;
+mod ttl;
+mod unique;
+mod writer;
 
 pub use catalog::{ContainerDef, DatabaseDef};
 pub use changefeed::{
-    ChangeFeedMode, ChangeFeedOptions, ChangeFeedPage, ChangeFeedProcessor, ChangeFeedStart,
-    FeedRange, LeaseLag, LeaseStatus, ProcessorStatus,
+    ChangeFeedMode, ChangeFeedOptions, ChangeFeedPage, ChangeFeedProcessor,
+    ChangeFeedProcessorBuilder, ChangeFeedStart, Checkpoint, FeedRange, HandlerFailure, LeaseLag,
+    LeaseStatus, ProcessorStatus,
 };
+pub use check::{failed as check_failed, ContainerReport};
 pub use client::batch::{BatchOperationResult, BatchResponse, TransactionalBatch};
 pub use client::container::ContainerClient;
 pub use client::database::DatabaseClient;
 pub use client::engine::Engine;
+pub use client::load::PhysicalPartitionInfo;
 pub use client::options::{EngineOptions, ItemOptions, RetryOptions};
 pub use client::query::{check_query, QueryOptions, NO_PARAMS};
 pub use client::read_feed::ItemCount;
@@ -50,10 +55,10 @@ pub use client::scripts::{ScriptsClient, StoredProcedureResponse};
 pub use client::scripts_list::{ScriptList, TriggerInfo};
 pub use client::stats::{ContainerStats, LogicalPartitionStats, PhysicalPartitionStats};
 pub use error::{Error, Result};
-pub use index::policy::IndexingPolicy;
-pub use item::PatchOperation;
+pub use index::policy::{CompositePath, IndexPath, IndexingPolicy, SpatialPath};
+pub use item::{PatchOperation, SYSTEM_PROPERTIES};
 pub use partition::cosmos::EpkRange;
-pub use partition::{KeyScope, PartitionKey, PartitionKeyDefinition};
+pub use partition::{PartitionKey, PartitionKeyDefinition};
 pub use scripts::js::JavaScript;
 pub use scripts::{ScriptBudget, ScriptContext, StoredProcedure, Trigger, TriggerOperation};
 pub use sql::run::{PartitionCost, QueryMetrics};
@@ -61,3 +66,12 @@ pub use sql::QueryError;
 pub use storage::StorageOptions;
 pub use throughput::PartitionLoad;
 pub use writer::ops::ContainerProperties;
+
+/// The query language over in-memory documents, without storage, for the engine's conformance
+/// tests and fuzz targets. Not part of the API: it may change with any release.
+#[doc(hidden)]
+pub mod testing {
+    pub use crate::sql::exec::canonical;
+    pub use crate::sql::functions::names as function_names;
+    pub use crate::sql::{execute, parse, Params, Query};
+}

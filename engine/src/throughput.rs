@@ -53,6 +53,24 @@ pub struct PartitionLoad {
     pub throttled_last_minute: u64,
 }
 
+impl PartitionLoad {
+    /// A partition no request has been charged to yet.
+    pub fn idle(partition: u32) -> Self {
+        PartitionLoad {
+            partition,
+            budget_ru_per_s: None,
+            ru_last_second: 0.0,
+            ru_per_s_10s: 0.0,
+            ru_total: 0.0,
+            throttled: 0,
+            requests: 0,
+            ru_per_second: Vec::new(),
+            ru_per_s_last_minute: 0.0,
+            throttled_last_minute: 0,
+        }
+    }
+}
+
 pub struct Throughput {
     epoch: Instant,
     per_partition: RwLock<Option<f64>>,

@@ -59,7 +59,7 @@ fn point_operations_take_the_full_key() {
         assert_eq!(r.resource.unwrap()["sessionId"], "s4");
         // The same id lives in every session: the full key tells them apart.
         let def = c.read_container().unwrap();
-        assert_eq!(def.partition_key.kind, "MultiHash");
+        assert_eq!(def.partition_key().kind, "MultiHash");
         // A prefix is not enough for a point read, and the error names the paths.
         let err = c
             .read_item::<Value>("e1", key(&["t3", "u2"]), None)
@@ -143,7 +143,6 @@ fn queries_route_on_a_full_key_or_a_prefix() {
     common::rt().block_on(async {
         let t = common::open(EngineOptions::default());
         let c = sessions(&t, 16).await;
-        let def = c.read_container().unwrap();
         let run = |sql: &'static str, pk: Option<PartitionKey>| {
             let c = c.clone();
             async move {
@@ -163,8 +162,7 @@ fn queries_route_on_a_full_key_or_a_prefix() {
         // A prefix of one or two values: its items, from the partitions its range overlaps.
         for (prefix, n) in [(vec!["t3"], 100), (vec!["t3", "u2"], 10)] {
             let pk = key(&prefix);
-            let (lo, hi) = def.partition_key.scope(&pk).unwrap().coordinates();
-            let spanned = def.partitions.indexes_overlapping(lo, hi).count();
+            let spanned = c.partitions_of(&pk).unwrap().len();
             let r = run("SELECT * FROM c", Some(pk)).await;
             assert_eq!(r.items.len(), n, "{prefix:?}");
             assert!(r.items.iter().all(|i| i["tenantId"] == "t3"));
@@ -296,18 +294,9 @@ fn a_tenant_splits_across_partitions_under_a_paged_prefix_query() {
         );
         // The tenant grows to several partitions while the query is between pages.
         write("big", 150, 600).await;
-        let def = c.read_container().unwrap();
-        assert!(
-            def.partitions.len() >= 4,
-            "{} partitions",
-            def.partitions.len()
-        );
-        let (lo, hi) = def
-            .partition_key
-            .scope(&key(&["big"]))
-            .unwrap()
-            .coordinates();
-        let spanned = def.partitions.indexes_overlapping(lo, hi).count();
+        let partitions = c.partitions().unwrap().len();
+        assert!(partitions >= 4, "{partitions} partitions");
+        let spanned = c.partitions_of(&key(&["big"])).unwrap().len();
         assert!(
             spanned >= 2,
             "the tenant spans several partitions: {spanned}"
@@ -420,15 +409,11 @@ fn a_prefix_query_is_throttled_only_by_its_own_partitions() {
                 .with_initial_partitions(4),
         )
         .await;
-        let def = c.read_container().unwrap();
-        let spans = |tenant: &str| {
-            let (lo, hi) = def.partition_key.scope(&key(&[tenant])).unwrap().coordinates();
-            def.partitions.indexes_overlapping(lo, hi)
-        };
+        let spans = |tenant: &str| c.partitions_of(&key(&[tenant])).unwrap();
         let hot = spans("hot");
         let cold = (0..1000)
             .map(|i| format!("t{i}"))
-            .find(|t| !spans(t).any(|i| hot.contains(&i)))
+            .find(|t| !spans(t).iter().any(|i| hot.contains(i)))
             .unwrap();
         // Large writes to the hot tenant until its partition is in debt.
         let pad = "x".repeat(20_000);

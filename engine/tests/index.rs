@@ -24,7 +24,7 @@ fn entries_follow_writes_and_splits() {
         for i in 0..200 {
             c.create_item(&json!({"id": format!("{i}"), "pk": format!("p{}", i % 23), "n": i, "tags": ["a", "b"]}), None, None).await.unwrap();
         }
-        assert!(c.read_container().unwrap().partitions.len() > 1);
+        assert!(c.partitions().unwrap().len() > 1);
         assert_eq!(entries(&c).await, 200 * 6);
         // A replace changing one value touches two entries, and costs less than the create.
         let created = c.create_item(&json!({"id": "x", "pk": "p1", "n": 1, "tags": ["a"]}), None, None).await.unwrap();
@@ -75,7 +75,7 @@ fn a_policy_change_rebuilds_the_index_online() {
             )
             .await
             .unwrap();
-        assert!(def.index_rebuild.is_some());
+        assert!(def.index_rebuild_progress().is_some());
         // Writes go on during the rebuild.
         for i in 5000..5100 {
             c.create_item(
@@ -88,13 +88,20 @@ fn a_policy_change_rebuilds_the_index_online() {
         }
         c.delete_item("0", "p0", None).await.unwrap();
         for _ in 0..500 {
-            if c.read_container().unwrap().index_rebuild.is_none() {
+            if c.read_container()
+                .unwrap()
+                .index_rebuild_progress()
+                .is_none()
+            {
                 break;
             }
             tokio::time::sleep(std::time::Duration::from_millis(10)).await;
         }
         assert!(
-            c.read_container().unwrap().index_rebuild.is_none(),
+            c.read_container()
+                .unwrap()
+                .index_rebuild_progress()
+                .is_none(),
             "the rebuild finished"
         );
         assert_eq!(entries(&c).await, 5099, "one /n entry per live item");

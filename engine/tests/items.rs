@@ -582,9 +582,9 @@ fn definitions_and_items_survive_reopen() {
     common::rt().block_on(async {
         let engine = engine::Engine::open(dir.path(), EngineOptions::default()).unwrap();
         let c = engine.database("shop").container("product");
+        assert_eq!(c.partitions().unwrap().len(), 4);
         let def = c.read_container().unwrap();
-        assert_eq!(def.partitions.len(), 4);
-        assert_eq!(def.partition_key.paths, vec!["/categoryId"]);
+        assert_eq!(def.partition_key().paths, vec!["/categoryId"]);
         for i in 0..200 {
             c.read_item::<Value>(&format!("p{i}"), format!("cat{}", i % 7), None)
                 .await

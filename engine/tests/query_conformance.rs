@@ -8,7 +8,7 @@ mod common;
 
 use std::path::Path;
 
-use engine::sql::{self, Params};
+use engine::testing::{self as sql, Params};
 use engine::{ContainerProperties, EngineOptions, QueryOptions};
 use serde_json::{json, Value};
 
@@ -68,7 +68,7 @@ fn load() -> Vec<Set> {
 }
 
 fn canonical(v: &[Value], ordered: bool) -> Vec<String> {
-    let mut out: Vec<String> = v.iter().map(sql::exec::canonical).collect();
+    let mut out: Vec<String> = v.iter().map(sql::canonical).collect();
     if !ordered {
         out.sort();
     }
@@ -188,7 +188,7 @@ fn clone_case(c: &Case) -> Case {
 fn strip(mut v: Value) -> Value {
     match &mut v {
         Value::Object(m) => {
-            for k in engine::item::SYSTEM_PROPERTIES {
+            for k in engine::SYSTEM_PROPERTIES {
                 m.shift_remove(k);
             }
             for (_, x) in m.iter_mut() {
@@ -215,7 +215,7 @@ fn the_coverage_table_matches_the_engine() {
         let cells: Vec<&str> = line.split('|').map(str::trim).collect();
         let (name, supported, note) = (cells[2], cells[3], cells[4]);
         listed.push(name.to_owned());
-        let known = sql::functions::names().any(|n| n == name);
+        let known = sql::function_names().any(|n| n == name);
         match supported {
             "yes" => assert!(
                 known,
@@ -238,7 +238,7 @@ fn the_coverage_table_matches_the_engine() {
             other => panic!("QUERY.md: {name}: '{other}' is neither yes nor no"),
         }
     }
-    for name in sql::functions::names() {
+    for name in sql::function_names() {
         assert!(
             listed.iter().any(|l| l == name),
             "QUERY.md does not list {name}"

@@ -177,7 +177,7 @@ async fn keys(c: &ContainerClient, rows: &[Value]) -> Vec<String> {
         out.push(
             a.items
                 .first()
-                .map_or("undefined".into(), engine::sql::exec::canonical),
+                .map_or("undefined".into(), engine::testing::canonical),
         );
     }
     out

@@ -1,7 +1,7 @@
 //! The parser and executor never panic: random text, random token soups built from the
 //! language's own words, and adversarial nesting all end in a result or an error.
 
-use engine::sql::{execute, parse, Params};
+use engine::testing::{execute, parse, Params};
 use proptest::prelude::*;
 use serde_json::json;
 
@@ -107,7 +107,7 @@ const WORDS: &[&str] = &[
 /// soups call each one with random arguments.
 fn words() -> Vec<String> {
     let mut w: Vec<String> = WORDS.iter().map(|s| s.to_string()).collect();
-    for name in engine::sql::functions::names() {
+    for name in engine::testing::function_names() {
         w.push(name.to_string());
         w.push(format!("{name}("));
     }
@@ -175,7 +175,7 @@ fn every_function_with_every_argument_type() {
         "{\"type\": \"Polygon\", \"coordinates\": [[[0, 0], [3, 0], [3, 3], [0, 0]]]}",
         "{distanceFunction: \"euclidean\"}",
     ];
-    for name in engine::sql::functions::names() {
+    for name in engine::testing::function_names() {
         for argc in 0..5 {
             for first in 0..args.len() {
                 let list: Vec<&str> = (0..argc)
@@ -233,7 +233,7 @@ fn ranking_with_every_argument_type() {
 fn the_fuzz_dictionary_lists_every_function() {
     let dict = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/fuzz/query.dict"))
         .expect("engine/fuzz/query.dict");
-    for name in engine::sql::functions::names() {
+    for name in engine::testing::function_names() {
         assert!(
             dict.lines().any(|l| l == format!("\"{name}(\"")),
             "fuzz/query.dict lacks \"{name}(\""

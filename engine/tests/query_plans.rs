@@ -255,7 +255,7 @@ fn ordered_merges_survive_splits_and_deletes() {
         for i in (0..600).step_by(3) {
             c.delete_item(&format!("{i}"), format!("k{}", i % 61), None).await.unwrap();
         }
-        let partitions = c.read_container().unwrap().partitions.len();
+        let partitions = c.partitions().unwrap().len();
         assert!(partitions >= 3, "the test needs splits");
         let r = c.query_all::<Value>("SELECT TOP 5 VALUE c.n FROM c ORDER BY c.n DESC", NO_PARAMS, QueryOptions::default()).await.unwrap();
         assert_eq!(r.items, vec![json!(599), json!(598), json!(596), json!(595), json!(593)]);

@@ -141,7 +141,7 @@ fn spatial_index_policies_are_checked_and_rebuilt() {
             .await
             .unwrap();
         for _ in 0..500 {
-            if c.read_container().unwrap().index_rebuild.is_none() {
+            if c.read_container().unwrap().index_rebuild_progress().is_none() {
                 break;
             }
             tokio::time::sleep(std::time::Duration::from_millis(10)).await;

@@ -29,15 +29,15 @@ pub fn database_rid(id: &str) -> String {
 }
 
 pub fn container_rid(def: &ContainerDef) -> String {
-    let mut b = database_bytes(&def.database).to_vec();
-    b.extend_from_slice(&def.rid.to_be_bytes());
+    let mut b = database_bytes(def.database()).to_vec();
+    b.extend_from_slice(&def.rid().to_be_bytes());
     rid(&b)
 }
 
 pub fn container_self(def: &ContainerDef) -> String {
     format!(
         "dbs/{}/colls/{}/",
-        database_rid(&def.database),
+        database_rid(def.database()),
         container_rid(def)
     )
 }
@@ -68,8 +68,8 @@ pub fn database(def: &DatabaseDef) -> Value {
 
 /// The indexing policy as Cosmos DB shows it: the engine stores `{}` for the default one.
 fn indexing_policy(def: &ContainerDef) -> Value {
-    match &def.indexing_policy {
-        Value::Object(o) if !o.is_empty() => def.indexing_policy.clone(),
+    match &def.indexing_policy() {
+        Value::Object(o) if !o.is_empty() => def.indexing_policy().clone(),
         _ => json!({
             "indexingMode": "consistent",
             "automatic": true,
@@ -81,14 +81,14 @@ fn indexing_policy(def: &ContainerDef) -> Value {
 
 pub fn container(def: &ContainerDef) -> Value {
     let mut v = json!({
-        "id": def.id,
+        "id": def.id(),
         "indexingPolicy": indexing_policy(def),
         "partitionKey": {
-            "paths": def.partition_key.paths,
-            "kind": def.partition_key.kind,
-            "version": def.partition_key.version,
+            "paths": def.partition_key().paths,
+            "kind": def.partition_key().kind,
+            "version": def.partition_key().version,
         },
-        "uniqueKeyPolicy": {"uniqueKeys": def.unique_keys.iter().map(|paths| json!({"paths": paths})).collect::<Vec<_>>()},
+        "uniqueKeyPolicy": {"uniqueKeys": def.unique_keys().iter().map(|paths| json!({"paths": paths})).collect::<Vec<_>>()},
         "conflictResolutionPolicy": {
             "mode": "LastWriterWins",
             "conflictResolutionPath": "/_ts",
@@ -96,12 +96,12 @@ pub fn container(def: &ContainerDef) -> Value {
         },
         "geospatialConfig": {"type": "Geography"},
     });
-    if let Some(ttl) = def.default_ttl {
+    if let Some(ttl) = def.default_ttl() {
         v["defaultTtl"] = json!(ttl);
     }
     let etag = etag_of(&v);
     v["_rid"] = json!(container_rid(def));
-    v["_ts"] = json!(def.created);
+    v["_ts"] = json!(def.created());
     v["_self"] = json!(container_self(def));
     v["_etag"] = json!(etag);
     for (k, f) in [
@@ -123,8 +123,8 @@ pub fn partition_key_range(def: &ContainerDef) -> Value {
         "id": crate::headers::RANGE_ID,
         "_rid": rid,
         "_self": format!("{}pkranges/{rid}/", container_self(def)),
-        "_etag": format!("\"{:08x}-range\"", def.rid),
-        "_ts": def.created,
+        "_etag": format!("\"{:08x}-range\"", def.rid()),
+        "_ts": def.created(),
         "minInclusive": "",
         "maxExclusive": "FF",
         "ridPrefix": 0,
@@ -138,7 +138,7 @@ pub fn partition_key_range(def: &ContainerDef) -> Value {
 /// An offer's id: its container's rid without the database part, lower case (offers are
 /// addressed by id, which the SDKs lower-case when they sign).
 pub fn offer_id(def: &ContainerDef) -> String {
-    format!("{:08x}", def.rid)
+    format!("{:08x}", def.rid())
 }
 
 pub fn offer(def: &ContainerDef, throughput: u32) -> Value {
@@ -148,7 +148,7 @@ pub fn offer(def: &ContainerDef, throughput: u32) -> Value {
         "_rid": id,
         "_self": format!("offers/{id}/"),
         "_etag": format!("\"{id}-{throughput}\""),
-        "_ts": def.created,
+        "_ts": def.created(),
         "offerVersion": "V2",
         "offerType": "Invalid",
         "resource": container_self(def),

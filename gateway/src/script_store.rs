@@ -98,14 +98,14 @@ impl ScriptStore {
             .collect();
         let mut kept = Vec::new();
         for s in saved {
-            let Some(def) = containers.iter().find(|c| c.rid == s.container) else {
+            let Some(def) = containers.iter().find(|c| c.rid() == s.container) else {
                 continue;
             };
-            let client = engine.database(&def.database).container(&def.id);
+            let client = engine.database(def.database()).container(def.id());
             match register(&client, &s) {
                 Ok(()) => kept.push(s),
                 Err(e) => {
-                    tracing::warn!(target: "gateway", "script {}/{} not registered: {e}", def.id, s.id)
+                    tracing::warn!(target: "gateway", "script {}/{} not registered: {e}", def.id(), s.id)
                 }
             }
         }

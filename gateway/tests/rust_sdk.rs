@@ -110,13 +110,8 @@ async fn items_batch_and_queries_with_the_rust_sdk() {
         .await
         .unwrap();
     }
-    let def = gw
-        .engine
-        .database("r")
-        .container("wide")
-        .read_container()
-        .unwrap();
-    assert_eq!(def.partitions.len(), 4);
+    let partitions = gw.engine.database("r").container("wide").partitions();
+    assert_eq!(partitions.unwrap().len(), 4);
     let page_size = MaxItemCountHint::Limit(std::num::NonZeroU32::new(7).unwrap());
     // With the gateway's query plan (which asks for no client-side work), every shape; with
     // the SDK's own local planner (its default), the shapes it merges itself over the one range.

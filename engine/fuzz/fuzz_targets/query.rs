@@ -7,7 +7,7 @@ use serde_json::json;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
-    let Ok(query) = engine::sql::parse(text) else { return };
+    let Ok(query) = engine::testing::parse(text) else { return };
     let docs = vec![
         json!({"id": "1", "a": 1, "s": "x", "arr": [1, "a", null, {"b": 2}], "o": {"p": [1, 2]}}),
         json!({"id": "2", "a": "1", "n": null, "arr": []}),
@@ -16,5 +16,5 @@ fuzz_target!(|data: &[u8]| {
         json!({"id": "5", "_rid": "36ZyAPW+uN8NAAAAAAAAAA==", "text": "running x", "v": [3, 2, 1]}),
     ];
     let params = [("@p".to_string(), json!(2)), ("@s".to_string(), json!("x"))].into_iter().collect();
-    let _ = engine::sql::execute(&query, &params, docs);
+    let _ = engine::testing::execute(&query, &params, docs);
 });

@@ -7,7 +7,7 @@ pub mod read;
 pub mod status;
 pub mod token;
 
-pub use processor::{ChangeFeedProcessor, ChangeFeedProcessorBuilder, LeaseLag};
+pub use processor::{ChangeFeedProcessor, ChangeFeedProcessorBuilder, HandlerFailure, LeaseLag};
 pub use read::{ChangeFeedOptions, ChangeFeedPage, ChangeFeedStart};
 pub use status::{Checkpoint, LeaseStatus, ProcessorStatus};
 pub use token::{ChangeFeedMode, FeedRange};

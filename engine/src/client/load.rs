@@ -1,11 +1,69 @@
 //! The load of a container's physical partitions, from memory only (no storage read): cheap
 //! enough for a metrics scrape or a page that refreshes every second.
 
+use serde::Serialize;
+
 use super::container::ContainerClient;
 use crate::error::Result;
 use crate::throughput::PartitionLoad;
 
+/// One physical partition: the share of the hash space it owns, what it stores and its load.
+#[derive(Debug, Clone, Serialize)]
+pub struct PhysicalPartitionInfo {
+    pub id: u32,
+    /// The EPK coordinate range `[range_start, range_end)`; `None` end is the top of the space.
+    pub range_start: u64,
+    pub range_end: Option<u64>,
+    pub items: u64,
+    /// Bytes of stored items.
+    pub bytes: u64,
+    /// The last change-feed sequence number written in this partition.
+    pub lsn: u64,
+    /// The partition this one was split from.
+    pub parent: Option<u32>,
+    pub load: PartitionLoad,
+}
+
 impl ContainerClient {
+    /// The ids of the physical partitions that hold the logical partition `key` today (one), or
+    /// for a prefix of a hierarchical key every partition its range overlaps, in range order.
+    pub fn partitions_of(&self, key: &crate::PartitionKey) -> Result<Vec<u32>> {
+        let def = self.read_container()?;
+        let (lo, hi) = def.partition_key.scope(key)?.coordinates();
+        let map = &def.partitions;
+        Ok(map
+            .indexes_overlapping(lo, hi)
+            .map(|i| map.partitions[i].id)
+            .collect())
+    }
+
+    /// The container's physical partitions in range order, with their load.
+    pub fn partitions(&self) -> Result<Vec<PhysicalPartitionInfo>> {
+        let shared = self.shared()?;
+        let def = shared.def.load();
+        let loads = shared.throughput.loads();
+        let map = &def.partitions;
+        Ok(map
+            .partitions
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let (range_start, range_end) = map.range_of(i);
+                let load = loads.iter().find(|l| l.partition == p.id).cloned();
+                PhysicalPartitionInfo {
+                    id: p.id,
+                    range_start,
+                    range_end,
+                    items: p.items,
+                    bytes: p.bytes,
+                    lsn: p.lsn,
+                    parent: p.parent,
+                    load: load.unwrap_or_else(|| PartitionLoad::idle(p.id)),
+                }
+            })
+            .collect())
+    }
+
     /// RU, requests and 429s of every physical partition, by partition id.
     pub fn partition_loads(&self) -> Result<Vec<PartitionLoad>> {
         Ok(self.shared()?.throughput.loads())

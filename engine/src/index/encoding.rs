@@ -25,6 +25,7 @@ pub const TAG_STRING: u8 = 0x05;
 pub const MAX_STRING_BYTES: usize = 200;
 
 /// The order-preserving encoding of a scalar; `None` for arrays and objects.
+#[cfg(test)]
 pub fn encode(v: &Value) -> Option<Vec<u8>> {
     let mut out = Vec::new();
     encode_into(v, &mut out).then_some(out)
@@ -74,6 +75,7 @@ fn string_bytes(s: &str, out: &mut Vec<u8>) {
 }
 
 /// Whether an encoded value was cut (its document must be re-checked on a match).
+#[cfg(test)]
 pub fn is_cut(encoded: &[u8]) -> bool {
     encoded.first() == Some(&TAG_STRING) && encoded.ends_with(&[0x00, 0x02])
 }

@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use crate::item::SYSTEM_PROPERTIES;
 use crate::partition::Epk;
-pub use policy::{CompiledPolicy, IndexingPolicy};
+pub use policy::CompiledPolicy;
 
 /// Hash of an index path (`["tags", "[]"]`), the fixed-size part of an entry key.
 pub fn path_hash(segments: &[String]) -> [u8; 8] {

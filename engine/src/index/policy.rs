@@ -178,7 +178,7 @@ impl CompiledPolicy {
 }
 
 impl IndexingPolicy {
-    pub fn compile(&self) -> Result<CompiledPolicy> {
+    pub(crate) fn compile(&self) -> Result<CompiledPolicy> {
         let mode = self.indexing_mode.to_ascii_lowercase();
         if mode != "consistent" && mode != "none" {
             return Err(Error::bad(

@@ -120,7 +120,8 @@ pub fn starts_with(prefix: &[u8], p: &str) -> KeyRange {
 }
 
 /// Every entry of the path, in Cosmos DB's order of values.
-pub fn all(prefix: &[u8]) -> KeyRange {
+#[cfg(test)]
+fn all(prefix: &[u8]) -> KeyRange {
     KeyRange {
         from: prefix.to_vec(),
         to: successor(prefix),

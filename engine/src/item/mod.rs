@@ -2,7 +2,7 @@
 
 pub mod patch;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::error::{Error, Result};
 
@@ -143,14 +143,6 @@ pub fn parse_stored<T: serde::de::DeserializeOwned>(json: &[u8]) -> Result<T> {
     let text = std::str::from_utf8(json)
         .map_err(|e| Error::Corrupt(format!("stored item is not UTF-8: {e}")))?;
     serde_json::from_str(text).map_err(|e| Error::Corrupt(e.to_string()))
-}
-
-/// Removes the system properties from a copy of an object (for comparing user content).
-pub fn without_system_properties(obj: &Map<String, Value>) -> Map<String, Value> {
-    obj.iter()
-        .filter(|(k, _)| !SYSTEM_PROPERTIES.contains(&k.as_str()))
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect()
 }
 
 #[cfg(test)]

@@ -186,7 +186,7 @@ impl PartitionKey {
     }
 
     /// The EPK of a full key. A one-value hierarchical key is placed as the plain value is.
-    pub fn epk(&self) -> Epk {
+    pub(crate) fn epk(&self) -> Epk {
         match self {
             PartitionKey::Hierarchical(parts) if parts.len() > 1 => {
                 let mut e = [0u8; 16];
@@ -426,7 +426,7 @@ impl PartitionKeyDefinition {
 
     /// What a query or change feed naming `pk` is confined to: one logical partition, or the
     /// coordinate range of a hierarchical prefix.
-    pub fn scope(&self, pk: &PartitionKey) -> Result<KeyScope> {
+    pub(crate) fn scope(&self, pk: &PartitionKey) -> Result<KeyScope> {
         Ok(match self.key_or_prefix(pk.clone())? {
             (key, true) => KeyScope::Full(key.epk()),
             (prefix, false) => {
@@ -455,7 +455,7 @@ impl PartitionKeyDefinition {
 
 /// Where the items of a partition key (or a hierarchical prefix) lie.
 #[derive(Debug, Clone, PartialEq)]
-pub enum KeyScope {
+pub(crate) enum KeyScope {
     /// One logical partition.
     Full(Epk),
     /// Every logical partition whose key starts with `prefix`: the coordinates `lo..=hi`, which

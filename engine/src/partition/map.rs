@@ -84,10 +84,6 @@ impl PartitionMap {
     pub fn len(&self) -> usize {
         self.partitions.len()
     }
-
-    pub fn is_empty(&self) -> bool {
-        self.partitions.is_empty()
-    }
 }
 
 #[cfg(test)]

@@ -5,5 +5,6 @@ pub mod key;
 pub mod map;
 pub mod split;
 
-pub use key::{Epk, KeyScope, PartitionKey, PartitionKeyDefinition};
+pub(crate) use key::KeyScope;
+pub use key::{Epk, PartitionKey, PartitionKeyDefinition};
 pub use map::{PartitionMap, PhysicalPartition};

@@ -4,20 +4,20 @@ use serde_json::Value;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Query {
-    pub distinct: bool,
-    pub top: Option<Expr>,
-    pub select: Select,
-    pub from: Option<From>,
-    pub joins: Vec<Join>,
-    pub filter: Option<Expr>,
-    pub group_by: Vec<Expr>,
-    pub order_by: Vec<(Expr, bool)>,
+    pub(crate) distinct: bool,
+    pub(crate) top: Option<Expr>,
+    pub(crate) select: Select,
+    pub(crate) from: Option<From>,
+    pub(crate) joins: Vec<Join>,
+    pub(crate) filter: Option<Expr>,
+    pub(crate) group_by: Vec<Expr>,
+    pub(crate) order_by: Vec<(Expr, bool)>,
     /// `ORDER BY RANK <scoring function>`: `order_by` holds that one function (`FULLTEXTSCORE`,
     /// `VECTORDISTANCE` or `RRF` of them), and rows are sorted best first.
-    pub rank: bool,
-    pub offset_limit: Option<(Expr, Expr)>,
+    pub(crate) rank: bool,
+    pub(crate) offset_limit: Option<(Expr, Expr)>,
     /// Every `@parameter` the query text uses (filled on the outermost query).
-    pub params: Vec<String>,
+    pub(crate) params: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

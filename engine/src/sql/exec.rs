@@ -100,11 +100,6 @@ impl RankStatistics {
         }
         Ok(())
     }
-
-    /// The statistics of each call, in order.
-    pub fn statistics(&self) -> Vec<Statistics> {
-        self.calls.iter().map(|c| c.2.clone()).collect()
-    }
 }
 
 /// The `FULLTEXTSCORE` calls of a query's `ORDER BY RANK`: (path, terms).
@@ -808,17 +803,6 @@ impl Aggregate {
                 }
             }
             _ => {}
-        }
-    }
-
-    pub fn merge(&mut self, other: &Aggregate) {
-        self.count += other.count;
-        self.sum += other.sum;
-        self.poisoned |= other.poisoned;
-        if other.best.is_some() {
-            let best = other.best.clone();
-            self.count -= 1;
-            self.add(&best);
         }
     }
 

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::catalog::{ContainerDef, DatabaseDef};
+use crate::catalog::ContainerDef;
 use crate::error::Error;
 use crate::item::PatchOperation;
 use crate::partition::PartitionKey;
@@ -196,7 +196,6 @@ pub struct BatchFailure {
 
 #[derive(Debug)]
 pub enum WriteOutput {
-    Database(DatabaseDef),
     Container(ContainerDef),
     Item(ItemOutcome),
     Batch(Result<Vec<ItemOutcome>, BatchFailure>),

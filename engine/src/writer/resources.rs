@@ -35,9 +35,9 @@ pub(super) fn apply_resource(
             ctx.store
                 .meta
                 .put(ctx.wtxn, &catalog::database_key(id), &bytes)?;
-            state.databases.insert(id.clone(), def.clone());
+            state.databases.insert(id.clone(), def);
             dirty.databases.insert(id.clone());
-            Ok(WriteOutput::Database(def))
+            Ok(WriteOutput::Done)
         }
         WriteOp::DeleteDatabase { id } => {
             if state.databases.remove(id).is_none() {

@@ -23,32 +23,33 @@ pub struct ContainerSummary {
 
 impl ContainerSummary {
     pub fn of(def: &ContainerDef) -> Self {
+        let (partitions, items, bytes) = def.totals();
         ContainerSummary {
-            database: def.database.clone(),
-            id: def.id.clone(),
-            partition_key: def.partition_key.paths.join(", "),
-            default_ttl: match def.default_ttl {
+            database: def.database().to_owned(),
+            id: def.id().to_owned(),
+            partition_key: def.partition_key().paths.join(", "),
+            default_ttl: match def.default_ttl() {
                 None => "off".into(),
                 Some(-1) => "on (no default)".into(),
                 Some(n) => format!("{n} s"),
             },
             throughput: def
-                .throughput
+                .throughput()
                 .map_or_else(|| "unlimited".into(), |t| format!("{t} RU/s")),
             indexing_mode: def
-                .indexing_policy
+                .indexing_policy()
                 .get("indexingMode")
                 .and_then(Value::as_str)
                 .unwrap_or("consistent")
                 .to_owned(),
-            change_feed_retention: def.change_feed_retention.map_or_else(
+            change_feed_retention: def.change_feed_retention().map_or_else(
                 || "latest version".into(),
                 |s| format!("all versions, {s} s"),
             ),
-            partitions: def.partitions.len(),
-            items: def.partitions.partitions.iter().map(|p| p.items).sum(),
-            bytes: def.partitions.partitions.iter().map(|p| p.bytes).sum(),
-            rebuilding: def.index_rebuild.is_some(),
+            partitions,
+            items,
+            bytes,
+            rebuilding: def.index_rebuild_progress().is_some(),
         }
     }
 }
@@ -112,7 +113,7 @@ pub async fn detail(c: &ContainerClient, def: &ContainerDef) -> engine::Result<C
     largest.truncate(LARGEST);
     Ok(ContainerDetail {
         summary: ContainerSummary::of(def),
-        indexing_policy: serde_json::to_string_pretty(&def.indexing_policy)?,
+        indexing_policy: serde_json::to_string_pretty(&def.indexing_policy())?,
         largest,
     })
 }

@@ -2,7 +2,7 @@
 //! the in-memory catalog and throughput meters (cheap enough to refresh during a load test);
 //! the largest logical partitions from the engine's `stats` (a read of the partition counters).
 
-use engine::{ContainerClient, ContainerDef, Engine, PartitionLoad};
+use engine::{ContainerClient, ContainerDef, Engine};
 
 use super::catalog::LogicalPartition;
 
@@ -63,49 +63,30 @@ fn hex(v: u64) -> String {
 
 /// One container's partitions with their load.
 pub fn load(c: &ContainerClient, def: &ContainerDef) -> engine::Result<ContainerLoad> {
-    let loads = c.partition_loads()?;
-    let partitions = def
-        .partitions
-        .partitions
-        .iter()
-        .enumerate()
-        .map(|(i, p)| {
-            let (start, end) = def.partitions.range_of(i);
-            let l = loads.iter().find(|l| l.partition == p.id).cloned();
-            let l = l.unwrap_or(PartitionLoad {
-                partition: p.id,
-                budget_ru_per_s: None,
-                ru_last_second: 0.0,
-                ru_per_s_10s: 0.0,
-                ru_total: 0.0,
-                throttled: 0,
-                requests: 0,
-                ru_per_second: Vec::new(),
-                ru_per_s_last_minute: 0.0,
-                throttled_last_minute: 0,
-            });
-            PartitionRow {
-                id: p.id,
-                range_start: hex(start),
-                range_end: hex(end.unwrap_or(u64::MAX)),
-                bytes: p.bytes,
-                items: p.items,
-                budget: l.budget_ru_per_s,
-                ru_last_second: l.ru_last_second,
-                ru_per_s: l.ru_per_s_last_minute,
-                ru_per_second: l.ru_per_second,
-                ru_total: l.ru_total,
-                requests: l.requests,
-                throttled: l.throttled,
-                throttled_last_minute: l.throttled_last_minute,
-                parent: p.parent,
-            }
+    let partitions = c
+        .partitions()?
+        .into_iter()
+        .map(|p| PartitionRow {
+            id: p.id,
+            range_start: hex(p.range_start),
+            range_end: hex(p.range_end.unwrap_or(u64::MAX)),
+            bytes: p.bytes,
+            items: p.items,
+            budget: p.load.budget_ru_per_s,
+            ru_last_second: p.load.ru_last_second,
+            ru_per_s: p.load.ru_per_s_last_minute,
+            ru_per_second: p.load.ru_per_second,
+            ru_total: p.load.ru_total,
+            requests: p.load.requests,
+            throttled: p.load.throttled,
+            throttled_last_minute: p.load.throttled_last_minute,
+            parent: p.parent,
         })
         .collect();
     Ok(ContainerLoad {
-        database: def.database.clone(),
-        container: def.id.clone(),
-        throughput: def.throughput,
+        database: def.database().to_owned(),
+        container: def.id().to_owned(),
+        throughput: def.throughput(),
         partitions,
     })
 }
@@ -116,9 +97,9 @@ pub fn all(engine: &Engine) -> Vec<ContainerLoad> {
     for d in engine.databases() {
         let db = engine.database(&d.id);
         let mut defs = db.containers();
-        defs.sort_by(|a, b| a.id.cmp(&b.id));
+        defs.sort_by(|a, b| a.id().cmp(b.id()));
         for def in defs {
-            if let Ok(l) = load(&db.container(&def.id), &def) {
+            if let Ok(l) = load(&db.container(def.id()), &def) {
                 out.push(l);
             }
         }

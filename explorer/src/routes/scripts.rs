@@ -32,7 +32,7 @@ pub async fn list(
     Ok(html(&ScriptsPage {
         writes: x.options.writes,
         base: super::container_url(&db, &coll),
-        partition_key: def.partition_key.paths.join(", "),
+        partition_key: def.partition_key().paths.join(", "),
         scripts: scripts::list(&c)?,
         page: ctx.page(format!("Scripts of {coll}")),
         coll,

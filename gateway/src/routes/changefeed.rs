@@ -120,7 +120,7 @@ async fn filtered(
             .filter(|doc| {
                 // All-versions records carry the item under "current".
                 let item = doc.get("current").unwrap_or(doc);
-                def.partition_key
+                def.partition_key()
                     .extract(item)
                     .is_ok_and(|pk| range.contains(&pk.cosmos_epk()))
             })

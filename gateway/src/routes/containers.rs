@@ -16,12 +16,12 @@ pub const RU_PER_PARTITION: u32 = 10_000;
 
 pub fn resolve(ctx: &Ctx, db: &str, segment: &str) -> Result<String> {
     let all = ctx.engine().database(db).containers();
-    if all.iter().any(|c| c.id == segment) {
+    if all.iter().any(|c| c.id() == segment) {
         return Ok(segment.to_owned());
     }
     all.iter()
         .find(|c| resources::container_rid(c) == segment)
-        .map(|c| c.id.clone())
+        .map(|c| c.id().to_owned())
         .ok_or_else(|| {
             GatewayError::NotFound(format!(
                 "Resource Not Found. Container '{segment}' does not exist in database '{db}'."
@@ -51,11 +51,7 @@ pub fn read(ctx: &Ctx, db: &str, id: &str) -> Result<HttpResponse> {
     let body = resources::container(&def);
     // Quota and usage in the service's form (sizes in KB); the engine has no per-container
     // storage quota, so the quota is what a logical partition may hold times the partitions.
-    let (items, bytes) = def
-        .partitions
-        .partitions
-        .iter()
-        .fold((0u64, 0u64), |(n, b), p| (n + p.items, b + p.bytes));
+    let (_, items, bytes) = def.totals();
     let kb = bytes.div_ceil(1024);
     Ok(Reply::new(200, 1.0)
         .etag(body["_etag"].as_str())
@@ -198,18 +194,18 @@ pub async fn create(ctx: &Ctx<'_>, db: &str) -> Result<HttpResponse> {
 pub async fn replace(ctx: &Ctx<'_>, db: &str, id: &str) -> Result<HttpResponse> {
     let (_, def) = super::container(ctx, db, id)?;
     let body = ctx.json()?;
-    if body.get("id").and_then(Value::as_str) != Some(def.id.as_str()) {
+    if body.get("id").and_then(Value::as_str) != Some(def.id()) {
         return Err(bad("The body's id must be the container's id."));
     }
     let path = partition_key_path(&body)?;
-    if def.partition_key.paths.join(",") != path {
+    if def.partition_key().paths.join(",") != path {
         return Err(bad("A container's partition key cannot be changed."));
     }
     let ttl = match body.get("defaultTtl") {
         None | Some(Value::Null) => None,
         Some(v) => v.as_i64(),
     };
-    if ttl != def.default_ttl {
+    if ttl != def.default_ttl() {
         return Err(bad(
             "Changing defaultTtl is not supported by this engine: create a new container.",
         ));
@@ -218,20 +214,20 @@ pub async fn replace(ctx: &Ctx<'_>, db: &str, id: &str) -> Result<HttpResponse> 
     if let Some(policy) = body.get("indexingPolicy").filter(|p| !p.is_null()) {
         if *policy != current["indexingPolicy"] {
             ctx.engine()
-                .database(&def.database)
-                .replace_indexing_policy(&def.id, policy.clone())
+                .database(def.database())
+                .replace_indexing_policy(def.id(), policy.clone())
                 .await?;
         }
     }
-    let (_, def) = super::container(ctx, &def.database, &def.id)?;
+    let (_, def) = super::container(ctx, def.database(), def.id())?;
     Ok(Reply::new(200, 1.0).json(resources::container(&def).to_string()))
 }
 
 pub async fn delete(ctx: &Ctx<'_>, db: &str, id: &str) -> Result<HttpResponse> {
     let (_, def) = super::container(ctx, db, id)?;
     ctx.engine()
-        .database(&def.database)
-        .delete_container(&def.id)
+        .database(def.database())
+        .delete_container(def.id())
         .await?;
     Ok(Reply::new(204, 1.0).empty())
 }

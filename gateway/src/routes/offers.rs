@@ -17,7 +17,7 @@ fn provisioned(ctx: &Ctx) -> Vec<(Arc<ContainerDef>, u32)> {
         .databases()
         .iter()
         .flat_map(|d| ctx.engine().database(&d.id).containers())
-        .filter_map(|c| c.throughput.map(|t| (c, t)))
+        .filter_map(|c| c.throughput().map(|t| (c, t)))
         .collect()
 }
 
@@ -99,8 +99,8 @@ pub async fn replace(ctx: &Ctx<'_>, id: &str) -> Result<HttpResponse> {
         })? as u32;
     let def = ctx
         .engine()
-        .database(&c.database)
-        .replace_throughput(&c.id, Some(ru))
+        .database(c.database())
+        .replace_throughput(c.id(), Some(ru))
         .await?;
     Ok(Reply::new(200, 1.0).json(resources::offer(&def, ru).to_string()))
 }

@@ -24,7 +24,7 @@ fn resource(def: &engine::ContainerDef, kind: &str, id: &str, body: &str) -> Val
         "_rid": rid,
         "_self": format!("{}{kind}/{id}/", resources::container_self(def)),
         "_etag": format!("\"{kind}-{id}\""),
-        "_ts": def.created,
+        "_ts": def.created(),
     })
 }
 
@@ -45,7 +45,7 @@ fn all(ctx: &Ctx, db: &str, c: &str, kind: &str) -> Result<(Vec<Value>, String)>
     let body = |id: &str| {
         ctx.state
             .scripts
-            .get(def.rid, kind, id)
+            .get(def.rid(), kind, id)
             .map(|s| s.body)
             .or_else(|| list.source(id).map(str::to_owned))
             .unwrap_or_else(|| APP_BODY.to_owned())
@@ -130,7 +130,7 @@ pub fn write(
             _ => list.triggers.iter().any(|t| t.id == id),
         })
     };
-    let ours = ctx.state.scripts.get(def.rid, kind, id).is_some();
+    let ours = ctx.state.scripts.get(def.rid(), kind, id).is_some();
     match path_id {
         None if exists(id)? => {
             return Err(GatewayError::Conflict(format!(
@@ -153,7 +153,7 @@ pub fn write(
     }
     let field = |k: &str| body.get(k).and_then(Value::as_str).map(str::to_owned);
     let script = crate::script_store::StoredScript {
-        container: def.rid,
+        container: def.rid(),
         kind: kind.to_owned(),
         id: id.to_owned(),
         body: source.to_owned(),
@@ -195,7 +195,7 @@ fn app_owned(kind: &str, id: &str) -> GatewayError {
 
 pub fn delete(ctx: &Ctx, db: &str, c: &str, kind: &str, id: &str) -> Result<HttpResponse> {
     let (client, def) = super::container(ctx, db, c)?;
-    if ctx.state.scripts.get(def.rid, kind, id).is_none() {
+    if ctx.state.scripts.get(def.rid(), kind, id).is_none() {
         read(ctx, db, c, kind, id)?;
         return Err(app_owned(kind, id));
     }
@@ -207,7 +207,7 @@ pub fn delete(ctx: &Ctx, db: &str, c: &str, kind: &str, id: &str) -> Result<Http
     }
     ctx.state
         .scripts
-        .remove(def.rid, kind, id)
+        .remove(def.rid(), kind, id)
         .map_err(saving)?;
     Ok(Reply::new(204, 1.0).empty())
 }

@@ -31,7 +31,7 @@ async fn a_second_start_reuses_the_data_and_restores_the_declared_indexing_polic
             .unwrap()
             .read_container()
             .unwrap()
-            .indexing_policy
+            .indexing_policy()
             .clone();
         // Someone changes a policy by hand (the CLI, a test): the next start puts it back.
         engine
@@ -67,8 +67,8 @@ async fn a_second_start_reuses_the_data_and_restores_the_declared_indexing_polic
             .unwrap()
             .read_container()
             .unwrap()
-            .indexing_policy,
-        customers_policy
+            .indexing_policy(),
+        &customers_policy
     );
     let customers = store
         .containers
