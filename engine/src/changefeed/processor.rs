@@ -280,7 +280,11 @@ impl ChangeFeedProcessor {
         let mut out = Vec::new();
         for (lease, _) in self.read_leases().await? {
             out.push(LeaseLag {
-                pending: self.inner.source.change_feed_pending(&lease.continuation)?,
+                pending: self
+                    .inner
+                    .source
+                    .change_feed_pending(&lease.continuation)
+                    .await?,
                 lease: lease.id,
                 range: lease.range,
             });

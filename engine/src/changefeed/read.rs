@@ -150,7 +150,14 @@ impl ContainerClient {
         }
         let first = token.cursors.first().map_or(0, |c| c.partition);
         shared.throughput.admit(first)?;
-        let (items, meter, visited) = self.read_page(&mut token, options.max_item_count.max(1))?;
+        // A page reads up to `max_item_count` items: on the heavy lane, never on the caller's
+        // async thread (a processor's worker shares it with the app's requests).
+        let (c, max) = (self.clone(), options.max_item_count.max(1));
+        let (items, meter, visited, token) = crate::client::blocking::heavy(move || {
+            let (items, meter, visited) = c.read_page(&mut token, max)?;
+            Ok((items, meter, visited, token))
+        })
+        .await?;
         let charge = meter.charge();
         for pp in &visited {
             shared
@@ -185,8 +192,14 @@ impl ContainerClient {
         })
     }
 
-    /// Changes not yet read past `continuation` (the lag of a reader or a lease).
-    pub fn change_feed_pending(&self, continuation: &str) -> Result<u64> {
+    /// Changes not yet read past `continuation` (the lag of a reader or a lease). It counts
+    /// them, so it runs on the heavy lane.
+    pub async fn change_feed_pending(&self, continuation: &str) -> Result<u64> {
+        let (c, continuation) = (self.clone(), continuation.to_owned());
+        crate::client::blocking::heavy(move || c.count_pending(&continuation)).await
+    }
+
+    fn count_pending(&self, continuation: &str) -> Result<u64> {
         let def = self.read_container()?;
         let mut token = FeedToken::decode(continuation, def.rid)?;
         let store = &self.engine.inner.store;

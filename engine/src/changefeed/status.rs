@@ -98,7 +98,7 @@ impl ChangeFeedProcessor {
                         lsn: c.lsn,
                     })
                     .collect(),
-                pending: inner.source.change_feed_pending(continuation)?,
+                pending: inner.source.change_feed_pending(continuation).await?,
                 checkpointed_at: d.get("_ts").and_then(Value::as_u64),
             });
         }
