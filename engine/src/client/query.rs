@@ -10,7 +10,7 @@ use super::response::{Diagnostics, FeedResponse};
 use crate::error::{Error, Result};
 use crate::partition::PartitionKey;
 use crate::ru::Meter;
-use crate::sql::run::{self, PageBudget, QueryMetrics, Row};
+use crate::sql::run::{self, PageBudget, PageRequest, QueryMetrics, Row};
 use crate::sql::{self, Params};
 
 /// A result row as `T`; a `Value` is handed over as it is, without a copy.
@@ -144,18 +144,16 @@ impl ContainerClient {
                         crate::scripts::js::udf::with_functions(functions, || {
                             me.engine.inner.store.read(|rtxn| {
                                 let def = me.definition_in(rtxn)?;
-                                run::run_page(
-                                    &me.engine.inner.store,
-                                    rtxn,
-                                    &def,
-                                    &query,
+                                let req = PageRequest {
+                                    q: &query,
                                     qhash,
-                                    &params,
-                                    options.partition_key.as_ref(),
-                                    options.epk_range.as_ref(),
+                                    params: &params,
+                                    partition_key: options.partition_key.as_ref(),
+                                    epk_range: options.epk_range.as_ref(),
                                     budget,
-                                    options.continuation.as_deref(),
-                                )
+                                    continuation: options.continuation.as_deref(),
+                                };
+                                run::run_page(&me.engine.inner.store, rtxn, &def, req)
                             })
                         });
                     page.map(|mut p| {

@@ -5,14 +5,15 @@
 //! position per EPK range for ORDER BY merges, a row offset for whole results.
 
 mod access;
+mod mode;
 mod ordered;
+mod page;
 mod stream;
+mod token;
 mod whole;
 
 use std::time::{Duration, Instant};
 
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use base64::Engine as _;
 use heed::RoTxn;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -20,7 +21,7 @@ use serde_json::Value;
 use super::ast::Query;
 use super::eval::Params;
 use super::exec;
-use super::plan::{self, Mode, Plan, Predicate};
+use super::plan::{self, Plan, Predicate};
 use crate::catalog::ContainerDef;
 use crate::changefeed::FeedRange;
 use crate::error::{Error, Result};
@@ -30,7 +31,7 @@ use crate::ru::Meter;
 use crate::storage::keys::DocHeader;
 use crate::storage::Store;
 use crate::ttl;
-use ordered::order_index;
+use token::{pack, unpack, Resume, Token};
 
 /// Limits of one page.
 #[derive(Debug, Clone, Copy)]
@@ -102,48 +103,6 @@ pub struct Page {
     pub partitions: Vec<u32>,
 }
 
-/// How a page ran, so the next one resumes the same way (one letter in the token).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-enum Resume {
-    /// Items in key order: the token holds the last key read.
-    #[default]
-    #[serde(rename = "s")]
-    Stream,
-    /// An ORDER BY merge: the token holds each range's index position.
-    #[serde(rename = "o")]
-    Ordered,
-    /// The whole result computed, paged by offset.
-    #[serde(rename = "w")]
-    Whole,
-    /// Whole pages of a routed ORDER BY over few items, sorted (priced as the merge).
-    #[serde(rename = "f")]
-    SortedFew,
-}
-
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-struct Token {
-    rid: u32,
-    /// Hash of the query text and parameters: a continuation only resumes its own query.
-    q: u64,
-    mode: Resume,
-    /// Stream: the last item key processed (base64).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    key: Option<String>,
-    /// Ordered: per EPK range start, the last index position consumed (base64, partition-free).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    ranges: Vec<(u64, Option<u64>, Option<String>)>,
-    // Zeros are left out: a continuation travels in page links, shorter is kinder.
-    #[serde(default, skip_serializing_if = "is_zero")]
-    skipped: u64,
-    #[serde(default, skip_serializing_if = "is_zero")]
-    emitted: u64,
-    #[serde(default, skip_serializing_if = "is_zero")]
-    offset: u64,
-    /// Stream with DISTINCT: the 64-bit hashes of the rows returned so far, packed (base64).
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    seen: String,
-}
-
 /// An equality conjunct of the filter (`p.type = 'post'`) answered from the index for one
 /// candidate item: a lookup of the key its entry would have, instead of loading and evaluating
 /// the item. This is how Cosmos DB intersects an index scan with the other conjuncts' postings.
@@ -181,21 +140,6 @@ fn index_checks(
             _ => None,
         })
         .collect()
-}
-
-/// A key or index position inside a continuation: URL-safe base64 (two thirds the length of hex).
-fn pack(bytes: &[u8]) -> String {
-    URL_SAFE_NO_PAD.encode(bytes)
-}
-
-fn unpack(s: &str) -> Result<Vec<u8>> {
-    URL_SAFE_NO_PAD
-        .decode(s)
-        .map_err(|_| Error::bad("continuation", "malformed continuation token"))
-}
-
-fn is_zero(n: &u64) -> bool {
-    *n == 0
 }
 
 pub fn query_hash(sql: &str, params: &Params) -> u64 {
@@ -256,42 +200,47 @@ impl Target {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-pub fn run_page(
-    store: &Store,
-    rtxn: &RoTxn,
-    def: &ContainerDef,
-    q: &Query,
-    qhash: u64,
-    params: &Params,
-    partition_key: Option<&PartitionKey>,
-    epk_range: Option<&EpkRange>,
-    budget: PageBudget,
-    continuation: Option<&str>,
-) -> Result<Page> {
+/// Whether the targets are confined to logical partitions (a routed query).
+fn is_routed(targets: &[Target]) -> bool {
+    targets.iter().any(|t| t.epks.is_some())
+}
+
+/// One page of a query: what to run, where it may read, and where the last page stopped.
+#[derive(Debug, Clone, Copy)]
+pub struct PageRequest<'a> {
+    pub q: &'a Query,
+    /// [`query_hash`] of the query's text and parameters.
+    pub qhash: u64,
+    pub params: &'a Params,
+    /// Confines the query to this logical partition (or a hierarchical key's prefix).
+    pub partition_key: Option<&'a PartitionKey>,
+    /// Only items whose Cosmos DB EPK is in this range (see `QueryOptions::epk_range`).
+    pub epk_range: Option<&'a EpkRange>,
+    pub budget: PageBudget,
+    /// The token the previous page handed out; `None` for the first page.
+    pub continuation: Option<&'a str>,
+}
+
+/// Runs one page of `req` on container `def`, resuming where its continuation stopped.
+pub fn run_page(store: &Store, rtxn: &RoTxn, def: &ContainerDef, req: PageRequest) -> Result<Page> {
     let started = Instant::now();
     let pk_path = routing_path(def)?;
-    let plan = plan::plan(q, params, &def.partition_key.all_segments()?)?;
-    let token = match continuation {
-        Some(c) => {
-            let bytes = URL_SAFE_NO_PAD
-                .decode(c)
-                .map_err(|_| Error::bad("continuation", "malformed continuation token"))?;
-            let t: Token = serde_json::from_slice(&bytes)
-                .map_err(|_| Error::bad("continuation", "malformed continuation token"))?;
-            if t.rid != def.rid || t.q != qhash {
-                return Err(Error::bad(
-                    "continuation",
-                    "the continuation belongs to another query or container",
-                ));
-            }
-            Some(t)
-        }
-        None => None,
-    };
-    let targets = targets(def, &plan, partition_key)?;
+    let plan = plan::plan(req.q, req.params, &def.partition_key.all_segments()?)?;
+    let resumed = Token::decode(req.continuation, def.rid, req.qhash)?;
+    let targets = targets(def, &plan, req.partition_key)?;
     let policy = def.policy();
-    // FULLTEXTSCORE needs a full-text index on its path, as in Cosmos DB.
+    require_full_text_indexes(req.q, &policy)?;
+    let mut run = Run::new(store, rtxn, def, &plan, req, started);
+    run.use_index_if_ready(&policy, &pk_path);
+    let execution = run.choose_execution(&policy, &targets, resumed.as_ref().map(|t| t.mode))?;
+    run.exact = run.selects_exactly(&execution.mode, &targets, &pk_path);
+    let mut token = resumed.unwrap_or_else(|| Token::first(def.rid, req.qhash));
+    let done = run.execute(&execution, &targets, &mut token)?;
+    Ok(run.into_page(&execution, &targets, &pk_path, (!done).then_some(token)))
+}
+
+/// FULLTEXTSCORE needs a full-text index on its path, as in Cosmos DB.
+fn require_full_text_indexes(q: &Query, policy: &crate::index::CompiledPolicy) -> Result<()> {
     for (path, _) in exec::score_calls(q) {
         let segments = path.as_path().map(|(_, p)| p).unwrap_or_default();
         if !policy.full_text.contains(&segments) {
@@ -304,159 +253,7 @@ pub fn run_page(
             ));
         }
     }
-    let index_ready = def.index_rebuild.is_none() && policy.consistent;
-    let index_checks = if index_ready {
-        index_checks(&plan, &policy, &pk_path)
-    } else {
-        Vec::new()
-    };
-    let mut run = Run {
-        store,
-        rtxn,
-        def,
-        index_checks,
-        epk_range,
-        q,
-        params,
-        plan: &plan,
-        budget,
-        started,
-        meter: Meter {
-            queries: 1,
-            ..Default::default()
-        },
-        metrics: QueryMetrics::default(),
-        rows: Vec::new(),
-        visited: Vec::new(),
-        costs: Vec::new(),
-        current: 0,
-        index_ready,
-        matched_docs: 0,
-        exact: false,
-        sorting_few: false,
-        last_key: None,
-        finished: false,
-        now: ttl::now(),
-        seen: None,
-    };
-    let resumed_whole = token
-        .as_ref()
-        .is_some_and(|t| matches!(t.mode, Resume::Whole | Resume::SortedFew));
-    run.sorting_few = token.as_ref().is_some_and(|t| t.mode == Resume::SortedFew);
-    // An ORDER BY merge needs an index in that order holding every item: the path's range index
-    // for one key, a composite index (scanned forwards or backwards) for several.
-    let order_index = match &plan.mode {
-        Mode::Ordered { keys } if index_ready && !resumed_whole => match order_index(&policy, keys)
-        {
-            // A routed query whose filter already narrows it to a few items sorts them instead.
-            Some(_) if run.few_candidates(&targets, 4 * run.rows_wanted())? => {
-                run.sorting_few = true;
-                None
-            }
-            Some(ix) if run.all_indexed(&targets, &ix.hash)? => Some(ix),
-            _ => None,
-        },
-        _ => None,
-    };
-    let mode = match &plan.mode {
-        _ if resumed_whole => Mode::Whole,
-        Mode::Ordered { .. } if order_index.is_none() => Mode::Whole,
-        m => m.clone(),
-    };
-    let routed = targets.iter().any(|t| t.epks.is_some());
-    // Exact: storage selects exactly the rows, so nothing needs evaluating. An ordered merge
-    // reads its candidates from the order index, not from the access predicate, so there only
-    // routing can make it exact.
-    let access = match mode {
-        Mode::Ordered { .. } => None,
-        _ => run.access_for(routed, &pk_path),
-    };
-    run.exact =
-        !matches!(mode, Mode::Whole) && epk_range.is_none() && plan.exact_with(access, &pk_path);
-    let mut token = token.unwrap_or(Token {
-        rid: def.rid,
-        q: qhash,
-        ..Default::default()
-    });
-    let done = match &mode {
-        Mode::Whole => {
-            token.mode = if run.sorting_few {
-                Resume::SortedFew
-            } else {
-                Resume::Whole
-            };
-            run.whole(&targets, &mut token)?
-        }
-        Mode::Stream => {
-            token.mode = Resume::Stream;
-            if q.distinct {
-                run.seen = Some(unpack_hashes(&token.seen)?);
-            }
-            let done = run.stream(&targets, &mut token)?;
-            if let Some(k) = &run.last_key {
-                token.key = Some(pack(k));
-            }
-            if let Some(seen) = &run.seen {
-                token.seen = pack_hashes(seen);
-            }
-            done
-        }
-        Mode::Ordered { .. } => {
-            token.mode = Resume::Ordered;
-            let ix = order_index.as_ref().expect("an ordered plan has its index");
-            run.ordered(&targets, &ix.hash, ix.backwards, &mut token)?
-        }
-    };
-    let access = match (&order_index, targets.iter().any(|t| t.epks.is_some())) {
-        (Some(ix), _) => ix.describe.clone(),
-        (_, routed) => match (run.access_for(routed, &pk_path), routed) {
-            (Some(p), true) => format!("logical partitions, {}", p.describe()),
-            (None, true) => "logical partition scan".into(),
-            (Some(p), false) => p.describe(),
-            (None, false) => "scan".into(),
-        },
-    };
-    // A hierarchical prefix reads only its range of each partition it visits.
-    let access = if targets.iter().any(|t| t.narrowed) {
-        format!("key prefix range, {access}")
-    } else {
-        access
-    };
-    let mode_name = match mode {
-        Mode::Stream => "stream",
-        Mode::Ordered { .. } => "ordered",
-        Mode::Whole => "whole",
-    };
-    // Every partition visited ran the query as a request of its own: each pays the base.
-    run.meter.queries = run.visited.len().max(1) as u64;
-    for c in &mut run.costs {
-        c.charge();
-    }
-    let mut metrics = run.metrics;
-    metrics.output_document_count = run.rows.len() as u64;
-    metrics.partitions_visited = run.visited.len();
-    metrics.partitions = std::mem::take(&mut run.costs);
-    metrics.routed = routed;
-    metrics.index_hit_ratio = if metrics.retrieved_document_count == 0 {
-        1.0
-    } else {
-        run.matched_docs as f64 / metrics.retrieved_document_count as f64
-    };
-    let exact = if run.exact { ", exact" } else { "" };
-    metrics.plan = format!(
-        "{mode_name}{exact}, {access}, {} of {} partitions",
-        targets.len(),
-        def.partitions.len()
-    );
-    metrics.execution_time_ms = started.elapsed().as_secs_f64() * 1000.0;
-    Ok(Page {
-        rows: run.rows,
-        continuation: (!done)
-            .then(|| URL_SAFE_NO_PAD.encode(serde_json::to_vec(&token).expect("tokens serialize"))),
-        meter: run.meter,
-        metrics,
-        partitions: run.visited,
-    })
+    Ok(())
 }
 
 /// The partitions to visit: those owning the partition key values the query is confined to
@@ -579,6 +376,47 @@ struct Run<'a> {
 }
 
 impl<'a> Run<'a> {
+    /// A run of `plan` that has read nothing yet, with the index unused until
+    /// [`Run::use_index_if_ready`].
+    fn new(
+        store: &'a Store,
+        rtxn: &'a RoTxn<'a>,
+        def: &'a ContainerDef,
+        plan: &'a Plan,
+        req: PageRequest<'a>,
+        started: Instant,
+    ) -> Self {
+        Run {
+            store,
+            rtxn,
+            def,
+            index_checks: Vec::new(),
+            epk_range: req.epk_range,
+            q: req.q,
+            params: req.params,
+            plan,
+            budget: req.budget,
+            started,
+            meter: Meter {
+                queries: 1,
+                ..Default::default()
+            },
+            metrics: QueryMetrics::default(),
+            rows: Vec::new(),
+            visited: Vec::new(),
+            costs: Vec::new(),
+            current: 0,
+            index_ready: false,
+            matched_docs: 0,
+            exact: false,
+            sorting_few: false,
+            last_key: None,
+            finished: false,
+            now: ttl::now(),
+            seen: None,
+        }
+    }
+
     fn over_budget(&self) -> bool {
         // Each partition visited so far pays its own query base (counted at the page's end).
         let bases = self.visited.len().saturating_sub(1) as f64 * crate::ru::rate::QUERY;
@@ -728,21 +566,4 @@ impl<'a> Run<'a> {
         }
         Ok(false)
     }
-}
-
-fn pack_hashes(seen: &std::collections::HashSet<u64>) -> String {
-    let bytes: Vec<u8> = seen.iter().flat_map(|h| h.to_le_bytes()).collect();
-    URL_SAFE_NO_PAD.encode(bytes)
-}
-
-fn unpack_hashes(s: &str) -> Result<std::collections::HashSet<u64>> {
-    let bytes = URL_SAFE_NO_PAD
-        .decode(s)
-        .ok()
-        .filter(|b| b.len() % 8 == 0)
-        .ok_or_else(|| Error::bad("continuation", "malformed continuation token"))?;
-    Ok(bytes
-        .chunks_exact(8)
-        .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
-        .collect())
 }
