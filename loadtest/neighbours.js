@@ -8,7 +8,7 @@
 // HEAVY_URL points the heavy clients at another server, with no sign-up: e.g. the explorer's
 // partitions page of the blog's posts, which walks every logical partition for its charts:
 //   HEAVY=4 SIGN_UP= HEAVY_URL=http://127.0.0.1:8082/dbs/blog/colls/posts/partitions \
-//     k6 run loadtest/neighbours.js
+//     HEAVY_TOKEN=<the explorer token the launcher prints> k6 run loadtest/neighbours.js
 //
 // Each heavy client signs up its own user of the V1 model first, so the V1 feed (~1 800 RU, a
 // fan-out plus ~200 queries) runs live (anonymous visitors get a 5-second cache of it). Start
@@ -22,6 +22,8 @@ const BASE = (__ENV.BASE_URL || 'http://127.0.0.1:8081').replace(/\/+$/, '');
 const HEAVY = Number(__ENV.HEAVY || 4);
 const HEAVY_PATH = __ENV.HEAVY_PATH || '/v1';
 const HEAVY_URL = __ENV.HEAVY_URL || BASE + HEAVY_PATH;
+// The explorer's token, sent as `Authorization: Bearer` (as Prometheus does).
+const HEAVY_HEADERS = __ENV.HEAVY_TOKEN ? { Authorization: `Bearer ${__ENV.HEAVY_TOKEN}` } : {};
 const SIGN_UP = __ENV.SIGN_UP === undefined ? '/v1/signup' : __ENV.SIGN_UP;
 const PROBE_PATH = __ENV.PROBE_PATH || '/posts/post-000001-00';
 const DURATION = __ENV.DURATION || '30s';
@@ -56,7 +58,7 @@ export function heavy() {
     check(r, { 'signed up': (x) => x.status === 303 });
     signedIn = true;
   }
-  const r = http.get(HEAVY_URL, { tags: { name: 'heavy' } });
+  const r = http.get(HEAVY_URL, { tags: { name: 'heavy' }, headers: HEAVY_HEADERS });
   check(r, { 'heavy 200': (x) => x.status === 200 });
   heavyMs.add(r.timings.duration);
 }

@@ -2,7 +2,7 @@
 //! composite index for several keys), stopping when the page or the query has its rows.
 
 use super::{pack, unpack, Run, Target, Token};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::index::{self, scan};
 use crate::sql::exec;
 use crate::storage::keys;
@@ -213,6 +213,21 @@ impl<'a> Run<'a> {
             }
             let (k, id_key) = iters[i].next().expect("peeked")?;
             self.metrics.index_lookups += 1;
+            // A damaged index B-tree can lead the walk back over itself: refuse to page on.
+            let back = |p: &Vec<u8>| {
+                if descending {
+                    k[8..] >= p[..]
+                } else {
+                    k[8..] <= p[..]
+                }
+            };
+            if positions[i].as_ref().is_some_and(back) {
+                return Err(Error::Corrupt(format!(
+                    "the data file is damaged: an index walk of container '{}' went back to an \
+                     earlier entry; restore it from a backup, run `engine check`",
+                    self.def.full_id()
+                )));
+            }
             positions[i] = Some(k[8..].to_vec());
             self.current = i;
             if !self.passes_index_checks(k, None)? {

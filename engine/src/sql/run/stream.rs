@@ -1,7 +1,7 @@
 //! Streamed results: items in key order, partition after partition.
 
 use super::{unpack, Run, Target, Token};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::storage::keys;
 
 impl<'a> Run<'a> {
@@ -21,6 +21,20 @@ impl<'a> Run<'a> {
                     && (run.rows.len() >= run.budget.max_items || run.over_budget())
                 {
                     return Ok(false);
+                }
+                // Keys come in order. One at or before the last means a damaged B-tree led the
+                // scan back over itself (LMDB keeps no checksums): paging on could cycle for ever.
+                if run
+                    .last_key
+                    .as_deref()
+                    .or(after.as_deref())
+                    .is_some_and(|p| key <= p)
+                {
+                    return Err(Error::Corrupt(format!(
+                        "the data file is damaged: a scan of container '{}' went back to an \
+                         earlier key; restore it from a backup, run `engine check`",
+                        run.def.full_id()
+                    )));
                 }
                 run.last_key = Some(key.to_vec());
                 if run.consume(key, value, token)? {
