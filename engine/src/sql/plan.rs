@@ -88,35 +88,39 @@ pub struct Plan {
     /// `SELECT * FROM c` with no JOIN and a filter made only of indexable conjuncts: when storage
     /// answers every conjunct exactly (routing and one exact index range), items are the rows.
     pub items_are_rows: bool,
+    /// `SELECT VALUE COUNT(1) FROM c` (a literal or the item counted) with no JOIN, GROUP BY,
+    /// DISTINCT, ORDER BY, TOP or OFFSET, and a filter made only of indexable conjuncts: when
+    /// storage answers every conjunct exactly, the count is of the items storage selects.
+    pub counts_items: bool,
 }
 
 impl Plan {
     /// Whether reading with `access` (and routing) selects exactly the rows, so no item needs
     /// evaluating: every conjunct is the routing predicate or `access`, and no value is cut.
     pub fn exact_with(&self, access: Option<&Predicate>, pk_path: &[String]) -> bool {
+        self.items_are_rows && self.filter_exact_with(access, pk_path)
+    }
+
+    /// Whether routing and `access` answer every conjunct of the filter exactly (no value cut).
+    pub fn filter_exact_with(&self, access: Option<&Predicate>, pk_path: &[String]) -> bool {
         let exact_value = |v: &Value| match v {
             Value::String(s) => s.len() <= crate::index::encoding::MAX_STRING_BYTES,
             _ => true,
         };
         let routing = |p: &Predicate| matches!(p, Predicate::Eq(path, _) | Predicate::In(path, _) if path == pk_path);
-        self.items_are_rows
-            && self.predicates.iter().all(|p| {
-                let values_exact = match p {
-                    Predicate::Eq(_, v) => exact_value(v),
-                    Predicate::In(_, vs) => vs.iter().all(exact_value),
-                    Predicate::Range(_, lo, hi) => [lo, hi].iter().all(|b| match b {
-                        std::ops::Bound::Included(v) | std::ops::Bound::Excluded(v) => {
-                            exact_value(v)
-                        }
-                        std::ops::Bound::Unbounded => true,
-                    }),
-                    Predicate::StartsWith(_, s) => {
-                        s.len() <= crate::index::encoding::MAX_STRING_BYTES
-                    }
-                    Predicate::Spatial(..) => false,
-                };
-                values_exact && (routing(p) || Some(p) == access)
-            })
+        self.predicates.iter().all(|p| {
+            let values_exact = match p {
+                Predicate::Eq(_, v) => exact_value(v),
+                Predicate::In(_, vs) => vs.iter().all(exact_value),
+                Predicate::Range(_, lo, hi) => [lo, hi].iter().all(|b| match b {
+                    std::ops::Bound::Included(v) | std::ops::Bound::Excluded(v) => exact_value(v),
+                    std::ops::Bound::Unbounded => true,
+                }),
+                Predicate::StartsWith(_, s) => s.len() <= crate::index::encoding::MAX_STRING_BYTES,
+                Predicate::Spatial(..) => false,
+            };
+            values_exact && (routing(p) || Some(p) == access)
+        })
     }
 }
 
@@ -148,6 +152,14 @@ pub fn plan(
         && q.joins.is_empty()
         && matches!(q.select, super::ast::Select::Star)
         && !shape.distinct
+        && (q.filter.is_none() || all_indexable);
+    let counts_items = root.is_some_and(|r| counts_each_item(&q.select, r))
+        && q.joins.is_empty()
+        && !shape.grouped
+        && !shape.distinct
+        && q.order_by.is_empty()
+        && q.top.is_none()
+        && q.offset_limit.is_none()
         && (q.filter.is_none() || all_indexable);
     predicates.sort_by_key(Predicate::rank);
     let partition_values = match pk_paths {
@@ -200,7 +212,20 @@ pub fn plan(
         partition_values,
         limits,
         items_are_rows,
+        counts_items,
     })
+}
+
+/// `VALUE COUNT(1)`, `VALUE COUNT(c)`: one per item, whatever the item holds (a literal, even
+/// `null`, is defined for every row).
+fn counts_each_item(select: &super::ast::Select, root: &str) -> bool {
+    match select {
+        super::ast::Select::Value(Expr::Call { name, args }) if name == "COUNT" => {
+            matches!(args.as_slice(), [Expr::Literal(_)])
+                || matches!(args.as_slice(), [Expr::Ident(a)] if a == root)
+        }
+        _ => false,
+    }
 }
 
 fn conjuncts(e: &Expr) -> Vec<&Expr> {

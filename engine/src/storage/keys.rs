@@ -221,20 +221,26 @@ impl DocHeader {
         Self::verify(value).ok()
     }
 
-    /// `decode`, saying what is wrong.
-    pub fn verify(value: &[u8]) -> std::result::Result<(DocHeader, &[u8]), Damage> {
+    /// The header alone, its JSON not read (nor checked): for work that needs only `_ts` and
+    /// the TTL, such as counting items.
+    pub fn peek(value: &[u8]) -> std::result::Result<DocHeader, Damage> {
         if value.len() < HEADER_LEN {
             return Err(Damage::Short);
         }
         let n = |i: usize| u64::from_be_bytes(value[i..i + 8].try_into().expect("8 bytes"));
-        let first = n(0);
         let ttl = n(16) as i64;
-        let header = DocHeader {
-            lsn: first & !CHECKSUMMED,
+        Ok(DocHeader {
+            lsn: n(0) & !CHECKSUMMED,
             ts: n(8),
             ttl: (ttl != i64::MIN).then_some(ttl),
-        };
-        if first & CHECKSUMMED == 0 {
+        })
+    }
+
+    /// `decode`, saying what is wrong.
+    pub fn verify(value: &[u8]) -> std::result::Result<(DocHeader, &[u8]), Damage> {
+        let header = Self::peek(value)?;
+        let n = |i: usize| u64::from_be_bytes(value[i..i + 8].try_into().expect("8 bytes"));
+        if n(0) & CHECKSUMMED == 0 {
             return Ok((header, &value[HEADER_LEN..]));
         }
         if value.len() < CHECKED_HEADER_LEN {

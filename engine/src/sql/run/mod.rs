@@ -5,6 +5,7 @@
 //! position per EPK range for ORDER BY merges, a row offset for whole results.
 
 mod access;
+mod count;
 mod mode;
 mod ordered;
 mod page;
@@ -356,6 +357,8 @@ struct Run<'a> {
     rows: Vec<Row>,
     /// The rows are exactly the candidate items (see `Plan::exact_with`).
     exact: bool,
+    /// A count answered by counting the items storage selects (`count.rs`).
+    counting: bool,
     /// An ORDER BY run as "sort the few candidates" instead of a merge (priced as the merge).
     sorting_few: bool,
     visited: Vec<u32>,
@@ -409,6 +412,7 @@ impl<'a> Run<'a> {
             index_ready: false,
             matched_docs: 0,
             exact: false,
+            counting: false,
             sorting_few: false,
             last_key: None,
             finished: false,

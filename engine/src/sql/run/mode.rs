@@ -93,6 +93,11 @@ impl<'a> Run<'a> {
                 } else {
                     Resume::Whole
                 };
+                let pk_path = super::routing_path(self.def)?;
+                if self.counts_from_storage(targets, &pk_path) {
+                    self.counting = true;
+                    return self.count_items(targets, &pk_path, token);
+                }
                 self.whole(targets, token)
             }
             Mode::Stream => {

@@ -50,9 +50,14 @@ impl<'a> Run<'a> {
         let mode = match execution.mode {
             Mode::Stream => "stream",
             Mode::Ordered { .. } => "ordered",
+            Mode::Whole if self.counting => "count",
             Mode::Whole => "whole",
         };
-        let exact = if self.exact { ", exact" } else { "" };
+        let exact = if self.exact || self.counting {
+            ", exact"
+        } else {
+            ""
+        };
         format!(
             "{mode}{exact}, {}, {} of {} partitions",
             self.describe_access(execution, targets, pk_path),

@@ -65,7 +65,7 @@ impl<'a> Run<'a> {
     }
 
     /// The page of `all` the token points at; true when it is the last.
-    fn page_of(&mut self, all: Vec<serde_json::Value>, token: &mut Token) -> bool {
+    pub(super) fn page_of(&mut self, all: Vec<serde_json::Value>, token: &mut Token) -> bool {
         let start = token.offset as usize;
         let end = (start + self.budget.max_items).min(all.len());
         let complete = end >= all.len();
