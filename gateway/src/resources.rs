@@ -99,6 +99,9 @@ pub fn container(def: &ContainerDef) -> Value {
     if let Some(ttl) = def.default_ttl() {
         v["defaultTtl"] = json!(ttl);
     }
+    if let Some(seconds) = def.change_feed_retention() {
+        v["changeFeedPolicy"] = json!({"retentionDuration": seconds.div_ceil(60)});
+    }
     let etag = etag_of(&v);
     v["_rid"] = json!(container_rid(def));
     v["_ts"] = json!(def.created());

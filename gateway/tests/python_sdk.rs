@@ -144,6 +144,15 @@ fn change_feed_from_the_beginning_now_a_time_and_a_continuation() {
 }
 
 #[test]
+fn all_versions_and_deletes_change_feed_with_a_container_policy() {
+    let gw = TestGateway::start();
+    let Some(out) = run(&gw, "allversions.py", &[]) else {
+        return;
+    };
+    assert!(out.contains("allversions ok"), "{out}");
+}
+
+#[test]
 fn hierarchical_partition_keys_full_and_prefix() {
     let gw = TestGateway::start();
     let Some(out) = run(&gw, "hierarchical.py", &[]) else {

@@ -87,6 +87,10 @@ fn container_body(props: &ContainerProperties) -> Result<Value> {
     if let Some(ttl) = props.default_ttl {
         body["defaultTtl"] = json!(ttl);
     }
+    // Cosmos DB keeps all-versions records by the minute.
+    if let Some(seconds) = props.change_feed_retention {
+        body["changeFeedPolicy"] = json!({"retentionDuration": seconds.div_ceil(60)});
+    }
     if !props.unique_keys.is_empty() {
         body["uniqueKeyPolicy"] = json!({
             "uniqueKeys": props.unique_keys.iter().map(|paths| json!({"paths": paths})).collect::<Vec<_>>()

@@ -171,6 +171,9 @@ pub async fn create(ctx: &Ctx<'_>, db: &str) -> Result<HttpResponse> {
             }
         },
     }
+    if let Some(seconds) = change_feed_retention(&body)? {
+        props = props.with_all_versions_retention(seconds);
+    }
     if let Some(ru) = throughput(ctx)? {
         props = props
             .with_throughput(ru)
@@ -187,6 +190,21 @@ pub async fn create(ctx: &Ctx<'_>, db: &str) -> Result<HttpResponse> {
     }
     let (_, def) = super::container(ctx, &db, id)?;
     Ok(Reply::new(201, 1.0).json(resources::container(&def).to_string()))
+}
+
+/// `{"changeFeedPolicy": {"retentionDuration": MINUTES}}`: the all-versions-and-deletes change
+/// feed, its records kept that long (as seconds); absent or 0: the latest-version feed only.
+fn change_feed_retention(body: &Value) -> Result<Option<u64>> {
+    match body.pointer("/changeFeedPolicy/retentionDuration") {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => match v.as_u64() {
+            Some(0) => Ok(None),
+            Some(minutes) if minutes <= 60 * 24 * 365 => Ok(Some(minutes * 60)),
+            _ => Err(bad(
+                "changeFeedPolicy.retentionDuration must be a whole number of minutes (at most a year).",
+            )),
+        },
+    }
 }
 
 /// Replace: the indexing policy may change (rebuilt online); the partition key and the
@@ -208,6 +226,14 @@ pub async fn replace(ctx: &Ctx<'_>, db: &str, id: &str) -> Result<HttpResponse> 
     if ttl != def.default_ttl() {
         return Err(bad(
             "Changing defaultTtl is not supported by this engine: create a new container.",
+        ));
+    }
+    // Absent: kept as it is (an SDK replacing the indexing policy need not repeat it).
+    if body.get("changeFeedPolicy").is_some()
+        && change_feed_retention(&body)? != def.change_feed_retention()
+    {
+        return Err(bad(
+            "Changing changeFeedPolicy is not supported by this engine: create a new container.",
         ));
     }
     let current = resources::container(&def);
