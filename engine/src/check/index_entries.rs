@@ -44,16 +44,17 @@ impl IndexCounts {
     }
 
     /// Counts entry `k` for its partition and path, and for its path and logical partition.
-    fn tally(&mut self, k: &[u8]) {
+    fn tally(&mut self, k: &[u8]) -> Result<()> {
         self.entries += 1;
         let pp = u32::from_be_bytes(k[4..8].try_into().expect("4"));
         let term = index::term_of_entry(k);
-        let epk = index::epk_of_entry(k);
+        let epk = index::epk_of_entry(k)?;
         *self.per_pp.entry((pp, index::term_path(term))).or_insert(0) += 1;
         *self
             .per_lp
             .entry((index::term_path(term), epk.0))
             .or_insert(0) += 1;
+        Ok(())
     }
 }
 
@@ -71,11 +72,11 @@ pub(super) fn check_entries_point_to_their_items(
         if counts.record_stored(k, v) {
             continue;
         }
-        if k.len() < 8 + 8 + 24 {
+        if k.len() < index::MIN_ENTRY_LEN {
             problems.note("index", format!("index key {} is too short", keys::hex(k)));
             continue;
         }
-        counts.tally(k);
+        counts.tally(k)?;
         check_entry_points_to_its_item(c, k, v, expected, problems)?;
     }
     Ok(counts)
@@ -91,7 +92,7 @@ fn check_entry_points_to_its_item(
     problems: &mut Problems,
 ) -> Result<()> {
     let mut doc_key = c.def.rid.to_be_bytes().to_vec();
-    doc_key.extend_from_slice(&index::epk_of_entry(k).0);
+    doc_key.extend_from_slice(&index::epk_of_entry(k)?.0);
     doc_key.extend_from_slice(v);
     if c.store.docs.get(c.rtxn, &doc_key)?.is_none() {
         problems.note(

@@ -13,6 +13,7 @@ pub mod spatial;
 
 use serde_json::Value;
 
+use crate::error::{Error, Result};
 use crate::item::SYSTEM_PROPERTIES;
 use crate::partition::Epk;
 pub use policy::CompiledPolicy;
@@ -217,11 +218,22 @@ pub fn term_path(term: &[u8]) -> [u8; 8] {
         .expect("terms start with an 8-byte path hash")
 }
 
-/// The EPK inside an entry key (the 16 bytes before the trailing id hash).
-pub fn epk_of_entry(key: &[u8]) -> Epk {
-    Epk(key[key.len() - 24..key.len() - 8]
+/// Shortest entry key: `rid · partition · path hash · value tag · epk · id hash`.
+pub const MIN_ENTRY_LEN: usize = 4 + 4 + 8 + 1 + 16 + 8;
+
+/// The EPK inside an entry key (the 16 bytes before the trailing id hash). A key too short to
+/// hold one is damage (LMDB keeps no checksums), said as such rather than a panic.
+pub fn epk_of_entry(key: &[u8]) -> Result<Epk> {
+    if key.len() < MIN_ENTRY_LEN {
+        return Err(Error::Corrupt(format!(
+            "the data file is damaged: index entry {} is cut short; restore it from a backup, \
+             run `engine check`",
+            crate::storage::keys::hex(key)
+        )));
+    }
+    Ok(Epk(key[key.len() - 24..key.len() - 8]
         .try_into()
-        .expect("entry keys end with epk and id hash"))
+        .expect("checked length")))
 }
 
 /// The term inside an entry key.

@@ -95,7 +95,7 @@ pub fn split(store: &Store, def: &mut ContainerDef, pp_id: u32) -> Result<bool> 
             if crate::index::is_count_key(k) {
                 continue;
             }
-            if crate::index::epk_of_entry(k).coordinate() >= boundary {
+            if crate::index::epk_of_entry(k)?.coordinate() >= boundary {
                 *moved_counts
                     .entry(crate::index::term_path(&k[8..]))
                     .or_insert(0) += 1;

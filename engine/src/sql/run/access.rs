@@ -83,7 +83,7 @@ impl<'a> Run<'a> {
                 for entry in self.store.index.range(self.rtxn, &range)? {
                     let (k, _) = entry?;
                     // A planning probe: not charged (the run that follows reads these again).
-                    if t.excludes(&index::epk_of_entry(k))
+                    if t.excludes(&index::epk_of_entry(k)?)
                         || !self.passes_index_checks(k, Some(p))?
                     {
                         continue;
@@ -154,7 +154,7 @@ impl<'a> Run<'a> {
                 for entry in store.index.range(rtxn, &range)? {
                     let (k, id_key) = entry?;
                     self.metrics.index_lookups += 1;
-                    let epk = index::epk_of_entry(k);
+                    let epk = index::epk_of_entry(k)?;
                     if t.excludes(&epk) || !self.passes_index_checks(k, Some(p))? {
                         continue;
                     }

@@ -175,7 +175,7 @@ impl<'a> Run<'a> {
                             it.next();
                         }
                         Some(Ok((k, _))) => {
-                            let epk = index::epk_of_entry(k);
+                            let epk = index::epk_of_entry(k)?;
                             if targets[i].excludes(&epk) {
                                 it.next();
                                 continue;
@@ -235,7 +235,7 @@ impl<'a> Run<'a> {
             }
             self.index_read(1);
             let mut doc_key = rid.to_be_bytes().to_vec();
-            doc_key.extend_from_slice(&index::epk_of_entry(k).0);
+            doc_key.extend_from_slice(&index::epk_of_entry(k)?.0);
             doc_key.extend_from_slice(id_key);
             if let Some(stored) = self.store.docs.get(self.rtxn, &doc_key)? {
                 self.current = i;
@@ -283,7 +283,7 @@ impl<'a> Run<'a> {
                 if index::is_count_key(k) {
                     continue;
                 }
-                let epk = index::epk_of_entry(k);
+                let epk = index::epk_of_entry(k)?;
                 if targets[i].excludes(&epk) {
                     continue;
                 }
