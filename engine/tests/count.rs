@@ -82,13 +82,30 @@ fn counts_what_storage_selects_without_loading_items() {
                 "{sql}: {ru} RU vs {evaluated_ru} evaluated"
             );
         }
+        // Counted from the partitions' counters (no filter, no TTL): they follow deletes,
+        // replaces and creates.
+        for i in 0..7 {
+            c.delete_item(&format!("o{i}"), format!("c{}", i % 30), None).await.unwrap();
+        }
+        for i in 10..13 {
+            let doc = json!({"id": format!("o{i}"), "customerId": format!("c{}", i % 30), "status": "sent", "total": 1});
+            c.upsert_item(&doc, None, None).await.unwrap();
+        }
+        for i in 0..2 {
+            let doc = json!({"id": format!("new{i}"), "customerId": "c3", "status": "open", "total": 1});
+            c.create_item(&doc, None, None).await.unwrap();
+        }
+        let (items, _, m) = count(&c, "SELECT VALUE COUNT(1) FROM c", all()).await;
+        let (evaluated, ..) = count(&c, "SELECT VALUE COUNT(1) FROM c WHERE c.total + 0 >= 0", all()).await;
+        assert_eq!((items.clone(), evaluated), (vec![json!(1195)], vec![json!(1195)]));
+        assert_eq!(m.retrieved_document_count, 0);
         // A partition key given by the caller routes the count.
         let opts = QueryOptions {
             partition_key: Some("c3".into()),
             ..Default::default()
         };
         let (items, _, m) = count(&c, "SELECT VALUE COUNT(1) FROM c", opts).await;
-        assert_eq!(items, vec![json!(40)]);
+        assert_eq!(items, vec![json!(41)], "c3's 40, less o3, and the two created");
         assert_eq!(
             (m.partitions_visited, m.retrieved_document_count),
             (1, 0),
