@@ -82,6 +82,16 @@ fn counts_what_storage_selects_without_loading_items() {
                 "{sql}: {ru} RU vs {evaluated_ru} evaluated"
             );
         }
+        // An EPK range (an SDK's feed range, in Cosmos DB's hash) keeps items by their key's
+        // hash, which only the items tell: such a count evaluates them.
+        let epk = engine::PartitionKey::from("c5").cosmos_epk();
+        let opts = QueryOptions {
+            epk_range: Some(engine::EpkRange::new(&epk, &epk)),
+            ..Default::default()
+        };
+        let (items, _, m) = count(&c, "SELECT VALUE COUNT(1) FROM c", opts).await;
+        assert_eq!(items, vec![json!(40)], "c5's orders only");
+        assert!(m.plan.starts_with("whole"), "{}", m.plan);
         // Counted from the partitions' counters (no filter, no TTL): they follow deletes,
         // replaces and creates.
         for i in 0..7 {
