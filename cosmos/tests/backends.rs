@@ -2,6 +2,8 @@
 //! Rust SDK — with the same answers and the same charges (the gateway charges what the engine
 //! charges), each recorded on the request's ledger.
 
+mod common;
+
 use cosmos::{
     ledger, Account, ConnectionSettings, Container, ContainerProperties, Error, ItemOptions,
     Labelled, PatchOperation, QueryOptions, RequestCharge, Routing, TransactionalBatch,
@@ -9,6 +11,8 @@ use cosmos::{
 };
 use gateway::testing::TestGateway;
 use serde_json::{json, Value};
+
+use common::connect;
 
 const BUMP: &str = r#"
 function bump(id, by) {
@@ -241,16 +245,6 @@ async fn scenario(account: Account) -> (Trace, Vec<cosmos::EngineCall>) {
     })
     .await;
     (trace, ru.calls())
-}
-
-/// An account on the gateway, with its (the emulator's) key.
-async fn connect(gw: &TestGateway) -> Account {
-    Account::connect(&ConnectionSettings::new(
-        gw.endpoint(),
-        gateway::EMULATOR_KEY,
-    ))
-    .await
-    .unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -2,21 +2,16 @@
 //! (no Nagle / delayed-ACK stall per request) and how queries are paged with the SDK's
 //! continuation tokens.
 
+mod common;
+
 use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
-use cosmos::{Account, ConnectionSettings, Container, ContainerProperties, Error, QueryOptions};
+use cosmos::{Account, Container, ContainerProperties, Error, QueryOptions};
 use gateway::testing::TestGateway;
 use serde_json::{json, Value};
 
-async fn connect(gw: &TestGateway) -> Account {
-    Account::connect(&ConnectionSettings::new(
-        gw.endpoint(),
-        gateway::EMULATOR_KEY,
-    ))
-    .await
-    .unwrap()
-}
+use common::connect;
 
 async fn posts(account: &Account) -> Container {
     let db = account.create_database_if_not_exists("blog").await.unwrap();
