@@ -256,7 +256,7 @@ fn a_commit_sends_a_read_only_to_the_lease_of_its_partition() {
             .unwrap();
         p.start().await.unwrap();
         let requests = |c: &ContainerClient| -> Vec<u64> {
-            c.partition_loads().unwrap().iter().map(|l| l.requests).collect()
+            c.partitions().unwrap().iter().map(|p| p.load.requests).collect()
         };
         // Each lease's first read, then quiet.
         let s = source.clone();

@@ -63,11 +63,6 @@ impl ContainerClient {
             })
             .collect())
     }
-
-    /// RU, requests and 429s of every physical partition, by partition id.
-    pub fn partition_loads(&self) -> Result<Vec<PartitionLoad>> {
-        Ok(self.shared()?.throughput.loads())
-    }
 }
 
 #[cfg(test)]
@@ -89,7 +84,12 @@ mod tests {
             .create_item(&json!({"id": "a", "pk": "a"}), None, None)
             .await
             .unwrap();
-        let loads = c.partition_loads().unwrap();
+        let loads: Vec<_> = c
+            .partitions()
+            .unwrap()
+            .into_iter()
+            .map(|p| p.load)
+            .collect();
         assert_eq!(loads.len(), 2);
         assert_eq!(loads.iter().map(|l| l.requests).sum::<u64>(), 1);
         let total: f64 = loads.iter().map(|l| l.ru_total).sum();
