@@ -541,3 +541,59 @@ async fn a_partition_over_its_budget_answers_429_with_retry_after() {
     let body: serde_json::Value = serde_json::from_str(&res.text().await.unwrap()).unwrap();
     assert_cosmos_error(&body, "TooManyRequests");
 }
+
+#[tokio::test]
+async fn a_change_feed_policy_is_checked_and_kept() {
+    let gw = TestGateway::start();
+    let c = Client::new(&gw);
+    c.setup().await;
+    let colls = ("colls", "dbs/d");
+    let create = |policy: &str| {
+        format!(
+            r#"{{"id":"av","partitionKey":{{"paths":["/pk"],"kind":"Hash"}},"changeFeedPolicy":{policy}}}"#
+        )
+    };
+    for bad in [
+        r#"{"retentionDuration":"ten"}"#,
+        r#"{"retentionDuration":-5}"#,
+        r#"{"retentionDuration":999999999}"#,
+    ] {
+        let (s, body) = c
+            .send(Method::POST, "/dbs/d/colls", colls, Some(&create(bad)), &[])
+            .await;
+        assert_eq!(s, 400, "{bad}: {body}");
+        assert_cosmos_error(&body, "BadRequest");
+    }
+    let (s, body) = c
+        .send(
+            Method::POST,
+            "/dbs/d/colls",
+            colls,
+            Some(&create(r#"{"retentionDuration":10}"#)),
+            &[],
+        )
+        .await;
+    assert_eq!(
+        (s, &body["changeFeedPolicy"]["retentionDuration"]),
+        (201, &serde_json::json!(10)),
+        "{body}"
+    );
+    let coll = ("colls", "dbs/d/colls/av");
+    // Another retention is refused; a replace that leaves the policy out keeps it.
+    let (s, body) = c
+        .send(
+            Method::PUT,
+            "/dbs/d/colls/av",
+            coll,
+            Some(&create(r#"{"retentionDuration":20}"#)),
+            &[],
+        )
+        .await;
+    assert_eq!(s, 400, "{body}");
+    let without = r#"{"id":"av","partitionKey":{"paths":["/pk"],"kind":"Hash"}}"#;
+    let (s, body) = c
+        .send(Method::PUT, "/dbs/d/colls/av", coll, Some(without), &[])
+        .await;
+    assert_eq!(s, 200, "{body}");
+    assert_eq!(body["changeFeedPolicy"]["retentionDuration"], 10, "{body}");
+}
