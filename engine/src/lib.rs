@@ -58,7 +58,7 @@ pub use error::{Error, Result};
 pub use index::policy::{CompositePath, IndexPath, IndexingPolicy, SpatialPath};
 pub use item::{PatchOperation, SYSTEM_PROPERTIES};
 pub use partition::cosmos::EpkRange;
-pub use partition::{PartitionKey, PartitionKeyDefinition};
+pub use partition::{PartitionKey, PartitionKeyDefinition, Placement};
 pub use scripts::js::JavaScript;
 pub use scripts::{ScriptBudget, ScriptContext, StoredProcedure, Trigger, TriggerOperation};
 pub use sql::run::{PartitionCost, QueryMetrics};

@@ -157,8 +157,9 @@ fn the_engine_matches_the_documented_results() {
                     .map(|r| r.items.into_iter().map(strip).collect())
                     .map_err(|e| e.to_string());
                 // Without ORDER BY the engine may return rows in another order than the data file.
+                // (the data file's order is the docs' one partition; the engine's is EPK order).
                 let unordered = Case {
-                    ordered: case.ordered,
+                    ordered: case.ordered && case.query.to_uppercase().contains("ORDER BY"),
                     ..clone_case(case)
                 };
                 check(&unordered, got, "engine", &mut failures);

@@ -141,6 +141,9 @@ mod tests {
             bytes: 0,
             items: 0,
             parent: Some(0),
+            range_id: None,
+            range_parents: vec![0],
+            cosmos_start: None,
         });
         t.refine(&map);
         assert_eq!(t.cursors.len(), 2);

@@ -119,7 +119,11 @@ impl ContainerClient {
         let (rid, pp, pk) = {
             let def = shared.def.load();
             let pk = def.partition_key.full_key(batch.partition_key)?;
-            (def.rid, def.partitions.owner(&pk.epk()).id, pk)
+            (
+                def.rid,
+                def.partitions.owner(&def.partition_key.epk(&pk)).id,
+                pk,
+            )
         };
         let n = batch.ops.len();
         let ops = batch.ops;

@@ -146,7 +146,9 @@ impl ContainerClient {
         item::validate_id(id)?;
         let shared = self.shared()?;
         let def = shared.def.load();
-        let epk = def.partition_key.full_key(pk.clone())?.epk();
+        let epk = def
+            .partition_key
+            .epk(&def.partition_key.full_key(pk.clone())?);
         let pp = def.partitions.owner(&epk).id;
         shared.throughput.admit(pp)?;
         let key = keys::doc_key(def.rid, &epk, id);
@@ -310,7 +312,10 @@ impl ContainerClient {
                     ))
                 }
             };
-            (def.rid, def.partitions.owner(&pk.epk()).id)
+            (
+                def.rid,
+                def.partitions.owner(&def.partition_key.epk(&pk)).id,
+            )
         };
         shared.throughput.admit(pp)?;
         let write = if triggers.is_empty() {

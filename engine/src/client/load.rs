@@ -5,6 +5,8 @@ use serde::Serialize;
 
 use super::container::ContainerClient;
 use crate::error::Result;
+use crate::partition::cosmos::{self, EpkRange};
+use crate::partition::Placement;
 use crate::throughput::PartitionLoad;
 
 /// One physical partition: the share of the hash space it owns, what it stores and its load.
@@ -21,6 +23,12 @@ pub struct PhysicalPartitionInfo {
     pub lsn: u64,
     /// The partition this one was split from.
     pub parent: Option<u32>,
+    /// The partition key range the REST API shows for this partition: its id (new after every
+    /// split), the ids it descends from, and its Cosmos EPK bounds (`None` for a container
+    /// placed by the engine's own hash, which shows as one range).
+    pub range_id: u32,
+    pub range_parents: Vec<u32>,
+    pub cosmos_range: Option<EpkRange>,
     pub load: PartitionLoad,
 }
 
@@ -58,6 +66,10 @@ impl ContainerClient {
                     bytes: p.bytes,
                     lsn: p.lsn,
                     parent: p.parent,
+                    range_id: p.range_id(),
+                    range_parents: p.range_parents.clone(),
+                    cosmos_range: (def.partition_key.placement == Placement::Cosmos)
+                        .then(|| cosmos::range_of(&def.partition_key, map, i)),
                     load: load.unwrap_or_else(|| PartitionLoad::idle(p.id)),
                 }
             })

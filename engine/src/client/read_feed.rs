@@ -21,7 +21,7 @@ impl ContainerClient {
         let shared = self.shared()?;
         let def = shared.def.load_full();
         let pk = def.partition_key.full_key(pk)?;
-        let epk = pk.epk();
+        let epk = def.partition_key.epk(&pk);
         let pp = def.partitions.owner(&epk).id;
         let prefix = keys::partition_prefix(def.rid, &epk);
         let now = ttl::now();
@@ -207,7 +207,7 @@ impl ContainerClient {
             let (prefix, expected) = match partition_key {
                 Some(pk) => {
                     let pk = def.partition_key.full_key(pk.clone())?;
-                    let prefix = keys::partition_prefix(def.rid, &pk.epk());
+                    let prefix = keys::partition_prefix(def.rid, &def.partition_key.epk(&pk));
                     let items = store
                         .lps
                         .get(rtxn, &prefix)?

@@ -186,7 +186,11 @@ impl ScriptsClient {
         let (rid, pp, pk) = {
             let def = shared.def.load();
             let pk = def.partition_key.full_key(pk.clone())?;
-            (def.rid, def.partitions.owner(&pk.epk()).id, pk)
+            (
+                def.rid,
+                def.partitions.owner(&def.partition_key.epk(&pk)).id,
+                pk,
+            )
         };
         let (out, retries) = self
             .container

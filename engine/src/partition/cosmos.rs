@@ -1,19 +1,28 @@
 //! Cosmos DB's effective partition key (hash v2), as the SDKs compute it: MurmurHash3 x64 128
 //! over each value's binary form, as 32 upper-case hex digits per value (a hierarchical key's
 //! values one after the other, so a prefix's EPK is where its range starts and `P‖FF` where it
-//! ends). The engine places items by a hash of its own; this is the address space the REST API
-//! speaks (`x-ms-start-epk`, partition key ranges), so requests in it can be answered.
+//! ends). Containers are placed by it (`Placement::Cosmos`), so a physical partition's range is
+//! a range of these EPKs: the partition key ranges the REST API shows, and the address space it
+//! speaks (`x-ms-start-epk`, `x-ms-documentdb-partitionkeyrangeid`).
 
-use super::PartitionKey;
+use super::key::level_bits;
+use super::{PartitionKey, PartitionKeyDefinition, PartitionMap, PhysicalPartition};
 
 /// The EPK of a partition key value (upper-case hex, `"271119C968E6C80F..."`).
 pub fn epk(pk: &PartitionKey) -> String {
-    if let PartitionKey::Hierarchical(parts) = pk {
-        return parts.iter().map(epk).collect();
-    }
+    pk.components()
+        .iter()
+        .map(|part| hex(value_hash(part)))
+        .collect()
+}
+
+/// The 128-bit hash of one value (not a hierarchical key), its top two bits clear: the 16
+/// bytes of its EPK as a number, so EPK order is numeric order.
+pub fn value_hash(pk: &PartitionKey) -> u128 {
     let mut bytes = Vec::new();
     match pk {
-        PartitionKey::Hierarchical(_) => unreachable!("handled above"),
+        // A hierarchical key's values are hashed one by one (`epk`); nested is not a value.
+        PartitionKey::Hierarchical(parts) => return parts.first().map_or(0, value_hash),
         // A missing property (Undefined) hashes as its own marker, as in the SDKs.
         PartitionKey::None => bytes.push(0x00),
         PartitionKey::Null => bytes.push(0x01),
@@ -30,17 +39,78 @@ pub fn epk(pk: &PartitionKey) -> String {
         }
     }
     let (h1, h2) = murmur3_x64_128(&bytes, 0);
-    let mut out = [0u8; 16];
-    out[..8].copy_from_slice(&h2.to_be_bytes());
-    out[8..].copy_from_slice(&h1.to_be_bytes());
     // The top two bits are cleared so every EPK sorts below "FF", the end of the key space.
-    out[0] &= 0x3F;
-    out.iter().map(|b| format!("{b:02X}")).collect()
+    (((h2 as u128) << 64) | h1 as u128) & (u128::MAX >> 2)
+}
+
+/// 32 upper-case hex digits.
+pub fn hex(h: u128) -> String {
+    format!("{h:032X}")
+}
+
+/// The part of coordinate `c` that level `level` (1-based) of a `levels`-deep key fills, and
+/// its width in bits.
+fn level_part(c: u64, levels: usize, level: usize) -> (u64, u32) {
+    let before = level_bits(levels, level - 1);
+    let width = level_bits(levels, level) - before;
+    let part = (c << before) >> (64 - width);
+    (part, width)
+}
+
+/// The deepest level (1-based) whose part of coordinate `c` is not zero (1 for zero).
+pub(crate) fn deepest_level(c: u64, levels: usize) -> usize {
+    (1..=levels)
+        .rev()
+        .find(|&l| level_part(c, levels, l).0 != 0)
+        .unwrap_or(1)
+}
+
+/// The Cosmos EPK at which coordinate `c` starts, for keys whose first values are those of `key`
+/// down to the level before `c`'s deepest non-zero part. A level's part `v` of width `w` holds
+/// the bits of the value's hash below the two clear ones, so the values it holds are the
+/// hashes at or above `v << (126 - w)`; the levels above it must be named in full (a split
+/// inside one prefix's share makes sure only that prefix has keys there).
+pub(crate) fn boundary(pkd: &PartitionKeyDefinition, c: u64, key: &PartitionKey) -> String {
+    let levels = pkd.paths.len();
+    let k = deepest_level(c, levels);
+    let (part, width) = level_part(c, levels, k);
+    let mut out: String = key.components()[..k - 1]
+        .iter()
+        .map(|v| hex(value_hash(v)))
+        .collect();
+    out.push_str(&hex((part as u128) << (126 - width)));
+    out
+}
+
+/// Where partition `p` starts as a Cosmos EPK (`""` for the first). Its coordinate says so
+/// unless a split recorded it (`cosmos_start`): a plain key's coordinate `c` is the EPK
+/// `c << 62`, and a hierarchical key's partitions start on its first level's bits.
+pub fn start_of(pkd: &PartitionKeyDefinition, p: &PhysicalPartition) -> String {
+    match &p.cosmos_start {
+        _ if p.start == 0 => String::new(),
+        Some(start) => start.clone(),
+        None => {
+            let levels = pkd.paths.len();
+            let (part, width) = level_part(p.start, levels, 1);
+            hex((part as u128) << (126 - width))
+        }
+    }
+}
+
+/// The Cosmos EPK range of the partition at `index` of `map`: `[start, end)`, the last one
+/// ending at `"FF"`.
+pub fn range_of(pkd: &PartitionKeyDefinition, map: &PartitionMap, index: usize) -> EpkRange {
+    let start = start_of(pkd, &map.partitions[index]);
+    let end = map
+        .partitions
+        .get(index + 1)
+        .map_or_else(|| "FF".to_owned(), |next| start_of(pkd, next));
+    EpkRange { start, end }
 }
 
 /// A range of Cosmos EPKs, `[start, end)` as the SDKs send it (`x-ms-start-epk`,
 /// `x-ms-end-epk`): upper-case hex compared as strings; `start == end` is that one EPK.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct EpkRange {
     pub start: String,
     pub end: String,

@@ -1,9 +1,15 @@
 //! Partition key values and their effective partition key (EPK).
 //!
-//! The EPK is a 128-bit hash of the canonical encoding of the value. Its first 64 bits are the
-//! coordinate that physical partitions divide into ranges; all 128 bits prefix the item keys, so a
-//! logical partition is one contiguous run of keys and two values that share 64 bits still never
-//! mix their items.
+//! The EPK is 16 bytes derived from the key's values. Its first 64 bits are the coordinate that
+//! physical partitions divide into ranges; all 128 bits prefix the item keys, so a logical
+//! partition is one contiguous run of keys and two values that share 64 bits still never mix
+//! their items.
+//!
+//! Containers place keys by Cosmos DB's own hash ([`Placement::Cosmos`]): a plain key's EPK is its
+//! Cosmos EPK shifted left two bits (Cosmos leaves the top two clear), so a physical partition
+//! starting at coordinate `c` starts at the Cosmos EPK `c << 62`, and the ranges the gateway
+//! shows are the ranges an SDK computes. Data files from before keep the engine's xxh3
+//! ([`Placement::Engine`]).
 //!
 //! A hierarchical (MultiHash) key of two or three values builds its coordinate from a hash of
 //! each value in turn (4+4 or 3+3+2 bytes), so every key that shares a prefix lies in one
@@ -185,18 +191,37 @@ impl PartitionKey {
         }
     }
 
-    /// The EPK of a full key. A one-value hierarchical key is placed as the plain value is.
-    pub(crate) fn epk(&self) -> Epk {
+    /// The EPK of a full key under the engine's own placement (see [`Placement::Engine`]).
+    fn engine_epk(&self) -> Epk {
         match self {
             PartitionKey::Hierarchical(parts) if parts.len() > 1 => {
-                let mut e = [0u8; 16];
-                e[..8].copy_from_slice(&hierarchy_coordinate(parts, parts.len()).to_be_bytes());
-                let whole = xxhash_rust::xxh3::xxh3_64(&self.canonical_bytes());
-                e[8..].copy_from_slice(&whole.to_be_bytes());
-                Epk(e)
+                Epk::hierarchical(Placement::Engine, parts, &self.canonical_bytes())
             }
-            PartitionKey::Hierarchical(parts) if parts.len() == 1 => parts[0].epk(),
+            PartitionKey::Hierarchical(parts) if parts.len() == 1 => parts[0].engine_epk(),
             one => Epk(xxhash_rust::xxh3::xxh3_128(&one.canonical_bytes()).to_be_bytes()),
+        }
+    }
+}
+
+/// How a container turns partition key values into EPK coordinates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Placement {
+    /// The engine's xxh3 of each value: containers made before Cosmos placement (their items
+    /// are keyed by it). The gateway shows such a container as one partition key range.
+    #[default]
+    Engine,
+    /// Cosmos DB's hash v2 (MurmurHash3, [`super::cosmos`]): every physical partition is a range
+    /// of Cosmos EPKs, the partition key ranges the gateway shows.
+    Cosmos,
+}
+
+impl Placement {
+    /// The 64 bits of one value that its level of the coordinate is cut from.
+    fn value_bits(self, value: &PartitionKey) -> u64 {
+        match self {
+            Placement::Engine => xxhash_rust::xxh3::xxh3_64(&value.canonical_bytes()),
+            Placement::Cosmos => (super::cosmos::value_hash(value) >> 62) as u64,
         }
     }
 }
@@ -212,15 +237,20 @@ fn level_widths(levels: usize) -> &'static [usize] {
 
 /// The coordinate of the values `parts` (a full key or a prefix) of a `levels`-deep key, with the
 /// bytes of the missing values zero: the lowest coordinate of the prefix's range.
-fn hierarchy_coordinate(parts: &[PartitionKey], levels: usize) -> u64 {
+fn hierarchy_coordinate(placement: Placement, parts: &[PartitionKey], levels: usize) -> u64 {
     let mut c = [0u8; 8];
     let mut at = 0;
     for (part, &w) in parts.iter().zip(level_widths(levels)) {
-        let h = xxhash_rust::xxh3::xxh3_64(&part.canonical_bytes()).to_be_bytes();
+        let h = placement.value_bits(part).to_be_bytes();
         c[at..at + w].copy_from_slice(&h[..w]);
         at += w;
     }
     u64::from_be_bytes(c)
+}
+
+/// Bits of the coordinate that the first `depth` levels of a `levels`-deep key fill.
+pub(crate) fn level_bits(levels: usize, depth: usize) -> u32 {
+    level_widths(levels).iter().take(depth).sum::<usize>() as u32 * 8
 }
 
 fn unsafe_number(field: &str, n: &str) -> Error {
@@ -287,6 +317,14 @@ impl Epk {
     pub fn coordinate(&self) -> u64 {
         u64::from_be_bytes(self.0[..8].try_into().expect("16 bytes"))
     }
+
+    /// A full hierarchical key: its levels' coordinate, then a hash of the whole key.
+    fn hierarchical(placement: Placement, parts: &[PartitionKey], canonical: &[u8]) -> Epk {
+        let mut e = [0u8; 16];
+        e[..8].copy_from_slice(&hierarchy_coordinate(placement, parts, parts.len()).to_be_bytes());
+        e[8..].copy_from_slice(&xxhash_rust::xxh3::xxh3_64(canonical).to_be_bytes());
+        Epk(e)
+    }
 }
 
 /// A container's partition key definition: one JSON path such as `/customerId` or `/address/city`
@@ -298,6 +336,9 @@ pub struct PartitionKeyDefinition {
     pub kind: String,
     #[serde(default = "version_two")]
     pub version: u8,
+    /// How values become coordinates; absent in catalogs written before Cosmos placement.
+    #[serde(default)]
+    pub placement: Placement,
 }
 
 fn hash_kind() -> String {
@@ -325,6 +366,7 @@ impl PartitionKeyDefinition {
             kind: if paths.len() > 1 { "MultiHash" } else { "Hash" }.into(),
             paths,
             version: 2,
+            placement: Placement::Cosmos,
         };
         def.all_segments()?;
         if let Some(dup) = def
@@ -428,7 +470,7 @@ impl PartitionKeyDefinition {
     /// coordinate range of a hierarchical prefix.
     pub(crate) fn scope(&self, pk: &PartitionKey) -> Result<KeyScope> {
         Ok(match self.key_or_prefix(pk.clone())? {
-            (key, true) => KeyScope::Full(key.epk()),
+            (key, true) => KeyScope::Full(self.epk(&key)),
             (prefix, false) => {
                 let (lo, hi) = self.prefix_range(&prefix);
                 KeyScope::Prefix { prefix, lo, hi }
@@ -436,12 +478,35 @@ impl PartitionKeyDefinition {
         })
     }
 
+    /// The EPK of a full key (as [`Self::full_key`] returns it). A one-value hierarchical key is
+    /// placed as the plain value is.
+    pub(crate) fn epk(&self, key: &PartitionKey) -> Epk {
+        match (self.placement, key) {
+            (Placement::Engine, key) => key.engine_epk(),
+            (_, PartitionKey::Hierarchical(parts)) if parts.len() > 1 => {
+                Epk::hierarchical(self.placement, parts, &key.canonical_bytes())
+            }
+            (_, PartitionKey::Hierarchical(parts)) if parts.len() == 1 => self.epk(&parts[0]),
+            (Placement::Cosmos, one) => Epk((super::cosmos::value_hash(one) << 2).to_be_bytes()),
+        }
+    }
+
+    /// Bits of the coordinate a physical partition's start is aligned to unless a split says
+    /// where it starts in Cosmos terms (`PhysicalPartition::cosmos_start`): a hierarchical key
+    /// placed by Cosmos's hash aligns to its first level, whose bits alone map to a Cosmos EPK.
+    pub(crate) fn aligned_bits(&self) -> u32 {
+        match self.placement {
+            Placement::Cosmos => level_bits(self.paths.len(), 1),
+            Placement::Engine => 64,
+        }
+    }
+
     /// The coordinates, inclusive, of every key that starts with `prefix` (its values, fewer
     /// than the paths): where a prefix query and a prefix change feed look.
     pub fn prefix_range(&self, prefix: &PartitionKey) -> (u64, u64) {
         let parts = prefix.components();
         let levels = self.paths.len();
-        let lo = hierarchy_coordinate(parts, levels);
+        let lo = hierarchy_coordinate(self.placement, parts, levels);
         let filled: usize = level_widths(levels).iter().take(parts.len()).sum();
         let free = 8usize.saturating_sub(filled) * 8;
         let hi = if free >= 64 {
@@ -525,9 +590,29 @@ mod tests {
     fn numbers_hash_as_doubles() {
         let a = PartitionKey::from_json(&json!(1), "pk").unwrap();
         let b = PartitionKey::from_json(&json!(1.0), "pk").unwrap();
-        assert_eq!(a.epk(), b.epk());
-        assert_ne!(a.epk(), PartitionKey::from("1").epk());
-        assert_ne!(PartitionKey::Null.epk(), PartitionKey::None.epk());
+        for placement in [Placement::Engine, Placement::Cosmos] {
+            let mut def = PartitionKeyDefinition::new("/pk").unwrap();
+            def.placement = placement;
+            assert_eq!(def.epk(&a), def.epk(&b));
+            assert_ne!(def.epk(&a), def.epk(&PartitionKey::from("1")));
+            assert_ne!(def.epk(&PartitionKey::Null), def.epk(&PartitionKey::None));
+        }
+    }
+
+    #[test]
+    fn cosmos_placement_is_the_cosmos_epk_shifted_two_bits() {
+        let def = PartitionKeyDefinition::new("/pk").unwrap();
+        assert_eq!(def.placement, Placement::Cosmos);
+        // The Python SDK's EPK of "p3" (partition::cosmos's vectors), two bits to the left.
+        let epk = def.epk(&"p3".into());
+        let cosmos = u128::from_str_radix("271119C968E6C80FA31EC9F0033A0CBB", 16).unwrap();
+        assert_eq!(u128::from_be_bytes(epk.0), cosmos << 2);
+        assert_eq!(epk.coordinate(), (cosmos >> 62) as u64);
+        // A catalog written before placement existed reads as the engine's own.
+        let old: PartitionKeyDefinition =
+            serde_json::from_value(json!({"paths": ["/pk"], "kind": "Hash", "version": 2}))
+                .unwrap();
+        assert_eq!(old.placement, Placement::Engine);
     }
 
     #[test]
@@ -560,23 +645,27 @@ mod tests {
     fn a_prefix_range_holds_every_key_that_starts_with_it() {
         let def = PartitionKeyDefinition::new("/t,/u,/s").unwrap();
         assert_eq!(def.kind, "MultiHash");
+        let mut engine_placed = def.clone();
+        engine_placed.placement = Placement::Engine;
         let full = |t: &str, u: &str, s: &str| {
             PartitionKey::Hierarchical(vec![t.into(), u.into(), s.into()])
         };
         for prefix in [vec!["a"], vec!["a", "b"]] {
             let p = PartitionKey::Hierarchical(prefix.iter().map(|v| (*v).into()).collect());
-            let (lo, hi) = def.prefix_range(&p);
-            assert!(lo < hi);
+            assert!(def.prefix_range(&p).0 < def.prefix_range(&p).1);
             for u in ["b", "c", "d"] {
                 for s in ["1", "2"] {
-                    let c = full("a", u, s).epk().coordinate();
-                    let inside = lo <= c && c <= hi;
-                    assert_eq!(inside, prefix.len() == 1 || u == "b", "{prefix:?} {u} {s}");
+                    for def in [&def, &engine_placed] {
+                        let (lo, hi) = def.prefix_range(&p);
+                        let c = def.epk(&full("a", u, s)).coordinate();
+                        let inside = lo <= c && c <= hi;
+                        assert_eq!(inside, prefix.len() == 1 || u == "b", "{prefix:?} {u} {s}");
+                    }
                 }
             }
         }
         // Two full keys that share a prefix are two logical partitions.
-        assert_ne!(full("a", "b", "1").epk(), full("a", "b", "2").epk());
+        assert_ne!(def.epk(&full("a", "b", "1")), def.epk(&full("a", "b", "2")));
         // A plain value given for a hierarchical key is a prefix; too many values are a 400.
         let (k, is_full) = def.key_or_prefix("a".into()).unwrap();
         assert!(!is_full);

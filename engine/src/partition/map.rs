@@ -18,6 +18,25 @@ pub struct PhysicalPartition {
     /// The partition this one was split from, if any.
     #[serde(default)]
     pub parent: Option<u32>,
+    /// The partition key range id the REST API shows. A split ends both halves' ranges, so
+    /// both get new ones (the lower half keeps its partition `id`, which its stored feed and
+    /// index entries carry); `None` is the partition's `id` (never split since it was made).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub range_id: Option<u32>,
+    /// The range ids this partition's range descends from, oldest first (the REST `parents`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub range_parents: Vec<u32>,
+    /// Where the range starts as a Cosmos EPK, when the coordinate cannot say it: a split inside
+    /// one hierarchical prefix's share (`partition::cosmos::start_of`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cosmos_start: Option<String>,
+}
+
+impl PhysicalPartition {
+    /// The partition key range id the REST API shows for this partition's current range.
+    pub fn range_id(&self) -> u32 {
+        self.range_id.unwrap_or(self.id)
+    }
 }
 
 /// The physical partitions of one container, sorted by `start`; the first starts at 0.
@@ -29,17 +48,29 @@ pub struct PartitionMap {
 
 impl PartitionMap {
     /// `count` partitions splitting the coordinate space evenly.
+    #[cfg(test)]
     pub fn evenly(count: u32) -> Self {
+        Self::evenly_aligned(count, 64)
+    }
+
+    /// `count` partitions splitting the coordinate space evenly, each starting where the first
+    /// `aligned_bits` bits change (a hierarchical key's first level: so no partition starts
+    /// inside one first value's share of the space).
+    pub fn evenly_aligned(count: u32, aligned_bits: u32) -> Self {
         let count = count.max(1);
         let step = u64::MAX / count as u64;
+        let unit = 1u64.checked_shl(64 - aligned_bits.min(64)).unwrap_or(1);
         let partitions = (0..count)
             .map(|i| PhysicalPartition {
                 id: i,
-                start: step * i as u64,
+                start: step * i as u64 / unit * unit,
                 lsn: 0,
                 bytes: 0,
                 items: 0,
                 parent: None,
+                range_id: None,
+                range_parents: Vec::new(),
+                cosmos_start: None,
             })
             .collect();
         PartitionMap {

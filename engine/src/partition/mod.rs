@@ -6,5 +6,5 @@ pub mod map;
 pub mod split;
 
 pub(crate) use key::KeyScope;
-pub use key::{Epk, PartitionKey, PartitionKeyDefinition};
+pub use key::{Epk, PartitionKey, PartitionKeyDefinition, Placement};
 pub use map::{PartitionMap, PhysicalPartition};

@@ -8,7 +8,8 @@
 
 use crate::catalog::{self, ContainerDef};
 use crate::error::{Error, Result};
-use crate::partition::PhysicalPartition;
+use crate::partition::key::level_bits;
+use crate::partition::{cosmos, PartitionKey, PhysicalPartition, Placement};
 use crate::storage::keys;
 use crate::storage::Store;
 use crate::writer::apply::decode_lp_stats;
@@ -63,6 +64,11 @@ pub fn split(store: &Store, def: &mut ContainerDef, pp_id: u32) -> Result<bool> 
     }
     let Some(boundary) = boundary else {
         return Ok(false);
+    };
+    // Under Cosmos placement a hierarchical key's boundary must be one a Cosmos EPK can say.
+    let (boundary, cosmos_start) = match cosmos_boundary(store, &wtxn, def, start, end, boundary)? {
+        Some(b) => b,
+        None => return Ok(false),
     };
 
     let child_id = def.partitions.next_id;
@@ -123,9 +129,16 @@ pub fn split(store: &Store, def: &mut ContainerDef, pp_id: u32) -> Result<bool> 
         .iter()
         .filter(|l| l.0 < boundary)
         .fold((0, 0), |(b, n), l| (b + l.1, n + l.2));
+    // Both halves are new partition key ranges to the REST API: the old range is gone. Range
+    // ids come from the partition id counter, so they never meet a partition id of another.
+    let lower_range = child_id + 1;
     let parent = &mut def.partitions.partitions[index];
+    let mut lineage = std::mem::take(&mut parent.range_parents);
+    lineage.push(parent.range_id());
     parent.bytes = lower_bytes;
     parent.items = lower_items;
+    parent.range_id = Some(lower_range);
+    parent.range_parents = lineage.clone();
     let child = PhysicalPartition {
         id: child_id,
         start: boundary,
@@ -133,10 +146,127 @@ pub fn split(store: &Store, def: &mut ContainerDef, pp_id: u32) -> Result<bool> 
         bytes: upper_bytes,
         items: upper_items,
         parent: Some(pp_id),
+        range_id: None,
+        range_parents: lineage,
+        cosmos_start,
     };
     def.partitions.partitions.insert(index + 1, child);
-    def.partitions.next_id += 1;
+    def.partitions.next_id += 2;
     catalog::put_container(store, &mut wtxn, def)?;
     wtxn.commit()?;
+    Ok(true)
+}
+
+/// The boundary to split at, given the byte median `c` of the partition `[start, end)`, and
+/// the Cosmos EPK it starts at when its coordinate cannot say it (see `cosmos::boundary`).
+///
+/// A plain key's coordinate is its Cosmos EPK's top bits, so any boundary is exact. A
+/// hierarchical key's coordinate holds each level's top bits: a boundary inside the share of
+/// one first value (or first two) is exact only if no other first value shares those bits,
+/// because Cosmos orders by the whole first value before the next. So the boundary is `c` if
+/// the shares it falls in hold one prefix each, else `c` rounded to a coarser level, else the
+/// next first-level share; `None` when none of these lies inside the partition.
+fn cosmos_boundary(
+    store: &Store,
+    txn: &heed::RoTxn<heed::WithoutTls>,
+    def: &ContainerDef,
+    start: u64,
+    end: Option<u64>,
+    c: u64,
+) -> Result<Option<(u64, Option<String>)>> {
+    let pkd = &def.partition_key;
+    if pkd.placement != Placement::Cosmos || !pkd.is_hierarchical() {
+        return Ok(Some((c, None)));
+    }
+    let levels = pkd.paths.len();
+    let rounded = |depth: usize| {
+        let keep = level_bits(levels, depth);
+        c & !(u64::MAX.checked_shr(keep).unwrap_or(0))
+    };
+    let key_at_c = lp_key_at(store, txn, def, c)?;
+    for depth in (1..=levels).rev() {
+        let x = rounded(depth);
+        if x <= start {
+            continue;
+        }
+        let needed = cosmos::deepest_level(x, levels) - 1;
+        if needed == 0 {
+            return Ok(Some((x, None)));
+        }
+        let Some(key) = &key_at_c else { continue };
+        if one_prefix_in_shares(store, txn, def, x, needed, key)? {
+            return Ok(Some((x, Some(cosmos::boundary(pkd, x, key)))));
+        }
+    }
+    let share = 1u64 << (64 - level_bits(levels, 1));
+    Ok(rounded(1)
+        .checked_add(share)
+        .filter(|&x| end.is_none_or(|e| x < e))
+        .map(|x| (x, None)))
+}
+
+/// The key of the first logical partition at or above coordinate `c`.
+fn lp_key_at(
+    store: &Store,
+    txn: &heed::RoTxn<heed::WithoutTls>,
+    def: &ContainerDef,
+    c: u64,
+) -> Result<Option<PartitionKey>> {
+    let lo = keys::coordinate_key(def.rid, c);
+    let Some((k, v)) = store
+        .lps
+        .range(txn, &crate::storage::from(&lo))?
+        .next()
+        .transpose()?
+    else {
+        return Ok(None);
+    };
+    if k[..4] != def.rid.to_be_bytes() {
+        return Ok(None);
+    }
+    Ok(decode_lp_stats(v)
+        .2
+        .and_then(|json| partition_key_of(&json).ok()))
+}
+
+fn partition_key_of(json: &serde_json::Value) -> Result<PartitionKey> {
+    match json {
+        serde_json::Value::Array(values) => PartitionKey::from_json_values(values, "pk"),
+        v => PartitionKey::from_json(v, "pk"),
+    }
+}
+
+/// Whether, for each level `j` in `1..=depth`, every logical partition in the share of
+/// coordinate `x`'s first `j` levels has the same first `j` values as `key`.
+fn one_prefix_in_shares(
+    store: &Store,
+    txn: &heed::RoTxn<heed::WithoutTls>,
+    def: &ContainerDef,
+    x: u64,
+    depth: usize,
+    key: &PartitionKey,
+) -> Result<bool> {
+    let levels = def.partition_key.paths.len();
+    for j in 1..=depth {
+        let keep = level_bits(levels, j);
+        let low = u64::MAX.checked_shr(keep).unwrap_or(0);
+        let (lo, hi) = (x & !low, x | low);
+        for entry in store.lps.range(
+            txn,
+            &crate::storage::from(&keys::coordinate_key(def.rid, lo)),
+        )? {
+            let (k, v) = entry?;
+            if k[..4] != def.rid.to_be_bytes() || keys::epk_of(k).coordinate() > hi {
+                break;
+            }
+            let same = decode_lp_stats(v)
+                .2
+                .and_then(|json| partition_key_of(&json).ok())
+                .is_some_and(|other| other.components()[..j] == key.components()[..j]);
+            if !same {
+                return Ok(false);
+            }
+        }
+    }
     Ok(true)
 }

@@ -126,7 +126,10 @@ impl<'c, 'a, 't> ScriptContext<'c, 'a, 't> {
     /// Every live item of this logical partition, in id order, as this transaction sees them.
     pub fn read_all_items(&mut self) -> Result<Vec<Value>> {
         self.check_budget()?;
-        let prefix = keys::partition_prefix(self.def.rid, &self.partition_key.epk());
+        let prefix = keys::partition_prefix(
+            self.def.rid,
+            &self.def.partition_key.epk(&self.partition_key),
+        );
         let mut out = Vec::new();
         for entry in self.ctx.store.docs.prefix_iter(self.ctx.wtxn, &prefix)? {
             let (_, v) = entry?;

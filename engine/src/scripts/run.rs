@@ -24,7 +24,10 @@ pub(crate) fn run_procedure(
     args: &[Value],
     budget: ScriptBudget,
 ) -> Result<Result<ScriptOutcome>> {
-    let partition = def.partitions.owner(&partition_key.epk()).id;
+    let partition = def
+        .partitions
+        .owner(&def.partition_key.epk(partition_key))
+        .id;
     atomically(ctx, def, |ctx, def| {
         let mut sctx = ScriptContext {
             ctx,

@@ -223,9 +223,10 @@ fn target_of_doc(def: &ContainerDef, doc: &Value, named: Option<&PartitionKey>) 
             ));
         }
     }
+    let epk = def.partition_key.epk(&pk);
     Ok(Target {
-        epk: pk.epk(),
-        key: keys::doc_key(def.rid, &pk.epk(), id),
+        epk,
+        key: keys::doc_key(def.rid, &epk, id),
         pk,
     })
 }
@@ -235,9 +236,10 @@ fn target_of_id(def: &ContainerDef, id: &str, named: Option<&PartitionKey>) -> R
     let pk = def.partition_key.full_key(named.cloned().ok_or_else(|| {
         Error::bad("partitionKey", "this operation needs a partition key value")
     })?)?;
+    let epk = def.partition_key.epk(&pk);
     Ok(Target {
-        epk: pk.epk(),
-        key: keys::doc_key(def.rid, &pk.epk(), id),
+        epk,
+        key: keys::doc_key(def.rid, &epk, id),
         pk,
     })
 }

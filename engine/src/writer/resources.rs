@@ -103,6 +103,7 @@ pub(super) fn apply_resource(
             }
             crate::unique::validate(&props.unique_keys)?;
             let rid = state.next_rid;
+            let partitions = PartitionMap::evenly_aligned(partitions, partition_key.aligned_bits());
             let mut def = ContainerDef::new(
                 props.id.clone(),
                 database.clone(),
@@ -112,7 +113,7 @@ pub(super) fn apply_resource(
                 props.default_ttl,
                 props.throughput,
                 props.change_feed_retention,
-                PartitionMap::evenly(partitions),
+                partitions,
                 ctx.now,
             )?;
             def.unique_keys = props.unique_keys.clone();
@@ -207,7 +208,7 @@ pub(super) fn apply_batch(
     pk: &PartitionKey,
     ops: &[ItemOp],
 ) -> Result<Result<Vec<ItemOutcome>, BatchFailure>> {
-    let partition = def.partitions.owner(&pk.epk()).id;
+    let partition = def.partitions.owner(&def.partition_key.epk(pk)).id;
     if ops.is_empty() || ops.len() > MAX_BATCH_OPERATIONS {
         let e = Error::bad(
             "operations",

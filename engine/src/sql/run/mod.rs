@@ -324,7 +324,7 @@ fn confinement(def: &ContainerDef, plan: &Plan, pk: Option<&PartitionKey>) -> Re
                 values
                     .iter()
                     .filter_map(|v| PartitionKey::from_json(v, "pk").ok())
-                    .map(|p| p.epk())
+                    .map(|p| pkd.epk(&p))
                     .collect(),
             ))
         }
