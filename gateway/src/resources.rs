@@ -119,21 +119,29 @@ pub fn container(def: &ContainerDef) -> Value {
     v
 }
 
-/// The one partition key range, the whole EPK space (PROTOCOL.md says why).
-pub fn partition_key_range(def: &ContainerDef) -> Value {
-    let rid = format!("{}AgAAAAAAAAA=", &container_rid(def)[..8]);
+/// A partition key range (`routes::pkranges` says what the ranges are).
+pub fn partition_key_range(
+    def: &ContainerDef,
+    range: &crate::routes::Range,
+    throughput_fraction: f64,
+) -> Value {
+    let n: u32 = range.id.parse().unwrap_or(0);
+    let mut b = [0u8; 8];
+    b[0] = 2;
+    b[4..].copy_from_slice(&n.to_be_bytes());
+    let rid = format!("{}{}", &container_rid(def)[..8], self::rid(&b));
     json!({
-        "id": crate::headers::RANGE_ID,
+        "id": range.id,
         "_rid": rid,
         "_self": format!("{}pkranges/{rid}/", container_self(def)),
-        "_etag": format!("\"{:08x}-range\"", def.rid()),
+        "_etag": format!("\"{:08x}-range-{}\"", def.rid(), range.id),
         "_ts": def.created(),
-        "minInclusive": "",
-        "maxExclusive": "FF",
-        "ridPrefix": 0,
-        "throughputFraction": 1.0,
+        "minInclusive": range.epks.start,
+        "maxExclusive": range.epks.end,
+        "ridPrefix": n,
+        "throughputFraction": throughput_fraction,
         "status": "online",
-        "parents": [],
+        "parents": range.parents,
         "ownedArchivalPKRangeIds": [],
     })
 }

@@ -33,17 +33,40 @@ impl TestGateway {
     /// A gateway over https, with the self-signed certificate it makes in its data directory.
     pub fn tls() -> Self {
         let temp = tempfile::tempdir().expect("temp dir");
-        let mut gw = Self::start_inner(temp.path(), Limits::default(), true);
+        let mut gw = Self::start_with(
+            temp.path(),
+            Limits::default(),
+            engine::EngineOptions::default(),
+            true,
+        );
+        gw._temp = Some(temp);
+        gw
+    }
+
+    /// A gateway whose engine splits a physical partition once it stores `bytes`: splits
+    /// happen while an SDK pages (the service splits at 50 GB).
+    pub fn splitting_at(bytes: u64) -> Self {
+        let temp = tempfile::tempdir().expect("temp dir");
+        let options = engine::EngineOptions {
+            split_threshold_bytes: bytes,
+            ..Default::default()
+        };
+        let mut gw = Self::start_with(temp.path(), Limits::default(), options, false);
         gw._temp = Some(temp);
         gw
     }
 
     /// A gateway over `dir` (to start another on the same data after this one is dropped).
     pub fn at(dir: &std::path::Path, limits: Limits) -> Self {
-        Self::start_inner(dir, limits, false)
+        Self::start_with(dir, limits, engine::EngineOptions::default(), false)
     }
 
-    fn start_inner(dir: &std::path::Path, limits: Limits, tls: bool) -> Self {
+    fn start_with(
+        dir: &std::path::Path,
+        limits: Limits,
+        engine_options: engine::EngineOptions,
+        tls: bool,
+    ) -> Self {
         let path = dir.to_owned();
         let (tx, rx) = std::sync::mpsc::channel();
         let thread = std::thread::spawn(move || {
@@ -57,7 +80,7 @@ impl TestGateway {
                 // its last engine handle on an actix worker thread: wait for it.
                 let mut attempts = 0;
                 let engine = loop {
-                    match engine::Engine::open(&path, engine::EngineOptions::default()) {
+                    match engine::Engine::open(&path, engine_options.clone()) {
                         Ok(e) => break e,
                         Err(e) if attempts < 100 => {
                             attempts += 1;

@@ -245,3 +245,19 @@ fn https_with_the_self_signed_certificate() {
         .mode();
     assert_eq!(mode & 0o077, 0, "{mode:o}");
 }
+
+#[test]
+fn a_split_under_a_paged_query_and_change_feed() {
+    let gw = TestGateway::splitting_at(48 * 1024);
+    if run(&gw, "split.py", &[]).is_none() {
+        return;
+    }
+    // The ranges the SDK saw are the engine's physical partitions.
+    let parts = gw
+        .engine
+        .database("split")
+        .container("events")
+        .partitions()
+        .unwrap();
+    assert!(parts.len() >= 4, "{} partitions", parts.len());
+}

@@ -62,6 +62,24 @@ impl ChangeFeedPage {
     }
 }
 
+/// A continuation read for a narrower range than it was made for (the SDKs carry a split
+/// range's continuation on to each child): only its cursors' share of that range.
+fn narrowed(mut t: FeedToken, range: Option<FeedRange>) -> FeedToken {
+    let Some(r) = range else { return t };
+    let cursors: Vec<Cursor> = t
+        .cursors
+        .iter()
+        .filter_map(|c| {
+            let range = c.range.intersect(r.start, r.end)?;
+            Some(Cursor { range, ..c.clone() })
+        })
+        .collect();
+    if !cursors.is_empty() {
+        t.cursors = cursors;
+    }
+    t
+}
+
 impl ContainerClient {
     /// The EPK ranges of the current physical partitions (a unit of parallel feed reading).
     pub fn feed_ranges(&self) -> Result<Vec<FeedRange>> {
@@ -89,7 +107,7 @@ impl ContainerClient {
                     "the continuation is of the other change-feed mode",
                 ));
             }
-            return Ok(t);
+            return Ok(narrowed(t, options.range));
         }
         let scope = options
             .partition_key

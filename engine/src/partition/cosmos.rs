@@ -97,6 +97,37 @@ pub fn start_of(pkd: &PartitionKeyDefinition, p: &PhysicalPartition) -> String {
     }
 }
 
+/// The coordinates, inclusive, that hold every key whose Cosmos EPK is in `range`, for a
+/// container placed by Cosmos's hash: exact at a plain key's 32-digit bounds, the whole share
+/// of the first level's bits for a hierarchical key (its items are then told apart by EPK).
+pub(crate) fn cover(pkd: &PartitionKeyDefinition, range: &EpkRange) -> (u64, u64) {
+    let levels = pkd.paths.len();
+    let width = level_bits(levels, 1);
+    // The first value's 32 digits, short ones padded with zeros.
+    let first = |epk: &str| -> u128 {
+        let digits: String = epk.chars().take(32).collect();
+        u128::from_str_radix(&format!("{digits:0<32}"), 16).unwrap_or(u128::MAX)
+    };
+    let part = |h: u128| ((h >> (126 - width)).min(u64::MAX as u128) as u64) << (64 - width);
+    let low = u64::MAX.checked_shr(width).unwrap_or(0);
+    let lo = if range.start.is_empty() {
+        0
+    } else {
+        part(first(&range.start))
+    };
+    let hi = if range.start == range.end {
+        part(first(&range.start)) | low
+    } else if range.end.is_empty() || range.end.as_str() >= "FF" {
+        u64::MAX
+    } else if levels == 1 && range.end.len() <= 32 {
+        // The last EPK below the end, exactly.
+        part(first(&range.end).saturating_sub(1))
+    } else {
+        part(first(&range.end)) | low
+    };
+    (lo, hi.max(lo))
+}
+
 /// The Cosmos EPK range of the partition at `index` of `map`: `[start, end)`, the last one
 /// ending at `"FF"`.
 pub fn range_of(pkd: &PartitionKeyDefinition, map: &PartitionMap, index: usize) -> EpkRange {
@@ -271,6 +302,48 @@ mod tests {
         let range = EpkRange::new(&prefix, &format!("{prefix}FF"));
         assert!(range.contains(&epk(&h(vec!["x".into(), "y".into(), "z".into()]))));
         assert!(!range.contains(&epk(&h(vec!["y".into(), "y".into(), "z".into()]))));
+    }
+
+    #[test]
+    fn a_range_of_cosmos_epks_is_covered_by_its_coordinates() {
+        for paths in ["/pk", "/a,/b", "/a,/b,/c"] {
+            let pkd = PartitionKeyDefinition::new(paths).unwrap();
+            let levels = pkd.paths.len();
+            let keys: Vec<PartitionKey> = (0..400)
+                .map(|i| {
+                    let v = PartitionKey::from(format!("k{i}"));
+                    match levels {
+                        1 => v,
+                        n => PartitionKey::Hierarchical(
+                            std::iter::once(v)
+                                .chain((1..n).map(|l| format!("v{}", i % (l + 2)).into()))
+                                .collect(),
+                        ),
+                    }
+                })
+                .collect();
+            let mut epks: Vec<String> = keys.iter().map(epk).collect();
+            epks.sort();
+            let ranges = [
+                EpkRange::new("", "FF"),
+                EpkRange::new(&epks[10], &epks[200]),
+                EpkRange::new(&epks[37], &epks[37]),
+                EpkRange::new("", &epks[100]),
+                EpkRange::new(&epks[300], "FF"),
+            ];
+            for range in &ranges {
+                let (lo, hi) = cover(&pkd, range);
+                for key in &keys {
+                    if range.contains(&epk(key)) {
+                        let c = pkd.epk(key).coordinate();
+                        assert!(
+                            lo <= c && c <= hi,
+                            "{paths} {key} in {range:?}: {c:x} not in {lo:x}..={hi:x}"
+                        );
+                    }
+                }
+            }
+        }
     }
 
     #[test]

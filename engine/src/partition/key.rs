@@ -491,6 +491,12 @@ impl PartitionKeyDefinition {
         }
     }
 
+    /// The coordinates, inclusive, holding every key whose Cosmos EPK is in `range`; `None`
+    /// under the engine's own placement, where any coordinate may.
+    pub fn cosmos_coordinates(&self, range: &super::cosmos::EpkRange) -> Option<(u64, u64)> {
+        (self.placement == Placement::Cosmos).then(|| super::cosmos::cover(self, range))
+    }
+
     /// Bits of the coordinate a physical partition's start is aligned to unless a split says
     /// where it starts in Cosmos terms (`PhysicalPartition::cosmos_start`): a hierarchical key
     /// placed by Cosmos's hash aligns to its first level, whose bits alone map to a Cosmos EPK.

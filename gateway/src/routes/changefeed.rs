@@ -58,26 +58,23 @@ fn start(ctx: &Ctx) -> Result<ChangeFeedStart> {
 pub async fn read(ctx: &Ctx<'_>, db: &str, c: &str) -> Result<HttpResponse> {
     let (client, def) = super::container(ctx, db, c)?;
     let h = ctx.headers();
-    if let Some(range) = headers::get(h, headers::PK_RANGE_ID) {
-        if range != headers::RANGE_ID {
-            return Err(GatewayError::Gone {
-                substatus: 1002,
-                message: format!(
-                    "The partition key range '{range}' is gone: read /pkranges again."
-                ),
-            });
-        }
-    }
     let partition_key = headers::partition_key(h)?;
-    // A feed range narrower than the whole is in Cosmos DB's EPK space (the Python SDK names
-    // one partition key that way): the engine's own hash does not share it, so the gateway
-    // reads the whole feed and keeps the items whose partition key hashes into the range.
-    let epk_range = headers::epk_range(h).filter(|_| partition_key.is_none());
+    // A range of Cosmos EPKs (a partition key range, a feed range, or the Python SDK's way of
+    // naming one partition key): the engine reads the coordinates that hold it and the gateway
+    // keeps the items whose key hashes into it.
+    let epk_range =
+        super::pkranges::addressed(ctx, &client, &def)?.filter(|_| partition_key.is_none());
     let options = ChangeFeedOptions {
         mode: mode(ctx)?,
         start: start(ctx)?,
         max_item_count: headers::max_item_count(h)?.unwrap_or(100),
-        range: None,
+        range: epk_range.as_ref().and_then(|r| {
+            let (lo, hi) = def.partition_key().cosmos_coordinates(r)?;
+            Some(engine::FeedRange {
+                start: lo,
+                end: hi.checked_add(1),
+            })
+        }),
         partition_key,
     };
     if let Some(range) = epk_range {

@@ -13,6 +13,8 @@ mod pkranges;
 mod queries;
 mod scripts;
 
+pub(crate) use pkranges::Range;
+
 use std::sync::Arc;
 
 use actix_web::http::Method;

@@ -1,29 +1,124 @@
-//! `/pkranges`: one range over the whole EPK space (PROTOCOL.md says why). The SDKs ask again
-//! with `If-None-Match` to learn of splits; the range never changes, so that is a 304.
+//! Partition key ranges: the engine's physical partitions as the SDKs see them. A container
+//! places its items by Cosmos DB's hash (`engine::Placement::Cosmos`), so each physical
+//! partition is a range of the EPKs an SDK computes: `/pkranges` lists them, and a request that
+//! names a range (`x-ms-documentdb-partitionkeyrangeid`) or EPK bounds (`x-ms-start-epk`,
+//! `x-ms-end-epk`) is answered for the items of that range only. A split replaces a range with
+//! two new ones that name it in `parents`; a request for the old one is 410/1002, which makes
+//! the SDKs read `/pkranges` again and go on with the children. A container from a data file
+//! older than Cosmos placement shows as one range over the whole space.
 
 use actix_web::HttpResponse;
+use engine::{ContainerClient, ContainerDef, EpkRange, Placement};
+use serde_json::Value;
 
 use super::Ctx;
-use crate::error::Result;
+use crate::error::{GatewayError, Result};
 use crate::headers::{self, Reply};
 use crate::resources;
 
+/// One partition key range as the REST API shows it.
+pub(crate) struct Range {
+    pub id: String,
+    pub epks: EpkRange,
+    pub parents: Vec<String>,
+}
+
+/// The container's ranges, in EPK order.
+pub(crate) fn ranges(client: &ContainerClient, def: &ContainerDef) -> Result<Vec<Range>> {
+    if def.partition_key().placement != Placement::Cosmos {
+        return Ok(vec![Range {
+            id: headers::RANGE_ID.into(),
+            epks: EpkRange::new("", "FF"),
+            parents: Vec::new(),
+        }]);
+    }
+    Ok(client
+        .partitions()?
+        .into_iter()
+        .map(|p| Range {
+            id: p.range_id.to_string(),
+            epks: p.cosmos_range.expect("placed by Cosmos's hash"),
+            parents: p.range_parents.iter().map(u32::to_string).collect(),
+        })
+        .collect())
+}
+
 pub fn list(ctx: &Ctx, db: &str, c: &str) -> Result<HttpResponse> {
-    let (_, def) = super::container(ctx, db, c)?;
-    let range = resources::partition_key_range(&def);
-    let etag = range["_etag"].as_str().unwrap_or_default().to_owned();
+    let (client, def) = super::container(ctx, db, c)?;
+    let ranges = ranges(&client, &def)?;
+    // The list changes only when a split replaces a range: its ids say which list it is.
+    let ids: Vec<&str> = ranges.iter().map(|r| r.id.as_str()).collect();
+    let etag = format!("\"{:08x}-ranges-{}\"", def.rid(), ids.join("."));
     if headers::get(ctx.headers(), "if-none-match") == Some(etag.as_str()) {
         return Ok(Reply::new(304, 0.0).etag(Some(&etag)).empty());
     }
+    let share = 1.0 / ranges.len() as f64;
+    let docs: Vec<Value> = ranges
+        .iter()
+        .map(|r| resources::partition_key_range(&def, r, share))
+        .collect();
     Ok(Reply::new(200, 1.0)
         .etag(Some(&etag))
-        .header("x-ms-item-count", "1")
+        .header("x-ms-item-count", docs.len().to_string())
         .json(
-            resources::feed(
-                &resources::container_rid(&def),
-                "PartitionKeyRanges",
-                vec![range],
-            )
-            .to_string(),
+            resources::feed(&resources::container_rid(&def), "PartitionKeyRanges", docs)
+                .to_string(),
         ))
+}
+
+/// The EPKs a request addresses: the range it names (410/1002 when a split replaced it),
+/// narrowed by the EPK bounds it sends; `None` is the whole container.
+pub(crate) fn addressed(
+    ctx: &Ctx,
+    client: &ContainerClient,
+    def: &ContainerDef,
+) -> Result<Option<EpkRange>> {
+    let h = ctx.headers();
+    let bounds = headers::epk_range(h);
+    let Some(id) = headers::get(h, headers::PK_RANGE_ID) else {
+        return Ok(bounds);
+    };
+    let range = ranges(client, def)?
+        .into_iter()
+        .find(|r| r.id == id)
+        .ok_or_else(|| GatewayError::Gone {
+            substatus: 1002,
+            message: format!("The partition key range '{id}' is gone: read /pkranges again."),
+        })?;
+    match bounds {
+        None if range.epks.is_everything() => Ok(None),
+        None => Ok(Some(range.epks)),
+        Some(b) => within(&range, b).map(Some),
+    }
+}
+
+/// EPK bounds inside range `r` (a point, or a range that starts and ends within it).
+fn within(r: &Range, b: EpkRange) -> Result<EpkRange> {
+    let end = |e: &str| {
+        if e.is_empty() {
+            "FF".to_owned()
+        } else {
+            e.to_owned()
+        }
+    };
+    let (start, stop) = if b.start == b.end {
+        (b.start.clone(), b.start.clone())
+    } else {
+        (
+            b.start.clone().max(r.epks.start.clone()),
+            end(&b.end).min(end(&r.epks.end)),
+        )
+    };
+    let inside = r.epks.contains(&start) && (b.start == b.end || start < stop);
+    if !inside {
+        return Err(GatewayError::BadRequest(format!(
+            "The EPK range [{}, {}) is outside the partition key range '{}' [{}, {}).",
+            b.start, b.end, r.id, r.epks.start, r.epks.end
+        )));
+    }
+    Ok(if b.start == b.end {
+        b
+    } else {
+        EpkRange::new(&start, &stop)
+    })
 }

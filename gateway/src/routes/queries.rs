@@ -1,10 +1,16 @@
 //! Queries. The engine runs every query whole, across its physical partitions, ORDER BY,
 //! aggregates, DISTINCT, GROUP BY, OFFSET/LIMIT and TOP included, and pages it with its own
 //! continuation. So the gateway never answers "cross-partition query not servable" (400/1004),
-//! the answer that makes an SDK fetch a query plan and merge per-range results itself: the
-//! SDK pages through the engine's results as they are, and gets the rows `query_items` gives.
-//! SDKs that ask for the plan first get one that asks for no client-side rewriting, over the
-//! one partition key range.
+//! the answer that makes the Python SDK fetch a query plan and merge per-range results itself:
+//! it sends the query once and pages through the engine's results as they are.
+//!
+//! The Rust SDK plans every cross-partition query and sends it to each partition key range in
+//! turn. The plan the gateway gives it asks for no client-side merging and rewrites the query
+//! to carry [`WHOLE`]: a query so marked, sent to the first range, is answered whole (every
+//! range, in the engine's order, paged by the engine's continuation); sent to another range it
+//! is an empty page. The SDK drains the first range, then finds the others empty, and gets the
+//! rows `query_items` gives. Unmarked range requests (feed-range queries, the Rust SDK's own
+//! plans of plain queries) get that range's items only.
 
 use actix_web::HttpResponse;
 use engine::{FeedResponse, QueryOptions};
@@ -56,9 +62,19 @@ fn spec(ctx: &Ctx) -> Result<QuerySpec> {
     Ok(QuerySpec { sql, params })
 }
 
+/// The prefix of a query rewritten by the gateway's plan: answer it whole (see the module).
+pub const WHOLE: &str = "-- whole: answered by the gateway across every range\n";
+
 pub async fn query(ctx: &Ctx<'_>, db: &str, c: &str) -> Result<HttpResponse> {
     let (client, def) = super::container(ctx, db, c)?;
-    let spec = spec(ctx)?;
+    let mut spec = spec(ctx)?;
+    let whole = match spec.sql.strip_prefix(WHOLE) {
+        Some(sql) => {
+            spec.sql = sql.to_owned();
+            true
+        }
+        None => false,
+    };
     if headers::flag(ctx.headers(), headers::IS_QUERY_PLAN) {
         // Parsing it here gives a bad query its 400 before the SDK plans around it. Parsing
         // only: the SDK sends the query itself next (the Rust SDK's fan-outs ask for a plan on
@@ -66,23 +82,26 @@ pub async fn query(ctx: &Ctx<'_>, db: &str, c: &str) -> Result<HttpResponse> {
         // container's throughput, for a plan charged 0 RU. What only running finds (a missing
         // parameter) is the query's own 400.
         engine::check_query(&spec.sql).map_err(engine::Error::from)?;
-        return Ok(Reply::new(200, 0.0).json(plan().to_string()));
+        return Ok(Reply::new(200, 0.0).json(plan(&spec.sql).to_string()));
     }
-    if let Some(range) = headers::get(ctx.headers(), headers::PK_RANGE_ID) {
-        if range != headers::RANGE_ID {
-            return Err(GatewayError::Gone {
-                substatus: 1002,
-                message: format!(
-                    "The partition key range '{range}' is gone: read /pkranges again."
-                ),
-            });
+    let epk_range = match super::pkranges::addressed(ctx, &client, &def)? {
+        // The first range answers a marked query whole, the others nothing.
+        Some(range) if whole && headers::epk_range(ctx.headers()).is_none() => {
+            if !range.start.is_empty() {
+                return Ok(Reply::new(200, 0.0).header("x-ms-item-count", "0").json(
+                    resources::feed(&resources::container_rid(&def), "Documents", Vec::new())
+                        .to_string(),
+                ));
+            }
+            None
         }
-    }
+        addressed => addressed,
+    };
     let options = QueryOptions {
         partition_key: headers::partition_key(ctx.headers())?,
         max_item_count: headers::max_item_count(ctx.headers())?,
         continuation: headers::continuation(ctx.headers()),
-        epk_range: headers::epk_range(ctx.headers()),
+        epk_range,
         ..Default::default()
     };
     let page = client
@@ -131,8 +150,9 @@ pub fn feed_reply(rid: &str, page: FeedResponse<Value>) -> HttpResponse {
     reply.json(resources::feed(rid, "Documents", page.items).to_string())
 }
 
-/// The query plan of every query: nothing for the client to rewrite or merge, one range.
-fn plan() -> Value {
+/// The query plan of every query: nothing for the client to merge, the whole key space, and
+/// the query marked to be answered whole by the first range.
+fn plan(sql: &str) -> Value {
     json!({
         "partitionedQueryExecutionInfoVersion": 2,
         "queryInfo": {
@@ -146,7 +166,7 @@ fn plan() -> Value {
             "groupByAliases": [],
             "aggregates": [],
             "groupByAliasToAggregateType": {},
-            "rewrittenQuery": "",
+            "rewrittenQuery": format!("{WHOLE}{sql}"),
             "hasSelectValue": false,
             "dCountInfo": null,
             "hasNonStreamingOrderBy": false,

@@ -228,7 +228,7 @@ pub fn run_page(store: &Store, rtxn: &RoTxn, def: &ContainerDef, req: PageReques
     let pk_path = routing_path(def)?;
     let plan = plan::plan(req.q, req.params, &def.partition_key.all_segments()?)?;
     let resumed = Token::decode(req.continuation, def.rid, req.qhash)?;
-    let targets = targets(def, &plan, req.partition_key)?;
+    let targets = targets(def, &plan, req.partition_key, req.epk_range)?;
     let policy = def.policy();
     require_full_text_indexes(req.q, &policy)?;
     let mut run = Run::new(store, rtxn, def, &plan, req, started);
@@ -258,9 +258,24 @@ fn require_full_text_indexes(q: &Query, policy: &crate::index::CompiledPolicy) -
 }
 
 /// The partitions to visit: those owning the partition key values the query is confined to
-/// (named, or fixed by the filter), those a hierarchical prefix's range overlaps, or every one.
-fn targets(def: &ContainerDef, plan: &Plan, pk: Option<&PartitionKey>) -> Result<Vec<Target>> {
-    let confined = confinement(def, plan, pk)?;
+/// (named, or fixed by the filter), those a hierarchical prefix's range overlaps, those a range
+/// of Cosmos EPKs overlaps (a container placed by Cosmos's hash), or every one.
+fn targets(
+    def: &ContainerDef,
+    plan: &Plan,
+    pk: Option<&PartitionKey>,
+    epk_range: Option<&EpkRange>,
+) -> Result<Vec<Target>> {
+    let confined = match (confinement(def, plan, pk)?, epk_range) {
+        (Confined::Everywhere, Some(range)) => match def.partition_key.cosmos_coordinates(range) {
+            Some((lo, hi)) => Confined::Range(FeedRange {
+                start: lo,
+                end: hi.checked_add(1),
+            }),
+            None => Confined::Everywhere,
+        },
+        (confined, _) => confined,
+    };
     Ok((0..def.partitions.len())
         .filter_map(|i| {
             let (start, end) = def.partitions.range_of(i);
