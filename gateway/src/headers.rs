@@ -18,8 +18,8 @@ pub const PK_RANGE_ID: &str = "x-ms-documentdb-partitionkeyrangeid";
 pub const OFFER_THROUGHPUT: &str = "x-ms-offer-throughput";
 pub const AUTOPILOT: &str = "x-ms-cosmos-offer-autopilot-settings";
 
-/// The one partition key range the gateway serves (see PROTOCOL.md: the engine's hash is not
-/// Cosmos DB's, so the SDKs could not route to its physical partitions by EPK).
+/// The range answers name until `routes::pkranges::name_the_range` names the right one, and the
+/// one range of a container placed by the engine's own hash (see PROTOCOL.md).
 pub const RANGE_ID: &str = "0";
 
 /// A random id in the GUID form the SDKs log with each request.

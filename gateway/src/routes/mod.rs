@@ -96,7 +96,11 @@ pub(crate) async fn dispatch(
         body,
     };
     let segs: Vec<&str> = target.segments.iter().map(String::as_str).collect();
-    route(&ctx, &method, &segs).await
+    let mut response = route(&ctx, &method, &segs).await?;
+    if let ["dbs", db, "colls", c, _, ..] = segs.as_slice() {
+        pkranges::name_the_range(&ctx, db, c, &mut response);
+    }
+    Ok(response)
 }
 
 async fn route(ctx: &Ctx<'_>, method: &Method, segs: &[&str]) -> Result<HttpResponse> {

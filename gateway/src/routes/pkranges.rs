@@ -7,6 +7,7 @@
 //! the SDKs read `/pkranges` again and go on with the children. A container from a data file
 //! older than Cosmos placement shows as one range over the whole space.
 
+use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::HttpResponse;
 use engine::{ContainerClient, ContainerDef, EpkRange, Placement};
 use serde_json::Value;
@@ -64,6 +65,49 @@ pub fn list(ctx: &Ctx, db: &str, c: &str) -> Result<HttpResponse> {
             resources::feed(&resources::container_rid(&def), "PartitionKeyRanges", docs)
                 .to_string(),
         ))
+}
+
+/// Names, in a container request's answer, a range that exists: the one holding the partition
+/// key the request named, else the one it named, else the first. The Python SDK reads the
+/// answer's `x-ms-documentdb-partitionkeyrangeid` and refreshes its whole routing map when the
+/// range is not one it knows (after a split, the old `0`); the session token names it too.
+pub(crate) fn name_the_range(ctx: &Ctx, db: &str, c: &str, response: &mut HttpResponse) {
+    let h = ctx.headers();
+    let Ok((client, def)) = super::container(ctx, db, c) else {
+        return;
+    };
+    if def.partition_key().placement != Placement::Cosmos {
+        return;
+    }
+    let Ok(parts) = client.partitions() else {
+        return;
+    };
+    let by_key = headers::partition_key(h)
+        .ok()
+        .flatten()
+        .and_then(|pk| client.partitions_of(&pk).ok())
+        .and_then(|ids| ids.first().copied())
+        .and_then(|id| parts.iter().find(|p| p.id == id));
+    let named = headers::get(h, headers::PK_RANGE_ID)
+        .and_then(|id| parts.iter().find(|p| p.range_id.to_string() == id));
+    let Some(range) = by_key.or(named).or(parts.first()) else {
+        return;
+    };
+    let id = range.range_id.to_string();
+    let out = response.headers_mut();
+    let session = out
+        .get("x-ms-session-token")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split_once(':'))
+        .map(|(_, rest)| format!("{id}:{rest}"));
+    for (name, value) in [
+        (headers::PK_RANGE_ID, Some(id.clone())),
+        ("x-ms-session-token", session),
+    ] {
+        if let Some(v) = value.and_then(|v| HeaderValue::from_str(&v).ok()) {
+            out.insert(HeaderName::from_static(name), v);
+        }
+    }
 }
 
 /// The EPKs a request addresses: the range it names (410/1002 when a split replaced it),

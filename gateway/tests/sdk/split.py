@@ -81,4 +81,12 @@ assert set().union(*by_range) == {f"e{i}" for i in range(total)}
 for fr, ids in zip(feed_ranges, by_range):
     for i in (int(x[1:]) for x in ids):
         assert c.is_feed_range_subset(fr, c.feed_range_from_partition_key(f"p{i % 97}")), (fr, i)
+# Answers name a range the SDK knows (the one holding the item), or it would refresh its whole
+# routing map after each one.
+c.upsert_item({"id": "e1", "pk": "p1", "n": 1})
+named = c.client_connection.last_response_headers["x-ms-documentdb-partitionkeyrangeid"]
+epk = PartitionKey("/pk")._get_epk_range_for_partition_key("p1").min
+holder = [r for r in now if r["minInclusive"] <= epk < r["maxExclusive"]]
+assert [r["id"] for r in holder] == [named], (named, holder)
+assert c.client_connection.last_response_headers["x-ms-session-token"].startswith(f"{named}:")
 print(f"split: ok, {len(now)} ranges; change feed statuses {sorted(set(statuses))}")
