@@ -327,3 +327,79 @@ async fn a_lag_asked_since_a_change_is_free_once_the_worker_read_past_it() {
         .all(|c| c.operation == cosmos::LAG_ESTIMATE));
     p.stop().await;
 }
+
+/// A split under a running processor (issue 24): the lease of the divided range becomes one
+/// lease per child range, carrying its continuation, and every change is handled once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_split_moves_the_lease_to_the_child_ranges() {
+    let gw = TestGateway::splitting_at(48 * 1024);
+    let (source, leases) = containers(&gw).await;
+    let seen: Seen = Default::default();
+    let p = processor(&source, &leases, &seen);
+    p.start().await.unwrap();
+    write(&source, 0..30).await;
+    until("30 changes", || seen.lock().len() == 30).await;
+    let lease_ids = |leases: Container| async move {
+        leases
+            .query_all::<Value>(
+                "SELECT VALUE c.range FROM c WHERE c.processor LIKE 'copy.%'",
+                cosmos::NO_PARAMS,
+                Default::default(),
+            )
+            .await
+            .unwrap()
+            .items
+    };
+    assert_eq!(lease_ids(leases.clone()).await.len(), 1);
+    // Big items split the one partition several times.
+    for i in 30..300u32 {
+        let doc =
+            json!({"id": format!("i{i}"), "pk": format!("p{}", i % 97), "pad": "x".repeat(400)});
+        source.create_item(&doc, None, None).await.unwrap();
+    }
+    let partitions = gw
+        .engine
+        .database("d")
+        .container("source")
+        .partitions()
+        .unwrap()
+        .len();
+    assert!(partitions >= 4, "{partitions} partitions");
+    until("300 changes", || seen.lock().len() == 300).await;
+    for _ in 0..100 {
+        if lease_ids(leases.clone()).await.len() == partitions {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let ranges = lease_ids(leases.clone()).await;
+    assert_eq!(
+        ranges.len(),
+        partitions,
+        "one lease per child range: {ranges:?}"
+    );
+    // A second process takes its share of the children: both handle changes.
+    let q = processor(&source, &leases, &seen);
+    q.start().await.unwrap();
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    let before = (p.delivered(), q.delivered());
+    for i in 300..400u32 {
+        let doc = json!({"id": format!("i{i}"), "pk": format!("p{}", i % 97)});
+        source.create_item(&doc, None, None).await.unwrap();
+    }
+    until("400 changes", || seen.lock().len() == 400).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(
+        p.delivered() > before.0 && q.delivered() > before.1,
+        "both processes handle changes"
+    );
+    let twice: Vec<_> = seen
+        .lock()
+        .iter()
+        .filter(|(_, n)| **n != 1)
+        .map(|(k, n)| (k.clone(), *n))
+        .collect();
+    assert!(twice.is_empty(), "each change once: {twice:?}");
+    p.stop().await;
+    q.stop().await;
+}

@@ -7,7 +7,9 @@
 //! share: two app processes split the work, and when one dies the other takes its leases over
 //! once they expire. A checkpoint that finds the etag changed means the lease was taken over:
 //! the batch is left to the new owner (delivery is at least once, as with Cosmos DB's own
-//! processor).
+//! processor). When a split divides a lease's range, its owner replaces it with one lease per
+//! child range, each carrying the parent's continuation (the SDK reads a parent's token for a
+//! child range as the child's share of it), so the children can go to different processes.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -321,6 +323,7 @@ impl Inner {
                 mine.push(lease);
             }
         }
+        let mut mine = self.split_divided(mine, expires).await?;
         while mine.len() > fair {
             let mut lease = mine.pop().expect("more than fair");
             lease.owner.clear();
@@ -331,6 +334,63 @@ impl Inner {
             self.deliver(lease, expires).await?;
         }
         Ok(())
+    }
+
+    /// `mine` with every lease whose range a split divided replaced by one per child range (the
+    /// SDK's routing map learns of a split when a read meets the old range's 410). Children are
+    /// created before the parent goes, so a process that dies in between leaves both: the parent
+    /// is split again by whoever holds it next (children that exist are kept), and its changes
+    /// may come twice, never not at all.
+    async fn split_divided(&self, mine: Vec<Lease>, expires: u64) -> Result<Vec<Lease>> {
+        let ranges = self
+            .source_client()?
+            .sdk
+            .read_feed_ranges(None)
+            .await
+            .map_err(from_sdk)?;
+        let mut out = Vec::with_capacity(mine.len());
+        for lease in mine {
+            let children: Vec<&FeedRange> = match lease.range.parse::<FeedRange>() {
+                Ok(range) => ranges.iter().filter(|r| r.is_subset_of(&range)).collect(),
+                Err(_) => Vec::new(),
+            };
+            if children.len() < 2 {
+                out.push(lease);
+                continue;
+            }
+            for child in children {
+                let range = child.to_string();
+                let mut child = Lease {
+                    id: format!("{}.{}", self.key, lease_suffix(&range)),
+                    processor: self.key.clone(),
+                    range,
+                    continuation: lease.continuation.clone(),
+                    owner: self.owner.clone(),
+                    expires,
+                    etag: String::new(),
+                };
+                match self.s.leases.create_item(&child, None, None).await {
+                    Ok(r) => {
+                        child.etag = r.etag.unwrap_or_default();
+                        out.push(child);
+                    }
+                    Err(Error::Conflict { .. }) => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            let options = Some(ItemOptions::if_match(lease.etag.clone()));
+            match self
+                .s
+                .leases
+                .delete_item(&lease.id, self.key.as_str(), options)
+                .await
+            {
+                Ok(_) | Err(Error::NotFound { .. }) | Err(Error::PreconditionFailed { .. }) => {}
+                Err(e) => return Err(e),
+            }
+            tracing::info!(lease = %lease.id, "a split divided the lease's range: one lease per child");
+        }
+        Ok(out)
     }
 
     /// The changes after `lease`'s checkpoint (up to `limit`) and the token after them.
