@@ -12,6 +12,9 @@ pub struct PartitionRow {
     /// `[range_start, range_end)` of the EPK coordinate space, 16 hex digits each.
     pub range_start: String,
     pub range_end: String,
+    /// The partition key range an SDK sees: its id and Cosmos EPK bounds, shortened (`None`
+    /// for a container placed by the engine's own hash, one range to the SDKs).
+    pub sdk_range: Option<SdkRange>,
     pub bytes: u64,
     pub items: u64,
     /// RU/s budget of the partition (`None`: unlimited).
@@ -26,6 +29,13 @@ pub struct PartitionRow {
     pub throttled: u64,
     pub throttled_last_minute: u64,
     pub parent: Option<u32>,
+}
+
+#[derive(Debug, Clone)]
+pub struct SdkRange {
+    pub id: u32,
+    pub min: String,
+    pub max: String,
 }
 
 #[derive(Debug, Clone)]
@@ -61,6 +71,15 @@ fn hex(v: u64) -> String {
     format!("{v:016X}")
 }
 
+/// An EPK bound as the table shows it: its first 12 digits (the rest is a hover away).
+fn short(epk: &str) -> String {
+    match epk.get(..12) {
+        Some(head) if epk.len() > 12 => format!("{head}…"),
+        _ if epk.is_empty() => "\"\"".into(),
+        _ => epk.to_owned(),
+    }
+}
+
 /// One container's partitions with their load.
 pub fn load(c: &ContainerClient, def: &ContainerDef) -> engine::Result<ContainerLoad> {
     let partitions = c
@@ -70,6 +89,11 @@ pub fn load(c: &ContainerClient, def: &ContainerDef) -> engine::Result<Container
             id: p.id,
             range_start: hex(p.range_start),
             range_end: hex(p.range_end.unwrap_or(u64::MAX)),
+            sdk_range: p.cosmos_range.as_ref().map(|r| SdkRange {
+                id: p.range_id,
+                min: short(&r.start),
+                max: short(&r.end),
+            }),
             bytes: p.bytes,
             items: p.items,
             budget: p.load.budget_ru_per_s,

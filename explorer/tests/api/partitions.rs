@@ -19,6 +19,14 @@ async fn every_container_has_a_heat_map_and_its_partitions_ranges() {
     assert!(r
         .body
         .contains("<code>7FFFFFFFFFFFFFFF–FFFFFFFFFFFFFFFF</code>"));
+    // The same ranges as an SDK sees them: range ids and Cosmos EPK bounds (the coordinate
+    // 7FFF… is the Cosmos EPK 1FFF…C000…, two bits to the right).
+    assert!(
+        r.body.contains("1: <code>1FFFFFFFFFFF…–FF</code>"),
+        "{}",
+        r.body
+    );
+    assert!(r.body.contains("0: <code>"));
     let refreshing = app.get("/partitions?refresh=2").await;
     assert!(refreshing
         .body
