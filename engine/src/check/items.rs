@@ -87,6 +87,20 @@ fn check_item_intact(
             return;
         }
     };
+    // Placed where its partition key says: under Cosmos placement that is also where an SDK
+    // routes it, so a misplaced item would be one no SDK request finds.
+    match def.partition_key.extract(&doc) {
+        Ok(pk) if def.partition_key.epk(&pk) == epk => {}
+        found => problems.note(
+            "misplaced item",
+            format!(
+                "item '{}' (key {}) is stored under another EPK than its partition key {} gives",
+                keys::id_of_doc_key(k),
+                keys::hex(k),
+                found.map_or_else(|e| e.to_string(), |pk| pk.to_string())
+            ),
+        ),
+    }
     if c.rebuilding || ttl::is_expired(&h, def.default_ttl, c.now) {
         return;
     }
