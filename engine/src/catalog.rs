@@ -174,6 +174,20 @@ impl ContainerDef {
         &self.unique_keys
     }
 
+    /// The partition key range ids the REST API shows, in EPK order (one per physical
+    /// partition; see `PhysicalPartitionInfo::range_id`).
+    pub fn range_ids(&self) -> impl Iterator<Item = u32> + '_ {
+        self.partitions.partitions.iter().map(|p| p.range_id())
+    }
+
+    /// The range id of the partition holding `key` (a full key, or a prefix: its first
+    /// partition), from memory; `None` for a key of the wrong shape.
+    pub fn range_id_of(&self, key: &crate::PartitionKey) -> Option<u32> {
+        let (lo, _) = self.partition_key.scope(key).ok()?.coordinates();
+        let i = *self.partitions.indexes_overlapping(lo, lo).start();
+        Some(self.partitions.partitions[i].range_id())
+    }
+
     /// Items indexed so far while the index is rebuilt after a policy change; `None` when the
     /// index is complete.
     pub fn index_rebuild_progress(&self) -> Option<u64> {

@@ -73,27 +73,23 @@ pub fn list(ctx: &Ctx, db: &str, c: &str) -> Result<HttpResponse> {
 /// range is not one it knows (after a split, the old `0`); the session token names it too.
 pub(crate) fn name_the_range(ctx: &Ctx, db: &str, c: &str, response: &mut HttpResponse) {
     let h = ctx.headers();
-    let Ok((client, def)) = super::container(ctx, db, c) else {
+    let Ok((_, def)) = super::container(ctx, db, c) else {
         return;
     };
     if def.partition_key().placement != Placement::Cosmos {
         return;
     }
-    let Ok(parts) = client.partitions() else {
-        return;
-    };
     let by_key = headers::partition_key(h)
         .ok()
         .flatten()
-        .and_then(|pk| client.partitions_of(&pk).ok())
-        .and_then(|ids| ids.first().copied())
-        .and_then(|id| parts.iter().find(|p| p.id == id));
+        .and_then(|pk| def.range_id_of(&pk));
     let named = headers::get(h, headers::PK_RANGE_ID)
-        .and_then(|id| parts.iter().find(|p| p.range_id.to_string() == id));
-    let Some(range) = by_key.or(named).or(parts.first()) else {
+        .and_then(|id| id.parse::<u32>().ok())
+        .filter(|id| def.range_ids().any(|r| r == *id));
+    let Some(id) = by_key.or(named).or_else(|| def.range_ids().next()) else {
         return;
     };
-    let id = range.range_id.to_string();
+    let id = id.to_string();
     let out = response.headers_mut();
     let session = out
         .get("x-ms-session-token")
