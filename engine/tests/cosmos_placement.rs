@@ -179,3 +179,56 @@ fn a_tenant_splits_on_bounds_that_name_it() {
         assert_eq!(overlapping, spanned);
     });
 }
+
+/// Two tenants whose Cosmos hashes share the bits a three-level coordinate keeps of the first
+/// value: a boundary inside that share could not be said as a Cosmos EPK (Cosmos orders the two
+/// tenants whole, the coordinate interleaves their users), so splits stay out of it, and every
+/// key stays in the range of its partition.
+#[test]
+fn tenants_whose_hashes_collide_are_never_split_apart() {
+    // The first 24 bits below the two clear ones of the first value's hash.
+    let share = |t: &str| {
+        let epk = hierarchical(&[t, "u", "s"]).cosmos_epk();
+        (u128::from_str_radix(&epk[..32], 16).unwrap() >> (126 - 24)) as u32
+    };
+    let mut seen = std::collections::HashMap::new();
+    let (a, b) = (0..200_000)
+        .find_map(|i| {
+            let t = format!("tenant{i}");
+            seen.insert(share(&t), t.clone()).map(|other| (other, t))
+        })
+        .expect("a collision among 200 000 tenants (birthday bound ~4 000)");
+    assert_ne!(a, b);
+    common::rt().block_on(async {
+        let t = common::open(small_partitions());
+        let c = common::container(
+            &t,
+            ContainerProperties::hierarchical("events", &["/tenantId", "/userId", "/sessionId"]),
+        )
+        .await;
+        let mut keys = HashSet::new();
+        for i in 0..600 {
+            // Mostly the first tenant (the byte median falls in the shared share), and the
+            // other one's users spread over the share's lower levels.
+            let tenant = if i % 4 == 0 { &b } else { &a };
+            let (user, session) = (format!("u{}", i % 50), format!("s{}", i % 5));
+            let doc = json!({"id": format!("e{i}"), "tenantId": tenant, "userId": user,
+                             "sessionId": session, "pad": "x".repeat(300)});
+            c.create_item(&doc, None, None).await.unwrap();
+            keys.insert((tenant.clone(), user, session));
+        }
+        let parts = c.partitions().unwrap();
+        assert_tiled(&parts);
+        for (t, u, s) in &keys {
+            assert_placed(&c, &parts, &hierarchical(&[t, u, s]));
+        }
+        // Neither tenant is divided: each lives in one partition.
+        for tenant in [&a, &b] {
+            assert_eq!(
+                c.partitions_of(&hierarchical(&[tenant])).unwrap().len(),
+                1,
+                "{tenant}"
+            );
+        }
+    });
+}
