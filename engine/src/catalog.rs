@@ -180,6 +180,24 @@ impl ContainerDef {
         self.partitions.partitions.iter().map(|p| p.range_id())
     }
 
+    /// The Cosmos EPK bounds of the current partition key range `range_id`; `None` once a split
+    /// replaced it. A container placed by the engine's own hash is one range, `0`, over all.
+    pub fn key_range(&self, range_id: u32) -> Option<crate::EpkRange> {
+        if self.partition_key.placement != crate::Placement::Cosmos {
+            return (range_id == 0).then(|| crate::EpkRange::new("", "FF"));
+        }
+        let i = self
+            .partitions
+            .partitions
+            .iter()
+            .position(|p| p.range_id() == range_id)?;
+        Some(crate::partition::cosmos::range_of(
+            &self.partition_key,
+            &self.partitions,
+            i,
+        ))
+    }
+
     /// The range id of the partition holding `key` (a full key, or a prefix: its first
     /// partition), from memory; `None` for a key of the wrong shape.
     pub fn range_id_of(&self, key: &crate::PartitionKey) -> Option<u32> {

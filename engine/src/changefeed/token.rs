@@ -10,7 +10,8 @@ use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::partition::PartitionMap;
+use crate::partition::cosmos::EpkRange;
+use crate::partition::{PartitionKeyDefinition, PartitionMap, Placement};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -47,6 +48,19 @@ impl FeedRange {
 
     pub fn contains(&self, c: u64) -> bool {
         c >= self.start && self.end.is_none_or(|e| c < e)
+    }
+
+    /// The coordinates that hold every key whose Cosmos EPK is in `range`, for a container
+    /// placed by Cosmos DB's hash (`partition::cosmos::cover`); `None` under the engine's own
+    /// placement, where any coordinate may.
+    pub fn covering(pkd: &PartitionKeyDefinition, range: &EpkRange) -> Option<FeedRange> {
+        (pkd.placement == Placement::Cosmos).then(|| {
+            let (lo, hi) = crate::partition::cosmos::cover(pkd, range);
+            FeedRange {
+                start: lo,
+                end: hi.checked_add(1),
+            }
+        })
     }
 }
 

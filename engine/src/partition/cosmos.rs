@@ -5,7 +5,7 @@
 //! a range of these EPKs: the partition key ranges the REST API shows, and the address space it
 //! speaks (`x-ms-start-epk`, `x-ms-documentdb-partitionkeyrangeid`).
 
-use super::key::level_bits;
+use super::key::{below, level_bits};
 use super::{PartitionKey, PartitionKeyDefinition, PartitionMap, PhysicalPartition};
 
 /// The EPK of a partition key value (upper-case hex, `"271119C968E6C80F..."`).
@@ -109,7 +109,7 @@ pub(crate) fn cover(pkd: &PartitionKeyDefinition, range: &EpkRange) -> (u64, u64
         u128::from_str_radix(&format!("{digits:0<32}"), 16).unwrap_or(u128::MAX)
     };
     let part = |h: u128| ((h >> (126 - width)).min(u64::MAX as u128) as u64) << (64 - width);
-    let low = u64::MAX.checked_shr(width).unwrap_or(0);
+    let low = below(width);
     let lo = if range.start.is_empty() {
         0
     } else {

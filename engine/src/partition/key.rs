@@ -253,6 +253,12 @@ pub(crate) fn level_bits(levels: usize, depth: usize) -> u32 {
     level_widths(levels).iter().take(depth).sum::<usize>() as u32 * 8
 }
 
+/// The coordinate bits after the first `kept`, all set: the rest of the share the first
+/// `kept` bits name.
+pub(crate) fn below(kept: u32) -> u64 {
+    u64::MAX.checked_shr(kept).unwrap_or(0)
+}
+
 fn unsafe_number(field: &str, n: &str) -> Error {
     Error::bad(
         field,
@@ -491,10 +497,12 @@ impl PartitionKeyDefinition {
         }
     }
 
-    /// The coordinates, inclusive, holding every key whose Cosmos EPK is in `range`; `None`
-    /// under the engine's own placement, where any coordinate may.
-    pub fn cosmos_coordinates(&self, range: &super::cosmos::EpkRange) -> Option<(u64, u64)> {
-        (self.placement == Placement::Cosmos).then(|| super::cosmos::cover(self, range))
+    /// The Cosmos EPK (hex) of the item stored under `epk`, read back from the EPK itself: a
+    /// plain key placed by Cosmos's hash keeps all of it (shifted two bits). `None` where the
+    /// EPK does not say (a hierarchical key, the engine's own placement): hash the item's key.
+    pub(crate) fn cosmos_epk_of(&self, epk: &Epk) -> Option<String> {
+        (self.placement == Placement::Cosmos && !self.is_hierarchical())
+            .then(|| super::cosmos::hex(u128::from_be_bytes(epk.0) >> 2))
     }
 
     /// Bits of the coordinate a physical partition's start is aligned to unless a split says
@@ -513,14 +521,7 @@ impl PartitionKeyDefinition {
         let parts = prefix.components();
         let levels = self.paths.len();
         let lo = hierarchy_coordinate(self.placement, parts, levels);
-        let filled: usize = level_widths(levels).iter().take(parts.len()).sum();
-        let free = 8usize.saturating_sub(filled) * 8;
-        let hi = if free >= 64 {
-            u64::MAX
-        } else {
-            lo | ((1u64 << free) - 1)
-        };
-        (lo, hi)
+        (lo, lo | below(level_bits(levels, parts.len())))
     }
 }
 
@@ -614,6 +615,14 @@ mod tests {
         let cosmos = u128::from_str_radix("271119C968E6C80FA31EC9F0033A0CBB", 16).unwrap();
         assert_eq!(u128::from_be_bytes(epk.0), cosmos << 2);
         assert_eq!(epk.coordinate(), (cosmos >> 62) as u64);
+        // And read back from the stored EPK, where a hierarchical key's cannot be.
+        assert_eq!(
+            def.cosmos_epk_of(&epk).as_deref(),
+            Some("271119C968E6C80FA31EC9F0033A0CBB")
+        );
+        let tenants = PartitionKeyDefinition::new("/t,/u").unwrap();
+        let key = PartitionKey::Hierarchical(vec!["a".into(), "b".into()]);
+        assert_eq!(tenants.cosmos_epk_of(&tenants.epk(&key)), None);
         // A catalog written before placement existed reads as the engine's own.
         let old: PartitionKeyDefinition =
             serde_json::from_value(json!({"paths": ["/pk"], "kind": "Hash", "version": 2}))

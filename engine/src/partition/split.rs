@@ -8,7 +8,7 @@
 
 use crate::catalog::{self, ContainerDef};
 use crate::error::{Error, Result};
-use crate::partition::key::level_bits;
+use crate::partition::key::{below, level_bits};
 use crate::partition::{cosmos, PartitionKey, PhysicalPartition, Placement};
 use crate::storage::keys;
 use crate::storage::Store;
@@ -179,10 +179,7 @@ fn cosmos_boundary(
         return Ok(Some((c, None)));
     }
     let levels = pkd.paths.len();
-    let rounded = |depth: usize| {
-        let keep = level_bits(levels, depth);
-        c & !(u64::MAX.checked_shr(keep).unwrap_or(0))
-    };
+    let rounded = |depth: usize| c & !below(level_bits(levels, depth));
     let key_at_c = lp_key_at(store, txn, def, c)?;
     for depth in (1..=levels).rev() {
         let x = rounded(depth);
@@ -248,8 +245,7 @@ fn one_prefix_in_shares(
 ) -> Result<bool> {
     let levels = def.partition_key.paths.len();
     for j in 1..=depth {
-        let keep = level_bits(levels, j);
-        let low = u64::MAX.checked_shr(keep).unwrap_or(0);
+        let low = below(level_bits(levels, j));
         let (lo, hi) = (x & !low, x | low);
         for entry in store.lps.range(
             txn,

@@ -62,19 +62,14 @@ pub async fn read(ctx: &Ctx<'_>, db: &str, c: &str) -> Result<HttpResponse> {
     // A range of Cosmos EPKs (a partition key range, a feed range, or the Python SDK's way of
     // naming one partition key): the engine reads the coordinates that hold it and the gateway
     // keeps the items whose key hashes into it.
-    let epk_range =
-        super::pkranges::addressed(ctx, &client, &def)?.filter(|_| partition_key.is_none());
+    let epk_range = super::pkranges::addressed(ctx, &def)?.filter(|_| partition_key.is_none());
     let options = ChangeFeedOptions {
         mode: mode(ctx)?,
         start: start(ctx)?,
         max_item_count: headers::max_item_count(h)?.unwrap_or(100),
-        range: epk_range.as_ref().and_then(|r| {
-            let (lo, hi) = def.partition_key().cosmos_coordinates(r)?;
-            Some(engine::FeedRange {
-                start: lo,
-                end: hi.checked_add(1),
-            })
-        }),
+        range: epk_range
+            .as_ref()
+            .and_then(|r| engine::FeedRange::covering(def.partition_key(), r)),
         partition_key,
     };
     if let Some(range) = epk_range {

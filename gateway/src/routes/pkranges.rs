@@ -108,32 +108,29 @@ pub(crate) fn name_the_range(ctx: &Ctx, db: &str, c: &str, response: &mut HttpRe
 
 /// The EPKs a request addresses: the range it names (410/1002 when a split replaced it),
 /// narrowed by the EPK bounds it sends; `None` is the whole container.
-pub(crate) fn addressed(
-    ctx: &Ctx,
-    client: &ContainerClient,
-    def: &ContainerDef,
-) -> Result<Option<EpkRange>> {
+pub(crate) fn addressed(ctx: &Ctx, def: &ContainerDef) -> Result<Option<EpkRange>> {
     let h = ctx.headers();
     let bounds = headers::epk_range(h);
     let Some(id) = headers::get(h, headers::PK_RANGE_ID) else {
         return Ok(bounds);
     };
-    let range = ranges(client, def)?
-        .into_iter()
-        .find(|r| r.id == id)
+    let range = id
+        .parse()
+        .ok()
+        .and_then(|n| def.key_range(n))
         .ok_or_else(|| GatewayError::Gone {
             substatus: 1002,
             message: format!("The partition key range '{id}' is gone: read /pkranges again."),
         })?;
     match bounds {
-        None if range.epks.is_everything() => Ok(None),
-        None => Ok(Some(range.epks)),
-        Some(b) => within(&range, b).map(Some),
+        None if range.is_everything() => Ok(None),
+        None => Ok(Some(range)),
+        Some(b) => within(id, &range, b).map(Some),
     }
 }
 
 /// EPK bounds inside range `r` (a point, or a range that starts and ends within it).
-fn within(r: &Range, b: EpkRange) -> Result<EpkRange> {
+fn within(id: &str, r: &EpkRange, b: EpkRange) -> Result<EpkRange> {
     let end = |e: &str| {
         if e.is_empty() {
             "FF".to_owned()
@@ -145,15 +142,15 @@ fn within(r: &Range, b: EpkRange) -> Result<EpkRange> {
         (b.start.clone(), b.start.clone())
     } else {
         (
-            b.start.clone().max(r.epks.start.clone()),
-            end(&b.end).min(end(&r.epks.end)),
+            b.start.clone().max(r.start.clone()),
+            end(&b.end).min(end(&r.end)),
         )
     };
-    let inside = r.epks.contains(&start) && (b.start == b.end || start < stop);
+    let inside = r.contains(&start) && (b.start == b.end || start < stop);
     if !inside {
         return Err(GatewayError::BadRequest(format!(
-            "The EPK range [{}, {}) is outside the partition key range '{}' [{}, {}).",
-            b.start, b.end, r.id, r.epks.start, r.epks.end
+            "The EPK range [{}, {}) is outside the partition key range '{id}' [{}, {}).",
+            b.start, b.end, r.start, r.end
         )));
     }
     Ok(if b.start == b.end {

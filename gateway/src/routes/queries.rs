@@ -84,7 +84,7 @@ pub async fn query(ctx: &Ctx<'_>, db: &str, c: &str) -> Result<HttpResponse> {
         engine::check_query(&spec.sql).map_err(engine::Error::from)?;
         return Ok(Reply::new(200, 0.0).json(plan(&spec.sql).to_string()));
     }
-    let epk_range = match super::pkranges::addressed(ctx, &client, &def)? {
+    let epk_range = match super::pkranges::addressed(ctx, &def)? {
         // The first range answers a marked query whole, the others nothing.
         Some(range) if whole && headers::epk_range(ctx.headers()).is_none() => {
             if !range.start.is_empty() {

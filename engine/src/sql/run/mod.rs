@@ -267,13 +267,8 @@ fn targets(
     epk_range: Option<&EpkRange>,
 ) -> Result<Vec<Target>> {
     let confined = match (confinement(def, plan, pk)?, epk_range) {
-        (Confined::Everywhere, Some(range)) => match def.partition_key.cosmos_coordinates(range) {
-            Some((lo, hi)) => Confined::Range(FeedRange {
-                start: lo,
-                end: hi.checked_add(1),
-            }),
-            None => Confined::Everywhere,
-        },
+        (Confined::Everywhere, Some(range)) => FeedRange::covering(&def.partition_key, range)
+            .map_or(Confined::Everywhere, Confined::Range),
         (confined, _) => confined,
     };
     Ok((0..def.partitions.len())
@@ -521,8 +516,14 @@ impl<'a> Run<'a> {
             return Ok(None);
         }
         if let Some(range) = self.epk_range {
-            let doc: Value = crate::item::parse_stored(json)?;
-            if !range.contains(&self.def.partition_key.extract(&doc)?.cosmos_epk()) {
+            let pkd = &self.def.partition_key;
+            let epk = match pkd.cosmos_epk_of(&crate::storage::keys::epk_of(key)) {
+                Some(epk) => epk,
+                None => pkd
+                    .extract(&crate::item::parse_stored::<Value>(json)?)?
+                    .cosmos_epk(),
+            };
+            if !range.contains(&epk) {
                 return Ok(None);
             }
         }
