@@ -352,6 +352,52 @@ async fn bad_continuations_and_headers_are_400() {
         .send(Method::POST, "/dbs/d/colls/c/docs", DOCS, Some(query), &h)
         .await;
     assert_eq!(s, 410, "{body}");
+    // EPK bounds outside the range the request names: a 400 that names both.
+    gw.engine
+        .database("d")
+        .create_container(
+            engine::ContainerProperties::new("wide", "/pk").with_initial_partitions(4),
+        )
+        .await
+        .unwrap();
+    let first = gw
+        .engine
+        .database("d")
+        .container("wide")
+        .partitions()
+        .unwrap()[0]
+        .clone();
+    let end = first.cosmos_range.unwrap().end;
+    for (range, start, stop, want) in [
+        ("0", "30", "3F", 400),
+        ("0", end.as_str(), "FF", 400),
+        ("0", "", end.as_str(), 200),
+        ("abc", "", "", 410),
+    ] {
+        let mut h = q.to_vec();
+        h.extend([
+            ("x-ms-documentdb-partitionkeyrangeid", range),
+            ("x-ms-start-epk", start),
+            ("x-ms-end-epk", stop),
+        ]);
+        let (s, body) = c
+            .send(
+                Method::POST,
+                "/dbs/d/colls/wide/docs",
+                ("docs", "dbs/d/colls/wide"),
+                Some(query),
+                &h,
+            )
+            .await;
+        assert_eq!(s, want, "{range} [{start}, {stop}): {body}");
+        if want == 400 {
+            assert!(
+                body.to_string()
+                    .contains("outside the partition key range '0'"),
+                "{body}"
+            );
+        }
+    }
 }
 
 #[test]
