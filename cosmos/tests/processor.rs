@@ -351,6 +351,16 @@ async fn a_split_moves_the_lease_to_the_child_ranges() {
             .items
     };
     assert_eq!(lease_ids(leases.clone()).await.len(), 1);
+    let parent: Value = leases
+        .query_all::<Value>(
+            "SELECT * FROM c WHERE c.processor LIKE 'copy.%'",
+            cosmos::NO_PARAMS,
+            Default::default(),
+        )
+        .await
+        .unwrap()
+        .items
+        .remove(0);
     // Big items split the one partition several times.
     for i in 30..300u32 {
         let doc =
@@ -402,4 +412,43 @@ async fn a_split_moves_the_lease_to_the_child_ranges() {
     assert!(twice.is_empty(), "each change once: {twice:?}");
     p.stop().await;
     q.stop().await;
+
+    // A process that died between making the children and deleting the parent leaves both:
+    // the next holder splits the parent again, keeping the children, and reads nothing twice.
+    let mut parent = parent;
+    parent
+        .as_object_mut()
+        .unwrap()
+        .retain(|k, _| !k.starts_with('_'));
+    parent["owner"] = json!("");
+    parent["expires"] = json!(0);
+    leases.create_item(&parent, None, None).await.unwrap();
+    let partitions = gw
+        .engine
+        .database("d")
+        .container("source")
+        .partitions()
+        .unwrap()
+        .len();
+    assert_eq!(lease_ids(leases.clone()).await.len(), partitions + 1);
+    let r = processor(&source, &leases, &seen);
+    r.start().await.unwrap();
+    for _ in 0..100 {
+        if lease_ids(leases.clone()).await.len() == partitions {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(lease_ids(leases.clone()).await.len(), partitions);
+    for i in 400..440u32 {
+        let doc = json!({"id": format!("i{i}"), "pk": format!("p{}", i % 97)});
+        source.create_item(&doc, None, None).await.unwrap();
+    }
+    until("440 changes", || seen.lock().len() == 440).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(
+        seen.lock().values().all(|n| *n == 1),
+        "each change once after the interrupted split"
+    );
+    r.stop().await;
 }
