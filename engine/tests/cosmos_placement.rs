@@ -56,6 +56,41 @@ fn assert_placed(c: &ContainerClient, parts: &[PhysicalPartitionInfo], key: &Par
     assert_eq!(holders, c.partitions_of(key).unwrap(), "{key} at {epk}");
 }
 
+/// `n` events of ~300 bytes in a `/tenantId, /userId, /sessionId` container of partitions that
+/// split past 64 KB: event `i` under `tenant(i)`, user `u{i % users}`, session `s{i % sessions}`.
+/// Then the ranges tile the space and every key lies in its partition's range.
+async fn split_events(
+    t: &common::TestEngine,
+    n: usize,
+    tenant: impl Fn(usize) -> String,
+    users: usize,
+    sessions: usize,
+) -> (ContainerClient, Vec<PhysicalPartitionInfo>) {
+    let c = common::container(
+        t,
+        ContainerProperties::hierarchical("events", &["/tenantId", "/userId", "/sessionId"]),
+    )
+    .await;
+    let mut keys = HashSet::new();
+    for i in 0..n {
+        let (tenant, user, session) = (
+            tenant(i),
+            format!("u{}", i % users),
+            format!("s{}", i % sessions),
+        );
+        let doc = json!({"id": format!("e{i}"), "tenantId": tenant, "userId": user,
+                         "sessionId": session, "pad": "x".repeat(300)});
+        c.create_item(&doc, None, None).await.unwrap();
+        keys.insert((tenant, user, session));
+    }
+    let parts = c.partitions().unwrap();
+    assert_tiled(&parts);
+    for (t, u, s) in &keys {
+        assert_placed(&c, &parts, &hierarchical(&[t, u, s]));
+    }
+    (c, parts)
+}
+
 #[test]
 fn plain_keys_live_in_the_cosmos_range_of_their_partition() {
     common::rt().block_on(async {
@@ -131,30 +166,15 @@ fn containers_made_with_several_partitions_start_on_cosmos_bounds() {
 fn a_tenant_splits_on_bounds_that_name_it() {
     common::rt().block_on(async {
         let t = common::open(small_partitions());
-        let c = common::container(
-            &t,
-            ContainerProperties::hierarchical("events", &["/tenantId", "/userId", "/sessionId"]),
-        )
-        .await;
-        let mut keys = HashSet::new();
-        for i in 0..700 {
-            let tenant = if i % 10 == 0 {
+        let tenant = |i: usize| {
+            if i.is_multiple_of(10) {
                 format!("t{}", i % 70)
             } else {
                 "big".into()
-            };
-            let (user, session) = (format!("u{}", i % 60), format!("s{}", i % 7));
-            let doc = json!({"id": format!("e{i}"), "tenantId": tenant, "userId": user,
-                             "sessionId": session, "pad": "x".repeat(300)});
-            c.create_item(&doc, None, None).await.unwrap();
-            keys.insert((tenant, user, session));
-        }
-        let parts = c.partitions().unwrap();
+            }
+        };
+        let (c, parts) = split_events(&t, 700, tenant, 60, 7).await;
         assert!(parts.len() >= 4, "{} partitions", parts.len());
-        assert_tiled(&parts);
-        for (t, u, s) in &keys {
-            assert_placed(&c, &parts, &hierarchical(&[t, u, s]));
-        }
         let big = hierarchical(&["big"]);
         let spanned = c.partitions_of(&big).unwrap();
         assert!(spanned.len() >= 2, "the tenant spans {spanned:?}");
@@ -201,27 +221,16 @@ fn tenants_whose_hashes_collide_are_never_split_apart() {
     assert_ne!(a, b);
     common::rt().block_on(async {
         let t = common::open(small_partitions());
-        let c = common::container(
-            &t,
-            ContainerProperties::hierarchical("events", &["/tenantId", "/userId", "/sessionId"]),
-        )
-        .await;
-        let mut keys = HashSet::new();
-        for i in 0..600 {
-            // Mostly the first tenant (the byte median falls in the shared share), and the
-            // other one's users spread over the share's lower levels.
-            let tenant = if i % 4 == 0 { &b } else { &a };
-            let (user, session) = (format!("u{}", i % 50), format!("s{}", i % 5));
-            let doc = json!({"id": format!("e{i}"), "tenantId": tenant, "userId": user,
-                             "sessionId": session, "pad": "x".repeat(300)});
-            c.create_item(&doc, None, None).await.unwrap();
-            keys.insert((tenant.clone(), user, session));
-        }
-        let parts = c.partitions().unwrap();
-        assert_tiled(&parts);
-        for (t, u, s) in &keys {
-            assert_placed(&c, &parts, &hierarchical(&[t, u, s]));
-        }
+        // Mostly the first tenant (the byte median falls in the shared share), and the other
+        // one's users spread over the share's lower levels.
+        let tenant = |i: usize| {
+            if i.is_multiple_of(4) {
+                b.clone()
+            } else {
+                a.clone()
+            }
+        };
+        let (c, _) = split_events(&t, 600, tenant, 50, 5).await;
         // Neither tenant is divided: each lives in one partition.
         for tenant in [&a, &b] {
             assert_eq!(

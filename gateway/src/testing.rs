@@ -24,34 +24,28 @@ impl TestGateway {
     }
 
     pub fn with_limits(limits: Limits) -> Self {
-        let temp = tempfile::tempdir().expect("temp dir");
-        let mut gw = Self::at(temp.path(), limits);
-        gw._temp = Some(temp);
-        gw
+        Self::in_temp_dir(limits, engine::EngineOptions::default(), false)
     }
 
     /// A gateway over https, with the self-signed certificate it makes in its data directory.
     pub fn tls() -> Self {
-        let temp = tempfile::tempdir().expect("temp dir");
-        let mut gw = Self::start_with(
-            temp.path(),
-            Limits::default(),
-            engine::EngineOptions::default(),
-            true,
-        );
-        gw._temp = Some(temp);
-        gw
+        Self::in_temp_dir(Limits::default(), engine::EngineOptions::default(), true)
     }
 
     /// A gateway whose engine splits a physical partition once it stores `bytes`: splits
     /// happen while an SDK pages (the service splits at 50 GB).
     pub fn splitting_at(bytes: u64) -> Self {
-        let temp = tempfile::tempdir().expect("temp dir");
         let options = engine::EngineOptions {
             split_threshold_bytes: bytes,
             ..Default::default()
         };
-        let mut gw = Self::start_with(temp.path(), Limits::default(), options, false);
+        Self::in_temp_dir(Limits::default(), options, false)
+    }
+
+    /// A gateway over a temporary directory removed when it is dropped.
+    fn in_temp_dir(limits: Limits, options: engine::EngineOptions, tls: bool) -> Self {
+        let temp = tempfile::tempdir().expect("temp dir");
+        let mut gw = Self::start_with(temp.path(), limits, options, tls);
         gw._temp = Some(temp);
         gw
     }
