@@ -328,6 +328,68 @@ async fn a_lag_asked_since_a_change_is_free_once_the_worker_read_past_it() {
     p.stop().await;
 }
 
+/// The processor's leases (`copy`), whole.
+async fn copy_leases(leases: &Container) -> Vec<Value> {
+    leases
+        .query_all::<Value>(
+            "SELECT * FROM c WHERE c.processor LIKE 'copy.%'",
+            cosmos::NO_PARAMS,
+            Default::default(),
+        )
+        .await
+        .unwrap()
+        .items
+}
+
+/// Waits (up to 10 s) for one lease per physical partition of the source; their number.
+async fn one_lease_per_partition(gw: &TestGateway, leases: &Container) -> usize {
+    let partitions = || {
+        gw.engine
+            .database("d")
+            .container("source")
+            .partitions()
+            .unwrap()
+            .len()
+    };
+    for _ in 0..100 {
+        if copy_leases(leases).await.len() == partitions() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let ranges: Vec<Value> = copy_leases(leases)
+        .await
+        .into_iter()
+        .map(|l| l["range"].clone())
+        .collect();
+    assert_eq!(
+        ranges.len(),
+        partitions(),
+        "one lease per range: {ranges:?}"
+    );
+    ranges.len()
+}
+
+/// Creates items `i{n}` for `range`, spread over 97 partition keys, `pad` bytes each.
+async fn write_spread(source: &Container, range: std::ops::Range<u32>, pad: usize) {
+    for i in range {
+        let doc =
+            json!({"id": format!("i{i}"), "pk": format!("p{}", i % 97), "pad": "x".repeat(pad)});
+        source.create_item(&doc, None, None).await.unwrap();
+    }
+}
+
+/// Every change seen exactly once.
+fn assert_once(seen: &Seen) {
+    let twice: Vec<_> = seen
+        .lock()
+        .iter()
+        .filter(|(_, n)| **n != 1)
+        .map(|(k, n)| (k.clone(), *n))
+        .collect();
+    assert!(twice.is_empty(), "each change once: {twice:?}");
+}
+
 /// A split under a running processor (issue 24): the lease of the divided range becomes one
 /// lease per child range, carrying its continuation, and every change is handled once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -339,83 +401,33 @@ async fn a_split_moves_the_lease_to_the_child_ranges() {
     p.start().await.unwrap();
     write(&source, 0..30).await;
     until("30 changes", || seen.lock().len() == 30).await;
-    let lease_ids = |leases: Container| async move {
-        leases
-            .query_all::<Value>(
-                "SELECT VALUE c.range FROM c WHERE c.processor LIKE 'copy.%'",
-                cosmos::NO_PARAMS,
-                Default::default(),
-            )
-            .await
-            .unwrap()
-            .items
-    };
-    assert_eq!(lease_ids(leases.clone()).await.len(), 1);
-    let parent: Value = leases
-        .query_all::<Value>(
-            "SELECT * FROM c WHERE c.processor LIKE 'copy.%'",
-            cosmos::NO_PARAMS,
-            Default::default(),
-        )
-        .await
-        .unwrap()
-        .items
-        .remove(0);
+    let mut parent = copy_leases(&leases).await;
+    assert_eq!(parent.len(), 1);
+    let mut parent = parent.remove(0);
     // Big items split the one partition several times.
-    for i in 30..300u32 {
-        let doc =
-            json!({"id": format!("i{i}"), "pk": format!("p{}", i % 97), "pad": "x".repeat(400)});
-        source.create_item(&doc, None, None).await.unwrap();
-    }
-    let partitions = gw
-        .engine
-        .database("d")
-        .container("source")
-        .partitions()
-        .unwrap()
-        .len();
-    assert!(partitions >= 4, "{partitions} partitions");
+    write_spread(&source, 30..300, 400).await;
     until("300 changes", || seen.lock().len() == 300).await;
-    for _ in 0..100 {
-        if lease_ids(leases.clone()).await.len() == partitions {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    let ranges = lease_ids(leases.clone()).await;
-    assert_eq!(
-        ranges.len(),
-        partitions,
-        "one lease per child range: {ranges:?}"
-    );
+    let partitions = one_lease_per_partition(&gw, &leases).await;
+    assert!(partitions >= 4, "{partitions} partitions");
     // A second process takes its share of the children: both handle changes.
     let q = processor(&source, &leases, &seen);
     q.start().await.unwrap();
     tokio::time::sleep(Duration::from_millis(600)).await;
     let before = (p.delivered(), q.delivered());
-    for i in 300..400u32 {
-        let doc = json!({"id": format!("i{i}"), "pk": format!("p{}", i % 97)});
-        source.create_item(&doc, None, None).await.unwrap();
-    }
+    write_spread(&source, 300..400, 0).await;
     until("400 changes", || seen.lock().len() == 400).await;
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert!(
         p.delivered() > before.0 && q.delivered() > before.1,
         "both processes handle changes"
     );
-    let twice: Vec<_> = seen
-        .lock()
-        .iter()
-        .filter(|(_, n)| **n != 1)
-        .map(|(k, n)| (k.clone(), *n))
-        .collect();
-    assert!(twice.is_empty(), "each change once: {twice:?}");
+    assert_once(&seen);
     p.stop().await;
     q.stop().await;
 
     // A process that died between making the children and deleting the parent leaves both:
     // the next holder splits the parent again, keeping the children, and reads nothing twice.
-    let mut parent = parent;
+    let partitions = one_lease_per_partition(&gw, &leases).await;
     parent
         .as_object_mut()
         .unwrap()
@@ -423,32 +435,13 @@ async fn a_split_moves_the_lease_to_the_child_ranges() {
     parent["owner"] = json!("");
     parent["expires"] = json!(0);
     leases.create_item(&parent, None, None).await.unwrap();
-    let partitions = gw
-        .engine
-        .database("d")
-        .container("source")
-        .partitions()
-        .unwrap()
-        .len();
-    assert_eq!(lease_ids(leases.clone()).await.len(), partitions + 1);
+    assert_eq!(copy_leases(&leases).await.len(), partitions + 1);
     let r = processor(&source, &leases, &seen);
     r.start().await.unwrap();
-    for _ in 0..100 {
-        if lease_ids(leases.clone()).await.len() == partitions {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    assert_eq!(lease_ids(leases.clone()).await.len(), partitions);
-    for i in 400..440u32 {
-        let doc = json!({"id": format!("i{i}"), "pk": format!("p{}", i % 97)});
-        source.create_item(&doc, None, None).await.unwrap();
-    }
+    one_lease_per_partition(&gw, &leases).await;
+    write_spread(&source, 400..440, 0).await;
     until("440 changes", || seen.lock().len() == 440).await;
     tokio::time::sleep(Duration::from_millis(500)).await;
-    assert!(
-        seen.lock().values().all(|n| *n == 1),
-        "each change once after the interrupted split"
-    );
+    assert_once(&seen);
     r.stop().await;
 }
