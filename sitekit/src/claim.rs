@@ -169,6 +169,15 @@ impl UniqueValue {
             .await;
     }
 
+    /// Gives `value` back after a failed change, unless `owner`'s account holds it after all
+    /// (another request of the same owner set it meanwhile). One more point read than
+    /// [`release`](Self::release); an unreadable owner keeps the claim (taken over later).
+    pub async fn release_unless_held(&self, c: &Container, value: &str, owner: &str) {
+        if let Ok(false) = self.holds(c, owner, value).await {
+            self.release(c, value, owner).await;
+        }
+    }
+
     /// The id of the account holding `value` (a point read), if any.
     pub async fn owner_of(
         &self,

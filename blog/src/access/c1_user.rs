@@ -63,66 +63,86 @@ pub async fn create_user<C: UsersContainer>(db: &DbOf<C>, user: User) -> Result<
     }
 }
 
+/// How many times a rename re-reads the user when its patch finds the user changed since it was
+/// read. The propagation worker writes `propagatedVersion` into the same document after every
+/// rename, so a second rename soon after the first can lose to it once or twice.
+const RENAME_ATTEMPTS: usize = 5;
+
 /// Changes a username: claim the new name, patch the user if it is as read (bumping
 /// `usernameVersion`, which the propagation worker compares with `propagatedVersion`), release
 /// the old name. The old name is the one in the database, never one a page or cookie remembers.
+/// A patch that finds the user changed since the read reads again (optimistic concurrency): the
+/// new name stays claimed meanwhile, so no one else can take it.
 pub async fn change_username<C: UsersContainer>(
     db: &DbOf<C>,
     user_id: &str,
     new: &str,
 ) -> Result<User> {
-    let read = db
-        .users()
-        .read_item::<User>(user_id, user_id, None)
-        .labelled("[C1] read user")
-        .await?;
-    let old = read
-        .resource
-        .as_ref()
-        .map(|u| u.username.clone())
-        .unwrap_or_default();
-    let same_name = sitekit::names::fold(&old) == sitekit::names::fold(new);
-    if !same_name {
-        USERNAME
-            .claim(db.users(), new, user_id)
-            .await
-            .map_err(taken)?;
-    }
-    let r = db
-        .users()
-        .patch_item::<User>(
-            user_id,
-            user_id,
-            &[
-                PatchOperation::set("/username", json!(new)),
-                PatchOperation::increment("/usernameVersion", 1),
-            ],
-            read.etag.map(ItemOptions::if_match),
-        )
-        .labelled("[C1] edit user")
-        .await;
-    let r = match r {
-        Ok(r) => r,
-        Err(e) => {
-            // A lost race (another rename won) or a failure: the new name goes back.
-            if !same_name {
-                USERNAME.release(db.users(), new, user_id).await;
+    let mut claimed = false;
+    for _ in 0..RENAME_ATTEMPTS {
+        let read = db
+            .users()
+            .read_item::<User>(user_id, user_id, None)
+            .labelled("[C1] read user")
+            .await?;
+        let old = read
+            .resource
+            .as_ref()
+            .map(|u| u.username.clone())
+            .unwrap_or_default();
+        let same_name = sitekit::names::fold(&old) == sitekit::names::fold(new);
+        if !same_name && !claimed {
+            USERNAME
+                .claim(db.users(), new, user_id)
+                .await
+                .map_err(taken)?;
+            claimed = true;
+        }
+        let patched = db
+            .users()
+            .patch_item::<User>(
+                user_id,
+                user_id,
+                &[
+                    PatchOperation::set("/username", json!(new)),
+                    PatchOperation::increment("/usernameVersion", 1),
+                ],
+                read.etag.map(ItemOptions::if_match),
+            )
+            .labelled("[C1] edit user")
+            .await;
+        match patched {
+            Ok(r) => {
+                if !same_name {
+                    USERNAME.release(db.users(), &old, user_id).await;
+                }
+                return r.resource.ok_or_else(|| {
+                    cosmos::Error::NotFound {
+                        what: format!("user {user_id}"),
+                    }
+                    .into()
+                });
             }
-            return Err(match e {
-                cosmos::Error::PreconditionFailed { .. } => BlogError::Invalid(
-                    "Your account changed while renaming: reload and try again.".into(),
-                ),
-                e => e.into(),
-            });
+            // Written since the read (the worker, or another rename): read again.
+            Err(cosmos::Error::PreconditionFailed { .. }) => continue,
+            Err(e) => {
+                give_back(db, new, user_id, claimed).await;
+                return Err(e.into());
+            }
         }
-    };
-    if !same_name {
-        USERNAME.release(db.users(), &old, user_id).await;
     }
-    r.resource.ok_or_else(|| {
-        cosmos::Error::NotFound {
-            what: format!("user {user_id}"),
-        }
-        .into()
-    })
+    give_back(db, new, user_id, claimed).await;
+    Err(BlogError::Invalid(
+        "Your account kept changing while renaming: reload and try again.".into(),
+    ))
+}
+
+/// A rename that failed gives its claim back, unless the user holds that name after all (a
+/// concurrent rename to the same name won): then the claim is theirs to keep.
+async fn give_back<C: UsersContainer>(db: &DbOf<C>, name: &str, user_id: &str, claimed: bool) {
+    if claimed {
+        USERNAME
+            .release_unless_held(db.users(), name, user_id)
+            .await;
+    }
 }

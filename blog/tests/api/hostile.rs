@@ -99,6 +99,36 @@ async fn a_stale_page_never_frees_another_users_name() {
     assert_eq!(session_checks(&page), 1);
 }
 
+/// The propagation worker writes `propagatedVersion` into the user after each rename; a rename
+/// whose read and patch straddle such a write must read again, not answer "your account
+/// changed" (CI caught that: a second rename soon after the first came back 400). Each rename
+/// here races one such write, sent 0–9 ms after the rename so that some land between its read
+/// and its patch.
+#[tokio::test(flavor = "multi_thread")]
+async fn renames_go_through_while_the_user_is_written_in_between() {
+    let app = spawn_app().await;
+    let (v, id) = app.new_user("Busy").await;
+    let users = &app.blog.containers.users;
+    for i in 0..20u64 {
+        let name = format!("Busy_{i}");
+        let write_in_between = async {
+            tokio::time::sleep(std::time::Duration::from_millis(i % 10)).await;
+            users
+                .patch_item::<Value>(
+                    &id,
+                    id.as_str(),
+                    &[cosmos::PatchOperation::set("/propagatedAt", json!(i))],
+                    None,
+                )
+                .await
+                .unwrap();
+        };
+        let (status, ()) = tokio::join!(rename(&v, &name), write_in_between);
+        assert_eq!(status, 303, "rename {i}");
+    }
+    assert_eq!(claims_owned_by(&app, &id).await, ["username:busy_19"]);
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn concurrent_renames_from_one_session_leave_one_claim() {
     let app = spawn_app().await;
