@@ -1,7 +1,8 @@
 // [C4] createLike: 004_* says "we obviously call a similar stored procedure when adding new
 // likes" without printing it; this is createComment's shape, with two changes:
-// - the like is created before the post is touched: a like's id is its user's, so a second like
-//   by the same user fails with 409 and, rethrown, leaves likeCount as it was;
+// - the like is created before the post is touched: the unique key of posts
+//   (/type, /userId, /commentId) refuses a second like by the same user with 409, which,
+//   rethrown, leaves likeCount as it was;
 // - the created like is the response body.
 function createLike(postId, like) {
   var collection = getContext().getCollection();

@@ -34,12 +34,20 @@ pub fn users_properties() -> ContainerProperties {
         }))
 }
 
+/// The unique key of `posts`: a user likes a post once. A post's partition also holds the post
+/// and its comments, all with a `userId`, and a unique key has no filter, so the key names the
+/// kind and gives each comment its own value: `(post, author, —)` once, `(like, user, —)` once
+/// per user, `(comment, user, its id)` as often as they like. (A missing path counts as a value,
+/// as in Cosmos DB.)
+pub const POSTS_UNIQUE_KEY: [&str; 3] = ["/type", "/userId", "/commentId"];
+
 /// `posts` (pk `/postId`) in every model: Q4/Q5 sort a post's comments and likes by date inside
 /// its partition; Q3/Q6 of V1 and V2 filter on `userId` and sort by date across partitions (as
 /// does the username propagation).
 pub fn posts_properties() -> ContainerProperties {
     ContainerProperties::new("posts", "/postId")
         .with_initial_partitions(PHYSICAL_PARTITIONS)
+        .with_unique_key(&POSTS_UNIQUE_KEY)
         .with_indexing_policy(json!({
             "includedPaths": [{"path": "/type/?"}, {"path": "/creationDate/?"}, {"path": "/userId/?"}],
             "excludedPaths": [{"path": "/*"}]

@@ -38,7 +38,14 @@ impl Database {
             Backend::Embedded(e) => {
                 let db = e.database(&self.id);
                 let wanted = props.indexing_policy.clone();
+                let unique_keys = props.unique_keys.clone();
                 let c = db.create_container_if_not_exists(props).await?;
+                same_unique_keys(
+                    &self.id,
+                    c.id(),
+                    c.read_container()?.unique_keys(),
+                    &unique_keys,
+                )?;
                 if let Some(wanted) = wanted {
                     let parse = |v: &serde_json::Value| {
                         serde_json::from_value::<engine::IndexingPolicy>(v.clone()).ok()
@@ -70,4 +77,31 @@ impl Database {
             Backend::Remote(r) => Ok(Container::remote(r.container(&self.id, id).await?)),
         }
     }
+}
+
+/// An existing container must have the unique keys the app declares: they are fixed at creation
+/// (in Cosmos DB too), and an app that counts on one (the blog's one like per user) would
+/// otherwise run without it. The order of keys does not matter.
+pub(crate) fn same_unique_keys(
+    database: &str,
+    container: &str,
+    stored: &[Vec<String>],
+    declared: &[Vec<String>],
+) -> Result<()> {
+    let sorted = |keys: &[Vec<String>]| {
+        let mut keys = keys.to_vec();
+        keys.sort();
+        keys
+    };
+    if sorted(stored) == sorted(declared) {
+        return Ok(());
+    }
+    Err(crate::Error::bad(
+        "uniqueKeyPolicy",
+        format!(
+            "container '{database}/{container}' exists with unique keys {stored:?}; the app \
+             declares {declared:?} (unique keys are fixed when a container is created: delete it, \
+             or start on a new database or data directory, and the app creates it with them)"
+        ),
+    ))
 }

@@ -324,6 +324,50 @@ async fn a_container_with_another_partition_key_is_refused() {
     assert!(text.contains("/a") && text.contains("/b"), "{text}");
 }
 
+/// Unique keys are fixed at creation: a container that exists without the unique keys the app
+/// declares is refused on both backends, naming both (the blog counts on one to allow one like
+/// per user); the same keys in another order are the same policy.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_container_without_the_declared_unique_keys_is_refused() {
+    let gw = TestGateway::start();
+    let dir = tempfile::tempdir().unwrap();
+    let engine = engine::Engine::open(dir.path(), Default::default()).unwrap();
+    for account in [connect(&gw).await, Account::embedded(engine)] {
+        let db = account.create_database_if_not_exists("d").await.unwrap();
+        db.create_container_if_not_exists(ContainerProperties::new("plain", "/pk"))
+            .await
+            .unwrap();
+        let e = db
+            .create_container_if_not_exists(
+                ContainerProperties::new("plain", "/pk").with_unique_key(&["/type", "/userId"]),
+            )
+            .await
+            .err()
+            .expect("a container without the unique key");
+        let text = e.to_string();
+        assert!(
+            text.contains("unique keys []") && text.contains("/userId") && text.contains("[]"),
+            "{text}"
+        );
+        let keyed = |keys: &[&[&str]]| {
+            keys.iter()
+                .fold(ContainerProperties::new("keyed", "/pk"), |p, k| {
+                    p.with_unique_key(k)
+                })
+        };
+        db.create_container_if_not_exists(keyed(&[&["/a"], &["/b", "/c"]]))
+            .await
+            .unwrap();
+        db.create_container_if_not_exists(keyed(&[&["/b", "/c"], &["/a"]]))
+            .await
+            .expect("the same keys in another order");
+        assert!(db
+            .create_container_if_not_exists(keyed(&[&["/a"]]))
+            .await
+            .is_err());
+    }
+}
+
 #[test]
 fn connection_strings_parse_as_the_portal_writes_them() {
     let s = ConnectionSettings::from_connection_string(

@@ -79,11 +79,16 @@ pub struct PostShort {
     pub creation_date: String,
 }
 
-/// A comment, in the post's partition of `posts`.
+/// A comment, in the post's partition of `posts`. `commentId` repeats the id for the unique key
+/// of `posts` (`/type, /userId, /commentId`, see `containers.rs`): every comment has its own
+/// value there, so the key that lets a user like a post once never limits their comments.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Comment {
     pub id: String,
+    /// The id again (absent from comments written before the unique key).
+    #[serde(default)]
+    pub comment_id: String,
     #[serde(rename = "type")]
     pub kind: String,
     pub post_id: String,
@@ -93,8 +98,9 @@ pub struct Comment {
     pub creation_date: String,
 }
 
-/// A like, in the post's partition of `posts`; its id is the liker's (`like-<userId>`), so a
-/// user likes a post at most once (a second create is a 409).
+/// A like, in the post's partition of `posts`. A user likes a post at most once: the unique key
+/// of `posts` (`/type, /userId, /commentId`; a like has no `commentId`) refuses a second like of
+/// one user in the post's partition (409).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Like {
@@ -107,9 +113,18 @@ pub struct Like {
     pub creation_date: String,
 }
 
+impl Comment {
+    /// A new comment's id (also its `commentId`).
+    pub fn new_id() -> String {
+        format!("comment-{:016x}", rand::random::<u64>())
+    }
+}
+
 impl Like {
-    pub fn id_for(user_id: &str) -> String {
-        format!("like-{user_id}")
+    /// A new like's id: any id unique in the post's partition; the unique key, not the id, makes
+    /// the like the user's only one.
+    pub fn new_id() -> String {
+        format!("like-{:016x}", rand::random::<u64>())
     }
 }
 

@@ -22,6 +22,9 @@ pub struct PostV1 {
 #[serde(rename_all = "camelCase")]
 pub struct CommentV1 {
     pub id: String,
+    /// The id again, for the unique key of `posts` (see [`Comment`]).
+    #[serde(default)]
+    pub comment_id: String,
     #[serde(rename = "type")]
     pub kind: String,
     pub post_id: String,
@@ -60,6 +63,7 @@ impl From<&Comment> for CommentV1 {
     fn from(c: &Comment) -> Self {
         CommentV1 {
             id: c.id.clone(),
+            comment_id: c.comment_id.clone(),
             kind: c.kind.clone(),
             post_id: c.post_id.clone(),
             user_id: c.user_id.clone(),
@@ -104,6 +108,7 @@ impl CommentV1 {
     pub fn with(self, user_username: String) -> Comment {
         Comment {
             id: self.id,
+            comment_id: self.comment_id,
             kind: self.kind,
             post_id: self.post_id,
             user_id: self.user_id,

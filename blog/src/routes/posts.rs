@@ -231,8 +231,10 @@ pub async fn comment<M: Version>(
         // The form answers with the first page of comments.
         return post_page(&ctx, &blog, &post_id, &Paging::default(), errors).await;
     }
+    let id = Comment::new_id();
     let comment = Comment {
-        id: format!("comment-{:016x}", rand::random::<u64>()),
+        comment_id: id.clone(),
+        id,
         kind: "comment".into(),
         post_id: post_id.clone(),
         user_id: me.id,
@@ -253,7 +255,7 @@ pub async fn like<M: Version>(
     let me = ctx.require_user()?.clone();
     let post_id = path.into_inner();
     let like = Like {
-        id: Like::id_for(&me.id),
+        id: Like::new_id(),
         kind: "like".into(),
         post_id: post_id.clone(),
         user_id: me.id,

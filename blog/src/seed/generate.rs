@@ -86,8 +86,10 @@ fn posts_of(n: u64, users: u64) -> Vec<(Post, Vec<Comment>, Vec<Like>)> {
                 (0..(25.0 * r.random::<f64>().powi(3)) as u32)
                     .map(|i| {
                         let by = r.random_range(1..=users);
+                        let id = format!("{post_id}-c{i:02}");
                         Comment {
-                            id: format!("{post_id}-c{i:02}"),
+                            comment_id: id.clone(),
+                            id,
                             kind: "comment".into(),
                             post_id: post_id.clone(),
                             user_id: user_id(by),
@@ -106,8 +108,9 @@ fn posts_of(n: u64, users: u64) -> Vec<(Post, Vec<Comment>, Vec<Like>)> {
             likers.dedup();
             let likes: Vec<Like> = likers
                 .into_iter()
-                .map(|by| Like {
-                    id: Like::id_for(&user_id(by)),
+                .enumerate()
+                .map(|(i, by)| Like {
+                    id: format!("{post_id}-l{i:02}"),
                     kind: "like".into(),
                     post_id: post_id.clone(),
                     user_id: user_id(by),

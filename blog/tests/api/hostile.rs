@@ -1,9 +1,11 @@
 //! What a hostile visitor tried on the blog (issue 17): double-submitted sign-ups, a stale page
-//! freeing someone else's name, concurrent renames, look-alike names, sign-in of the wrong model.
+//! freeing someone else's name, concurrent renames, look-alike names, sign-in of the wrong model,
+//! simultaneous likes.
 
 use serde_json::{json, Value};
 
 use crate::helpers::{routings, session_checks, spawn_app, spawn_app_tuned, TestApp};
+use crate::posts::counts;
 
 async fn users_named(app: &TestApp, folded: &str) -> u64 {
     app.blog
@@ -316,4 +318,71 @@ async fn anonymous_v1_and_v2_feeds_spend_from_a_per_address_limit() {
         .signed_in_at("/v2", blog::seed::DEMO_USERNAME, blog::seed::DEMO_PASSWORD)
         .await;
     assert_eq!(signed_in.get("/v2/").await.status, 200);
+}
+
+/// One like per user per post is the unique key of `posts` (`/type, /userId, /commentId`), not
+/// the like's id: twenty simultaneous likes by one user store one like and count it once, twenty
+/// simultaneous unlikes take it back once; the key never stands in the way of a second comment
+/// or of the author liking their own post; and a like written past the app is refused (409).
+#[tokio::test(flavor = "multi_thread")]
+async fn c4_simultaneous_likes_by_one_user_count_once_and_comments_are_not_limited() {
+    let app = spawn_app().await;
+    let (author, _) = app.new_user("writer").await;
+    let post_id = app.publish(&author, "Like me once", "body").await;
+    let page = format!("/posts/{post_id}");
+    let (fan, fan_id) = app.new_user("fan").await;
+    let token = fan.get(&page).await.csrf_token();
+    let all_at_once = |action: &'static str| {
+        let mut tasks = tokio::task::JoinSet::new();
+        for _ in 0..20 {
+            let (fan, token, url) = (fan.clone(), token.clone(), format!("{page}/{action}"));
+            tasks.spawn(async move { fan.post(&url, &[("csrf_token", &token)]).await.status });
+        }
+        tasks
+    };
+    let mut likes = all_at_once("like");
+    while let Some(status) = likes.join_next().await {
+        assert_eq!(status.unwrap(), 303);
+    }
+    assert_eq!(counts(&app, &post_id).await, (0, 1, 0, 1));
+    // Comments by one user, and the author's like of their own post, all go through.
+    for text in ["one", "two"] {
+        let r = fan
+            .submit(&page, &format!("{page}/comments"), &[("content", text)])
+            .await;
+        assert_eq!(r.status, 303);
+    }
+    assert_eq!(
+        author
+            .submit(&page, &format!("{page}/like"), &[])
+            .await
+            .status,
+        303
+    );
+    assert_eq!(counts(&app, &post_id).await, (2, 2, 2, 2));
+    // A second like of the fan, written straight to the container with a fresh id.
+    let second = serde_json::json!({
+        "id": "like-written-past-the-app", "type": "like", "postId": post_id,
+        "userId": fan_id, "userUsername": "fan", "creationDate": "2026-01-01T00:00:00Z"
+    });
+    let refused = app
+        .blog
+        .containers
+        .posts
+        .create_item(&second, None, None)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(refused, cosmos::Error::UniqueKey { .. }),
+        "{refused:?}"
+    );
+    let mut unlikes = all_at_once("unlike");
+    while let Some(status) = unlikes.join_next().await {
+        assert_eq!(status.unwrap(), 303);
+    }
+    assert_eq!(counts(&app, &post_id).await, (2, 1, 2, 1));
+    assert!(
+        fan.get(&page).await.body.contains(">Like<"),
+        "the fan may like it again"
+    );
 }

@@ -2,7 +2,8 @@ use serde_json::Value;
 
 use crate::helpers::{eventually, routings, spawn_app, TestApp};
 
-async fn counts(app: &TestApp, post_id: &str) -> (u64, u64, usize, usize) {
+/// A post's `(commentCount, likeCount, comments stored, likes stored)`.
+pub async fn counts(app: &TestApp, post_id: &str) -> (u64, u64, usize, usize) {
     let docs = app
         .engine
         .database("blog")

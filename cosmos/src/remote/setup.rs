@@ -53,6 +53,20 @@ impl RemoteAccount {
                 ),
             ));
         }
+        let stored_keys: Vec<Vec<String>> = stored["uniqueKeyPolicy"]["uniqueKeys"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|k| {
+                k["paths"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|p| p.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .collect();
+        crate::database::same_unique_keys(database, &props.id, &stored_keys, &props.unique_keys)?;
         Ok(container)
     }
 

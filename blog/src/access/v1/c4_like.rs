@@ -1,7 +1,8 @@
-//! [C4] V1: a like is one write to `posts` (7.05 RU in the article); its id is the liker's, so a
-//! second like by the same user is a 409. Unlike deletes it.
+//! [C4] V1: a like is one write to `posts` (7.05 RU in the article); the unique key of `posts`
+//! makes a second like by the same user a 409. Unlike finds the user's like and deletes it.
 
 use super::Db;
+use crate::access::c4_like::like_of;
 use crate::access::Result;
 use crate::model::v1::LikeV1;
 use crate::model::Like;
@@ -21,35 +22,30 @@ pub async fn like(db: &Db, like: &Like) -> Result<bool> {
         .await
     {
         Ok(_) => Ok(true),
-        Err(cosmos::Error::Conflict { .. }) => Ok(false),
+        Err(cosmos::Error::UniqueKey { .. } | cosmos::Error::Conflict { .. }) => Ok(false),
         Err(e) => Err(e.into()),
     }
 }
 
 /// Ok(false) when the user had not liked the post.
 pub async fn unlike(db: &Db, post_id: &str, user_id: &str) -> Result<bool> {
+    let Some(id) = like_of(&db.posts, post_id, user_id).await? else {
+        return Ok(false);
+    };
     match db
         .posts
-        .delete_item(&Like::id_for(user_id), post_id, None)
+        .delete_item(&id, post_id, None)
         .labelled("[C4] delete like")
         .await
     {
         Ok(_) => Ok(true),
+        // Another request took it back first.
         Err(cosmos::Error::NotFound { .. }) => Ok(false),
         Err(e) => Err(e.into()),
     }
 }
 
-/// Whether the user likes the post: a point read of the like's id.
+/// Whether the user likes the post.
 pub async fn likes_post(db: &Db, post_id: &str, user_id: &str) -> Result<bool> {
-    match db
-        .posts
-        .read_item::<serde_json::Value>(&Like::id_for(user_id), post_id, None)
-        .labelled("read own like")
-        .await
-    {
-        Ok(_) => Ok(true),
-        Err(cosmos::Error::NotFound { .. }) => Ok(false),
-        Err(e) => Err(e.into()),
-    }
+    Ok(like_of(&db.posts, post_id, user_id).await?.is_some())
 }
