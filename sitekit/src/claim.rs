@@ -62,7 +62,9 @@ impl UniqueValue {
     }
 
     /// Makes `owner` the holder of `value`: Ok if it is (or already was) theirs, `Taken` if
-    /// someone else holds it.
+    /// someone else holds it. "Already theirs" means two requests of one owner may count on one
+    /// claim, and either may release it: a caller that changes an owner's value lets one change
+    /// run at a time (the blog's rename marks the user first).
     pub async fn claim(&self, c: &Container, value: &str, owner: &str) -> Result<(), ClaimError> {
         let doc = self.document(value, owner);
         let (id, pk) = (self.locate)(&(self.normalize)(value));
@@ -169,9 +171,11 @@ impl UniqueValue {
             .await;
     }
 
-    /// Gives `value` back after a failed change, unless `owner`'s account holds it after all
-    /// (another request of the same owner set it meanwhile). One more point read than
-    /// [`release`](Self::release); an unreadable owner keeps the claim (taken over later).
+    /// Gives `value` back after a failed change, unless `owner`'s account holds it after all (a
+    /// write that timed out may have landed). One more point read than [`release`](Self::release);
+    /// an unreadable owner keeps the claim (taken over later). The read and the delete are two
+    /// requests: the caller must keep other changes of the owner's value out meanwhile (the blog
+    /// marks a user as renaming).
     pub async fn release_unless_held(&self, c: &Container, value: &str, owner: &str) {
         if let Ok(false) = self.holds(c, owner, value).await {
             self.release(c, value, owner).await;

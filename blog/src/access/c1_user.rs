@@ -16,7 +16,7 @@ use serde_json::json;
 use sitekit::claim::{ClaimError, UniqueValue};
 
 use super::{BlogError, DbOf, Result, UsersContainer};
-use crate::model::User;
+use crate::model::{Renaming, User};
 
 /// The claim's id and partition key value.
 pub fn claim_key(username: &str) -> String {
@@ -63,42 +63,174 @@ pub async fn create_user<C: UsersContainer>(db: &DbOf<C>, user: User) -> Result<
     }
 }
 
-/// How many times a rename re-reads the user when its patch finds the user changed since it was
-/// read. The propagation worker writes `propagatedVersion` into the same document after every
-/// rename, so a second rename soon after the first can lose to it once or twice.
-const RENAME_ATTEMPTS: usize = 5;
+/// How many times a step of a rename reads the user again when its patch finds the user written
+/// since the read: the propagation worker writes `propagatedVersion`, and a session its
+/// bookkeeping, into the same document.
+const ATTEMPTS: usize = 5;
 
-/// Changes a username: claim the new name, patch the user if it is as read (bumping
-/// `usernameVersion`, which the propagation worker compares with `propagatedVersion`), release
-/// the old name. The old name is the one in the database, never one a page or cookie remembers.
-/// A patch that finds the user changed since the read reads again (optimistic concurrency): the
-/// new name stays claimed meanwhile, so no one else can take it.
+/// How long a rename holds its mark on the user: far longer than a rename takes, short enough
+/// that a request that crashed mid-rename blocks the next one only briefly.
+const MARK_SECS: u64 = 60;
+
+/// Changes a username, one rename of a user at a time:
+/// 1. mark the user as renaming (a patch guarded by the etag read; a live mark of another
+///    request refuses: "in progress");
+/// 2. claim the new name (taken: the mark comes off, nothing else changed);
+/// 3. set the name, bump `usernameVersion` (which the propagation worker compares with
+///    `propagatedVersion`) and take the mark off, guarded by the etag;
+/// 4. release the old name: the one in the database, never one a page or cookie remembers.
+///
+/// While the mark is on no other request of the user gets past step 1, so two requests of one
+/// user never count on one claim, and a release never frees a name the user holds. A patch that
+/// finds the user written since its read reads again (optimistic concurrency).
 pub async fn change_username<C: UsersContainer>(
     db: &DbOf<C>,
     user_id: &str,
     new: &str,
 ) -> Result<User> {
-    let mut claimed = false;
-    for _ in 0..RENAME_ATTEMPTS {
-        let read = db
-            .users()
-            .read_item::<User>(user_id, user_id, None)
-            .labelled("[C1] read user")
-            .await?;
-        let old = read
-            .resource
-            .as_ref()
-            .map(|u| u.username.clone())
-            .unwrap_or_default();
-        let same_name = sitekit::names::fold(&old) == sitekit::names::fold(new);
-        if !same_name && !claimed {
-            USERNAME
-                .claim(db.users(), new, user_id)
-                .await
-                .map_err(taken)?;
-            claimed = true;
+    let token = format!("{:016x}", rand::random::<u64>());
+    let (old, etag) = match mark(db, user_id, new, &token).await? {
+        Marked::Done(user) => return Ok(user),
+        Marked::Renaming { old, etag } => (old, etag),
+    };
+    if let Err(e) = USERNAME.claim(db.users(), new, user_id).await {
+        unmark(db, user_id, &token).await;
+        return Err(taken(e));
+    }
+    match set_name(db, user_id, new, &token, etag).await {
+        Ok(user) => {
+            USERNAME.release(db.users(), &old, user_id).await;
+            Ok(user)
         }
-        let patched = db
+        Err(e) => {
+            // A patch that failed on the way back may still have landed: keep a name it set.
+            USERNAME
+                .release_unless_held(db.users(), new, user_id)
+                .await;
+            unmark(db, user_id, &token).await;
+            Err(e)
+        }
+    }
+}
+
+enum Marked {
+    /// Nothing to claim: the same name, or the same name in other letters (set already).
+    Done(User),
+    /// The user is marked as renaming by this request; `etag` is the marked document's.
+    Renaming { old: String, etag: Option<String> },
+}
+
+fn now_secs() -> u64 {
+    sitekit::time::unix_now()
+}
+
+fn in_progress() -> BlogError {
+    BlogError::Invalid(
+        "Your username is being changed by another request: reload in a moment to see it.".into(),
+    )
+}
+
+fn kept_changing() -> BlogError {
+    BlogError::Invalid("Your account kept changing while renaming: reload and try again.".into())
+}
+
+async fn read_user<C: UsersContainer>(
+    db: &DbOf<C>,
+    user_id: &str,
+) -> Result<(User, Option<String>)> {
+    let read = db
+        .users()
+        .read_item::<User>(user_id, user_id, None)
+        .labelled("[C1] read user")
+        .await?;
+    let user = read.resource.ok_or_else(|| cosmos::Error::NotFound {
+        what: format!("user {user_id}"),
+    })?;
+    Ok((user, read.etag))
+}
+
+/// Step 1: marks the user as renaming to `new` by this request (`token`).
+async fn mark<C: UsersContainer>(
+    db: &DbOf<C>,
+    user_id: &str,
+    new: &str,
+    token: &str,
+) -> Result<Marked> {
+    for _ in 0..ATTEMPTS {
+        let (user, etag) = read_user(db, user_id).await?;
+        let stale_mark = match &user.renaming {
+            Some(r) if r.until > now_secs() => return Err(in_progress()),
+            Some(_) => true,
+            None => false,
+        };
+        let same_name = sitekit::names::fold(&user.username) == sitekit::names::fold(new);
+        if same_name && user.username == new {
+            return Ok(Marked::Done(user));
+        }
+        let mut ops = if same_name {
+            // Other letters, same claim: nothing to claim or release.
+            vec![
+                PatchOperation::set("/username", json!(new)),
+                PatchOperation::increment("/usernameVersion", 1),
+            ]
+        } else {
+            let mark = Renaming {
+                to: new.to_owned(),
+                until: now_secs() + MARK_SECS,
+                token: token.to_owned(),
+            };
+            vec![PatchOperation::set(
+                "/renaming",
+                serde_json::to_value(mark).map_err(cosmos::Error::from)?,
+            )]
+        };
+        if same_name && stale_mark {
+            ops.push(PatchOperation::remove("/renaming"));
+        }
+        match db
+            .users()
+            .patch_item::<User>(user_id, user_id, &ops, etag.map(ItemOptions::if_match))
+            .labelled(if same_name {
+                "[C1] edit user"
+            } else {
+                "[C1] mark user renaming"
+            })
+            .await
+        {
+            Ok(r) if same_name => return Ok(Marked::Done(r.resource.unwrap_or(user))),
+            Ok(r) => {
+                return Ok(Marked::Renaming {
+                    old: user.username,
+                    etag: r.etag,
+                })
+            }
+            // Written since the read (the worker, a session, another rename): read again.
+            Err(cosmos::Error::PreconditionFailed { .. }) => continue,
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Err(kept_changing())
+}
+
+/// Step 3: sets the name and takes this request's mark off. The first attempt uses the etag
+/// the mark left; a later one reads again, and goes on only while the mark is still its own.
+async fn set_name<C: UsersContainer>(
+    db: &DbOf<C>,
+    user_id: &str,
+    new: &str,
+    token: &str,
+    mut etag: Option<String>,
+) -> Result<User> {
+    for attempt in 0..ATTEMPTS {
+        if attempt > 0 {
+            let (user, read_etag) = read_user(db, user_id).await?;
+            if user.renaming.as_ref().map(|r| r.token.as_str()) != Some(token) {
+                // The mark expired and another rename went on: this one has lost.
+                return Err(kept_changing());
+            }
+            etag = read_etag;
+        }
+        match db
             .users()
             .patch_item::<User>(
                 user_id,
@@ -106,43 +238,51 @@ pub async fn change_username<C: UsersContainer>(
                 &[
                     PatchOperation::set("/username", json!(new)),
                     PatchOperation::increment("/usernameVersion", 1),
+                    PatchOperation::remove("/renaming"),
                 ],
-                read.etag.map(ItemOptions::if_match),
+                etag.clone().map(ItemOptions::if_match),
             )
             .labelled("[C1] edit user")
-            .await;
-        match patched {
+            .await
+        {
             Ok(r) => {
-                if !same_name {
-                    USERNAME.release(db.users(), &old, user_id).await;
-                }
                 return r.resource.ok_or_else(|| {
                     cosmos::Error::NotFound {
                         what: format!("user {user_id}"),
                     }
                     .into()
-                });
+                })
             }
-            // Written since the read (the worker, or another rename): read again.
             Err(cosmos::Error::PreconditionFailed { .. }) => continue,
-            Err(e) => {
-                give_back(db, new, user_id, claimed).await;
-                return Err(e.into());
-            }
+            Err(e) => return Err(e.into()),
         }
     }
-    give_back(db, new, user_id, claimed).await;
-    Err(BlogError::Invalid(
-        "Your account kept changing while renaming: reload and try again.".into(),
-    ))
+    Err(kept_changing())
 }
 
-/// A rename that failed gives its claim back, unless the user holds that name after all (a
-/// concurrent rename to the same name won): then the claim is theirs to keep.
-async fn give_back<C: UsersContainer>(db: &DbOf<C>, name: &str, user_id: &str, claimed: bool) {
-    if claimed {
-        USERNAME
-            .release_unless_held(db.users(), name, user_id)
-            .await;
+/// Takes this request's mark off after a failed rename (best effort: a mark left behind expires
+/// after [`MARK_SECS`]).
+async fn unmark<C: UsersContainer>(db: &DbOf<C>, user_id: &str, token: &str) {
+    for _ in 0..ATTEMPTS {
+        let Ok((user, etag)) = read_user(db, user_id).await else {
+            return;
+        };
+        if user.renaming.as_ref().map(|r| r.token.as_str()) != Some(token) {
+            return;
+        }
+        match db
+            .users()
+            .patch_item::<User>(
+                user_id,
+                user_id,
+                &[PatchOperation::remove("/renaming")],
+                etag.map(ItemOptions::if_match),
+            )
+            .labelled("[C1] unmark user")
+            .await
+        {
+            Err(cosmos::Error::PreconditionFailed { .. }) => continue,
+            _ => return,
+        }
     }
 }

@@ -26,6 +26,20 @@ pub struct User {
     /// through the posts' change feed moments later, so only then is the lag worth asking.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub propagated_at: Option<u64>,
+    /// Set while a rename of this user is under way (`access::c1_user`): one rename at a time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub renaming: Option<Renaming>,
+}
+
+/// A rename in progress: which request holds the user, for what name, until when.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Renaming {
+    pub to: String,
+    /// Unix seconds; past it the mark is a crashed request's and the next rename may go on.
+    pub until: u64,
+    /// The request's own random token: a request that finds another token lost its mark.
+    pub token: String,
 }
 
 /// Makes usernames unique without a fan-out: one document per username, in its own logical

@@ -72,6 +72,7 @@ pub async fn signup<M: Version>(
         username_version: 0,
         propagated_version: 0,
         propagated_at: None,
+        renaming: None,
     };
     match blog.c1_create_user(user).await {
         Ok(u) => {

@@ -45,6 +45,7 @@ pub fn generate(n: u64, users: u64, password: &str) -> Generated {
         username_version: 0,
         propagated_version: 0,
         propagated_at: None,
+        renaming: None,
     };
     let claim = UsernameClaim {
         id: claim_key(&name),

@@ -131,6 +131,45 @@ async fn renames_go_through_while_the_user_is_written_in_between() {
     assert_eq!(claims_owned_by(&app, &id).await, ["username:busy_19"]);
 }
 
+/// Two renames of one user at once, one to a new name and one to the current name in other
+/// letters: whatever the interleaving, the name the user ends with is claimed by them and no
+/// other claim is left. (With a retry and no mark, the second could reuse the first claim and
+/// the first release it: a user named "a" with no claim on "a".)
+#[tokio::test(flavor = "multi_thread")]
+async fn a_rename_racing_a_respelling_leaves_the_users_name_claimed() {
+    let app = spawn_app().await;
+    let (v, id) = app.new_user("Spell").await;
+    let token = v.get("/account").await.csrf_token();
+    let mut current = "Spell".to_owned();
+    for round in 0..12 {
+        let new = format!("Spell_{round}");
+        let respelled = current.to_lowercase();
+        let (a, b) = tokio::join!(
+            v.post("/account", &[("username", &new), ("csrf_token", &token)]),
+            v.post("/account", &[("username", &respelled), ("csrf_token", &token)])
+        );
+        for s in [a.status, b.status] {
+            assert!(s == 303 || s == 400, "round {round}: {s}");
+        }
+        let user = app
+            .blog
+            .containers
+            .users
+            .read_item::<Value>(&id, id.as_str(), None)
+            .await
+            .unwrap()
+            .resource
+            .unwrap();
+        current = user["username"].as_str().unwrap().to_owned();
+        assert!(user.get("renaming").is_none(), "round {round}: {user}");
+        assert_eq!(
+            claims_owned_by(&app, &id).await,
+            [format!("username:{}", current.to_lowercase())],
+            "round {round}: named {current}"
+        );
+    }
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn concurrent_renames_from_one_session_leave_one_claim() {
     let app = spawn_app().await;
