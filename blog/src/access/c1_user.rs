@@ -104,9 +104,7 @@ pub async fn change_username<C: UsersContainer>(
         }
         Err(e) => {
             // A patch that failed on the way back may still have landed: keep a name it set.
-            USERNAME
-                .release_unless_held(db.users(), new, user_id)
-                .await;
+            USERNAME.release_unless_held(db.users(), new, user_id).await;
             unmark(db, user_id, &token).await;
             Err(e)
         }

@@ -100,7 +100,7 @@ pub struct PostShort {
 #[serde(rename_all = "camelCase")]
 pub struct Comment {
     pub id: String,
-    /// The id again (absent from comments written before the unique key).
+    /// The id again (read leniently: a comment written past the app may lack it).
     #[serde(default)]
     pub comment_id: String,
     #[serde(rename = "type")]

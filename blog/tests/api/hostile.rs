@@ -144,9 +144,14 @@ async fn a_rename_racing_a_respelling_leaves_the_users_name_claimed() {
     for round in 0..12 {
         let new = format!("Spell_{round}");
         let respelled = current.to_lowercase();
+        let to_new = [("username", new.as_str()), ("csrf_token", token.as_str())];
+        let to_respelled = [
+            ("username", respelled.as_str()),
+            ("csrf_token", token.as_str()),
+        ];
         let (a, b) = tokio::join!(
-            v.post("/account", &[("username", &new), ("csrf_token", &token)]),
-            v.post("/account", &[("username", &respelled), ("csrf_token", &token)])
+            v.post("/account", &to_new),
+            v.post("/account", &to_respelled)
         );
         for s in [a.status, b.status] {
             assert!(s == 303 || s == 400, "round {round}: {s}");
@@ -168,6 +173,57 @@ async fn a_rename_racing_a_respelling_leaves_the_users_name_claimed() {
             "round {round}: named {current}"
         );
     }
+}
+
+/// One rename of a user at a time: a rename in progress (its mark on the user, as a request
+/// between its claim and its patch leaves it) makes a second one a 400 that changes nothing; a
+/// mark left by a request that died lets the next rename through once it expires.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_rename_in_progress_holds_off_another_until_its_mark_expires() {
+    let app = spawn_app().await;
+    let (v, id) = app.new_user("Marked").await;
+    let users = &app.blog.containers.users;
+    let mark = |until: u64| {
+        let users = users.clone();
+        let id = id.clone();
+        async move {
+            let mark =
+                json!({"to": "Marked_elsewhere", "until": until, "token": "another request"});
+            users
+                .patch_item::<Value>(
+                    &id,
+                    id.as_str(),
+                    &[cosmos::PatchOperation::set("/renaming", mark)],
+                    None,
+                )
+                .await
+                .unwrap();
+        }
+    };
+    let now = sitekit::time::unix_now();
+    mark(now + 60).await;
+    let r = v
+        .submit("/account", "/account", &[("username", "Marked_here")])
+        .await;
+    assert_eq!(r.status, 400);
+    assert!(
+        r.body.contains("being changed by another request"),
+        "{}",
+        r.body
+    );
+    assert_eq!(claims_owned_by(&app, &id).await, ["username:marked"]);
+    // Expired: the request that set it is gone.
+    mark(now - 1).await;
+    assert_eq!(rename(&v, "Marked_here").await, 303);
+    let user = users
+        .read_item::<Value>(&id, id.as_str(), None)
+        .await
+        .unwrap()
+        .resource
+        .unwrap();
+    assert_eq!(user["username"], "Marked_here");
+    assert!(user.get("renaming").is_none(), "{user}");
+    assert_eq!(claims_owned_by(&app, &id).await, ["username:marked_here"]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
