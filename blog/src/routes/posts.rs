@@ -172,9 +172,11 @@ async fn post_page<M: Version>(
 ) -> Result<HttpResponse, WebError> {
     let post = blog.q2_post(post_id).await?;
     let comments = blog.q4_comments(post_id, paging.page.clone()).await?;
+    // "Do I like this?" is a query (the like's id does not name its user): a post nobody likes
+    // needs none.
     let liked = match &ctx.user {
-        Some(me) => blog.likes_post(post_id, &me.id).await?,
-        None => false,
+        Some(me) if post.like_count > 0 => blog.likes_post(post_id, &me.id).await?,
+        _ => false,
     };
     let status = if errors.is_empty() {
         StatusCode::OK

@@ -35,6 +35,18 @@ async fn claims_owned_by(app: &TestApp, owner: &str) -> Vec<String> {
         .items
 }
 
+/// The user's document as stored.
+async fn user_doc(app: &TestApp, id: &str) -> Value {
+    app.blog
+        .containers
+        .users
+        .read_item::<Value>(id, id, None)
+        .await
+        .unwrap()
+        .resource
+        .unwrap()
+}
+
 async fn rename(v: &sitekit::testing::Visitor, to: &str) -> u16 {
     v.submit("/account", "/account", &[("username", to)])
         .await
@@ -156,15 +168,7 @@ async fn a_rename_racing_a_respelling_leaves_the_users_name_claimed() {
         for s in [a.status, b.status] {
             assert!(s == 303 || s == 400, "round {round}: {s}");
         }
-        let user = app
-            .blog
-            .containers
-            .users
-            .read_item::<Value>(&id, id.as_str(), None)
-            .await
-            .unwrap()
-            .resource
-            .unwrap();
+        let user = user_doc(&app, &id).await;
         current = user["username"].as_str().unwrap().to_owned();
         assert!(user.get("renaming").is_none(), "round {round}: {user}");
         assert_eq!(
@@ -215,12 +219,7 @@ async fn a_rename_in_progress_holds_off_another_until_its_mark_expires() {
     // Expired: the request that set it is gone.
     mark(now - 1).await;
     assert_eq!(rename(&v, "Marked_here").await, 303);
-    let user = users
-        .read_item::<Value>(&id, id.as_str(), None)
-        .await
-        .unwrap()
-        .resource
-        .unwrap();
+    let user = user_doc(&app, &id).await;
     assert_eq!(user["username"], "Marked_here");
     assert!(user.get("renaming").is_none(), "{user}");
     assert_eq!(claims_owned_by(&app, &id).await, ["username:marked_here"]);
@@ -246,15 +245,7 @@ async fn concurrent_renames_from_one_session_leave_one_claim() {
         let s = s.unwrap();
         assert!(s == 303 || s == 400 || s == 409, "{s}");
     }
-    let user = app
-        .blog
-        .containers
-        .users
-        .read_item::<Value>(&id, id.as_str(), None)
-        .await
-        .unwrap()
-        .resource
-        .unwrap();
+    let user = user_doc(&app, &id).await;
     let name = user["username"].as_str().unwrap().to_lowercase();
     assert_eq!(
         claims_owned_by(&app, &id).await,

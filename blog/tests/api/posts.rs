@@ -205,8 +205,16 @@ async fn c3_c4_q4_q5_comments_and_likes_keep_their_counts_exact() {
         assert!((total - r.request_charge()).abs() < 0.02, "{total}");
         assert!(v.get(&page).await.last_action_calls().is_empty());
     }
+    // "Do I like this?" is a query in the post's partition, asked only once someone likes it.
+    let asks_own_like = |r: &sitekit::testing::Reply| {
+        r.engine_calls()
+            .iter()
+            .any(|c| c.0 == "[C4] query own like")
+    };
+    assert!(!asks_own_like(&a.get(&page).await));
     let r = a.submit(&page, &format!("{page}/like"), &[]).await;
     assert_eq!(r.status, 303);
+    assert!(asks_own_like(&a.get(&page).await));
     // A second like by the same user changes nothing.
     a.submit(&page, &format!("{page}/like"), &[]).await;
     b.submit(&page, &format!("{page}/like"), &[]).await;
