@@ -24,6 +24,9 @@ pub struct ImportOptions<'a> {
     pub container: &'a str,
     pub partition_key: Option<&'a str>,
     pub partitions: u32,
+    /// Unique keys of a new container (each a list of paths); an existing one must have these,
+    /// when given.
+    pub unique_keys: Vec<Vec<String>>,
     pub upsert: bool,
     pub concurrency: usize,
     pub rejects: Option<PathBuf>,
@@ -82,6 +85,19 @@ async fn container(engine: &Engine, o: &ImportOptions<'_>) -> Result<ContainerCl
                 });
             }
         }
+        if !o.unique_keys.is_empty() && def.unique_keys() != o.unique_keys.as_slice() {
+            return Err(Error::BadRequest {
+                field: Some("--unique-key".into()),
+                message: format!(
+                    "container '{}' exists with unique keys {:?}, not {:?}: unique keys are \
+                     fixed when a container is created; drop --unique-key or import into another \
+                     container",
+                    o.container,
+                    def.unique_keys(),
+                    o.unique_keys
+                ),
+            });
+        }
         return Ok(database.container(o.container));
     }
     let pk = o.partition_key.ok_or_else(|| Error::BadRequest {
@@ -91,11 +107,11 @@ async fn container(engine: &Engine, o: &ImportOptions<'_>) -> Result<ContainerCl
             o.container
         ),
     })?;
-    database
-        .create_container(
-            ContainerProperties::new(o.container, pk).with_initial_partitions(o.partitions),
-        )
-        .await
+    let props = o.unique_keys.iter().fold(
+        ContainerProperties::new(o.container, pk).with_initial_partitions(o.partitions),
+        |props, key| props.with_unique_key(&key.iter().map(String::as_str).collect::<Vec<_>>()),
+    );
+    database.create_container(props).await
 }
 
 pub type Units = Box<dyn Iterator<Item = Result<Unit, Error>>>;

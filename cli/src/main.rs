@@ -54,6 +54,11 @@ enum Command {
         /// Physical partitions of a new container.
         #[arg(long, default_value_t = 4)]
         partitions: u32,
+        /// A unique key of a new container: its paths, comma separated (/email, or
+        /// /type,/userId); repeat for several. No two items of one logical partition may share
+        /// a key's values (a missing path counts as a value); fixed once the container exists.
+        #[arg(long = "unique-key", value_name = "PATHS")]
+        unique_keys: Vec<String>,
         /// `create` fails on existing ids; `upsert` overwrites them.
         #[arg(long, default_value = "upsert", value_parser = ["create", "upsert"])]
         mode: String,
@@ -247,6 +252,7 @@ async fn run(cli: Cli) -> Result<(), import::ImportError> {
             target,
             partition_key,
             partitions,
+            unique_keys,
             mode,
             concurrency,
             rejects,
@@ -260,6 +266,10 @@ async fn run(cli: Cli) -> Result<(), import::ImportError> {
                     container: &target.container,
                     partition_key: partition_key.as_deref(),
                     partitions,
+                    unique_keys: unique_keys
+                        .iter()
+                        .map(|k| k.split(',').map(|p| p.trim().to_owned()).collect())
+                        .collect(),
                     upsert: mode == "upsert",
                     concurrency,
                     rejects,
@@ -440,7 +450,7 @@ async fn run(cli: Cli) -> Result<(), import::ImportError> {
                         .database(&d.id)
                         .containers()
                         .iter()
-                        .map(|c| json!({"id": c.id(), "partitionKey": c.partition_key().paths.join(","), "partitions": c.totals().0, "throughput": c.throughput(), "defaultTtl": c.default_ttl()}))
+                        .map(|c| json!({"id": c.id(), "partitionKey": c.partition_key().paths.join(","), "partitions": c.totals().0, "throughput": c.throughput(), "defaultTtl": c.default_ttl(), "uniqueKeys": c.unique_keys()}))
                         .collect();
                     json!({"id": d.id, "containers": containers})
                 })

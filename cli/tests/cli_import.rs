@@ -183,6 +183,47 @@ fn another_partition_key_for_an_existing_container_is_refused() {
     assert!(err.contains("/pk") && err.contains("/other"), "{err}");
 }
 
+/// `--unique-key` creates the container with a unique key policy: a second item of one logical
+/// partition with the same value is a 409 line, the same value in another partition is not;
+/// `list` shows the policy; another policy for the existing container is refused.
+#[test]
+fn unique_keys_are_created_enforced_listed_and_fixed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let file = tmp.path().join("f.jsonl");
+    std::fs::write(
+        &file,
+        concat!(
+            "{\"id\":\"a\",\"pk\":\"p\",\"email\":\"x@example.com\"}\n",
+            "{\"id\":\"b\",\"pk\":\"p\",\"email\":\"x@example.com\"}\n",
+            "{\"id\":\"c\",\"pk\":\"q\",\"email\":\"x@example.com\"}\n",
+            "{\"id\":\"d\",\"pk\":\"p\",\"email\":\"y@example.com\"}\n",
+        ),
+    )
+    .unwrap();
+    let o = import(&data, &file, &["--unique-key", "/email"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("1 of 4 items failed: 1 × 409"), "{err}");
+    assert!(err.contains("same value at /email"), "{err}");
+    // Lines of different ids run concurrently: a or b, whichever came first, stays.
+    let mut ids: Vec<String> = export(&data)
+        .iter()
+        .map(|d| d["id"].as_str().unwrap().to_owned())
+        .collect();
+    ids.sort();
+    assert!(ids == ["a", "c", "d"] || ids == ["b", "c", "d"], "{ids:?}");
+    let list = engine(&data, &["list"]);
+    let list: Value = serde_json::from_slice(&list.stdout).unwrap();
+    assert_eq!(
+        list[0]["containers"][0]["uniqueKeys"],
+        serde_json::json!([["/email"]])
+    );
+    let o = import(&data, &file, &["--unique-key", "/email,/pk"]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("unique keys") && err.contains("/pk"), "{err}");
+}
+
 /// The CLI a person can use (issue 18 §4): a query from a file or stdin, strict JSON
 /// parameters, no zero page size, named backup errors, a backup with the source's permissions.
 #[test]

@@ -14,6 +14,8 @@ pub struct ContainerSummary {
     pub throughput: String,
     pub indexing_mode: String,
     pub change_feed_retention: String,
+    /// The unique key policy: each key's paths, or "none".
+    pub unique_keys: String,
     pub partitions: usize,
     pub items: u64,
     pub bytes: u64,
@@ -46,12 +48,24 @@ impl ContainerSummary {
                 || "latest version".into(),
                 |s| format!("all versions, {s} s"),
             ),
+            unique_keys: unique_keys_text(def.unique_keys()),
             partitions,
             items,
             bytes,
             rebuilding: def.index_rebuild_progress().is_some(),
         }
     }
+}
+
+/// `/a, /b; /c` for two unique keys, `none` without a policy.
+fn unique_keys_text(keys: &[Vec<String>]) -> String {
+    if keys.is_empty() {
+        return "none".into();
+    }
+    keys.iter()
+        .map(|k| k.join(", "))
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 pub struct DatabaseView {

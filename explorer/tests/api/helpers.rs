@@ -51,7 +51,7 @@ pub async fn spawn_app(writes: bool) -> TestApp {
 
 /// `shop/products` (partition key `/categoryId`, two physical partitions, 400 RU/s) with 25
 /// bikes and 3 helmets, a stored procedure and a trigger; a change-feed processor copying
-/// product names into `shop/names`.
+/// product names into `shop/names` (a unique key on `/name`).
 pub async fn spawn_with(options: ExplorerOptions) -> TestApp {
     let dir = tempfile::tempdir().expect("a temp dir");
     let engine = Engine::open(dir.path(), EngineOptions::default()).expect("the engine opens");
@@ -65,7 +65,7 @@ pub async fn spawn_with(options: ExplorerOptions) -> TestApp {
         .await
         .unwrap();
     let names = db
-        .create_container(ContainerProperties::new("names", "/id"))
+        .create_container(ContainerProperties::new("names", "/id").with_unique_key(&["/name"]))
         .await
         .unwrap();
     let leases = db

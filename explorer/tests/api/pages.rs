@@ -33,6 +33,13 @@ async fn a_container_page_shows_its_indexing_policy_and_largest_logical_partitio
         r.body
     );
     assert!(r.body.contains("time to live</th><td>off"));
+    assert!(r.body.contains("unique keys</th><td>none"), "{}", r.body);
+    let names = app.get("/dbs/shop/colls/names").await;
+    assert!(
+        names.body.contains("unique keys</th><td>/name"),
+        "{}",
+        names.body
+    );
     // Bikes (25 items) are the largest, linked to the item browser.
     let bikes = r.body.find("/items?pk=bikes").expect("a link to the bikes");
     let helmets = r
