@@ -1,6 +1,7 @@
 //! Issue 18 §1: every stored item carries a checksum (LMDB has none), so damage inside an item's
 //! bytes is corrupt data naming the item, even when the bytes still parse as JSON; items stored
-//! before checksums (format 1) still read, and gain one when next written.
+//! before checksums (format 1) still read, and gain one when next written. And what `check`
+//! finds beyond the items: a misplaced item, damaged unique-key entries.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -270,4 +271,90 @@ fn an_item_stored_under_another_partition_key_is_reported_misplaced() {
         "{stdout}"
     );
     assert!(!stdout.contains("item 'a'"), "{stdout}");
+}
+
+/// Opens the `unique` table of a closed store straight through LMDB and hands it to `f`.
+fn with_unique_table(dir: &Path, f: impl FnOnce(&mut heed::RwTxn, heed::Database<Bytes, Bytes>)) {
+    // Safety: the only environment open on this directory in the process; no unsafe flags.
+    let env = unsafe {
+        heed::EnvOpenOptions::new()
+            .max_dbs(8)
+            .map_size(1 << 30)
+            .open(dir)
+            .unwrap()
+    };
+    let wtxn = env.write_txn().unwrap();
+    let table = env
+        .create_databases_and_commit(wtxn, |dbo, wtxn| -> heed::Result<_> {
+            Ok(CommitOrAbort::<_, ()>::Commit(
+                dbo.create_database::<Bytes, Bytes>(wtxn, Some("unique"))?,
+            ))
+        })
+        .unwrap()
+        .unwrap_commit();
+    let mut wtxn = env.write_txn().unwrap();
+    f(&mut wtxn, table);
+    wtxn.commit().unwrap();
+    drop(env);
+}
+
+/// A unique key's entries, damaged in the two ways that matter: one removed (a second item with
+/// that value would be accepted) and one pointed at another live item (that item's writes of the
+/// value would be refused). `check` passes before and names both after.
+#[test]
+fn damaged_unique_key_entries_are_reported() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("data");
+    {
+        let engine = Engine::open(&dir, EngineOptions::default()).unwrap();
+        rt().block_on(async {
+            let db = engine.create_database("test").await.unwrap();
+            let c = db
+                .create_container(ContainerProperties::new("u", "/pk").with_unique_key(&["/email"]))
+                .await
+                .unwrap();
+            for (id, email) in [
+                ("a", "x@example.com"),
+                ("b", "y@example.com"),
+                ("c", "z@example.com"),
+            ] {
+                c.create_item(&json!({"id": id, "pk": "p", "email": email}), None, None)
+                    .await
+                    .unwrap();
+            }
+        });
+    }
+    let o = engine(&dir, &["check"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stdout));
+    with_unique_table(&dir, |wtxn, table| {
+        let entries: Vec<(Vec<u8>, Vec<u8>)> = table
+            .iter(wtxn)
+            .unwrap()
+            .map(|e| e.map(|(k, v)| (k.to_vec(), v.to_vec())).unwrap())
+            .collect();
+        assert_eq!(entries.len(), 3);
+        for (k, holder) in entries {
+            match holder.as_slice() {
+                b"a" => assert!(table.delete(wtxn, &k).unwrap()),
+                b"b" => table.put(wtxn, &k, b"c").unwrap(),
+                _ => {}
+            }
+        }
+    });
+    let o = engine(&dir, &["check"]);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(!o.status.success(), "{stdout}");
+    assert!(
+        stdout.contains("item 'a' has no unique-key entry for its value at /email"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("names item 'c', which does not hold"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("item 'b' has no unique-key entry"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("item 'c' has no"), "{stdout}");
 }

@@ -1,12 +1,13 @@
 //! Items: each is intact and parses; what they hold is what the other checks compare against.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::{Container, Problems};
 use crate::error::Result;
 use crate::index::{self, CompiledPolicy};
 use crate::storage::keys::{self, DocHeader};
 use crate::ttl;
+use crate::unique;
 
 /// What the items imply for the rest of the store.
 #[derive(Default)]
@@ -21,6 +22,8 @@ pub(super) struct Items {
     pub(super) per_pp: BTreeMap<u32, u64>,
     /// Items per logical partition (by EPK).
     pub(super) per_lp: BTreeMap<[u8; 16], u64>,
+    /// The unique-key entries the live items should have: entry key → the holder's id bytes.
+    pub(super) unique_entries: HashMap<Vec<u8>, Vec<u8>>,
 }
 
 /// Every item's key is whole, its header and checksum verify and its JSON parses.
@@ -101,7 +104,23 @@ fn check_item_intact(
             ),
         ),
     }
-    if c.rebuilding || ttl::is_expired(&h, def.default_ttl, c.now) {
+    if ttl::is_expired(&h, def.default_ttl, c.now) {
+        return;
+    }
+    for e in unique::entries(def, &epk, &doc) {
+        if let Some(other) = items.unique_entries.insert(e.key, k[20..].to_vec()) {
+            problems.note(
+                "unique key violated",
+                format!(
+                    "items '{}' and '{}' of one logical partition have the same {}",
+                    String::from_utf8_lossy(&other),
+                    keys::id_of_doc_key(k),
+                    unique::describe(def, e.number)
+                ),
+            );
+        }
+    }
+    if c.rebuilding {
         return;
     }
     for term in index::terms(&doc, policy) {

@@ -1,6 +1,7 @@
 //! `engine check`: verifies what can be verified of a store without trusting it — every item
 //! parses, every item has its one latest-version change-feed entry (at its partition and LSN),
-//! every live item has exactly its index entries and every entry points to an item,
+//! every live item has exactly its index entries and every entry points to an item, every live
+//! item holds its unique-key entries and no entry blocks a value its item does not hold,
 //! the index counts match the entries, physical partitions tile the hash space, and the item
 //! counters (per physical and per logical partition) match the items. Read-only: it runs beside
 //! a writing process, in one read transaction (one consistent snapshot).
@@ -9,6 +10,7 @@ mod change_feed;
 mod index_entries;
 mod items;
 mod partitions;
+mod unique_entries;
 
 use std::collections::BTreeMap;
 
@@ -121,6 +123,7 @@ fn check_container(store: &Store, rtxn: &RoTxn, def: &ContainerDef) -> Result<Co
     )?;
     index_entries::check_items_have_their_entries(&items.index_entries, &mut problems);
     index_entries::check_index_counts(&c, &index, &mut problems);
+    unique_entries::check_unique_entries(&c, &items.unique_entries, &mut problems)?;
     Ok(ContainerReport {
         database: def.database.clone(),
         container: def.id.clone(),

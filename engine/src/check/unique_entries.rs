@@ -1,0 +1,81 @@
+//! Unique-key entries (`rid · epk · key number · hash of the values` → the holder's id): every
+//! live item holds the entries of its values, and no entry names a live item that does not hold
+//! its values. A missing entry lets a second item with the same values in; an entry naming the
+//! wrong live item refuses a value that item does not hold (409) for as long as it lives.
+//! An entry naming an item that is gone or expired blocks nothing (the next write of those
+//! values takes it over), so it is not a problem.
+
+use std::collections::{HashMap, HashSet};
+
+use super::{Container, Problems};
+use crate::error::Result;
+use crate::storage::keys::{self, DocHeader};
+use crate::ttl;
+use crate::unique;
+
+/// Where the key number sits in an entry's key (after the container's rid and the EPK).
+const NUMBER_AT: usize = 20;
+
+pub(super) fn check_unique_entries(
+    c: &Container,
+    expected: &HashMap<Vec<u8>, Vec<u8>>,
+    problems: &mut Problems,
+) -> Result<()> {
+    // A store written before unique keys has no `unique` table, and no container with a policy.
+    if c.def.unique_keys().is_empty() {
+        return Ok(());
+    }
+    let mut found = HashSet::new();
+    for entry in c.store.unique.prefix_iter(c.rtxn, &c.prefix)? {
+        let (k, holder) = entry?;
+        if expected.get(k).is_some_and(|id| id.as_slice() == holder) {
+            found.insert(k.to_vec());
+            continue;
+        }
+        if k.len() <= NUMBER_AT {
+            problems.note(
+                "damaged unique-key entry",
+                format!("unique-key entry {} is cut short", keys::hex(k)),
+            );
+            continue;
+        }
+        let mut holder_key = k[..NUMBER_AT].to_vec();
+        holder_key.extend_from_slice(holder);
+        let live = match c.store.docs.get(c.rtxn, &holder_key)? {
+            Some(v) => DocHeader::decode(v)
+                .is_some_and(|(h, _)| !ttl::is_expired(&h, c.def.default_ttl, c.now)),
+            None => false,
+        };
+        if live {
+            problems.note(
+                "stray unique-key entry",
+                format!(
+                    "a unique-key entry ({}) names item '{}', which does not hold those {}: \
+                     a write of them would be refused",
+                    keys::hex(k),
+                    keys::id_of_doc_key(&holder_key),
+                    describe(c, k)
+                ),
+            );
+        }
+    }
+    for (k, id) in expected {
+        if !found.contains(k) {
+            problems.note(
+                "missing unique-key entry",
+                format!(
+                    "item '{}' has no unique-key entry for its {}: a second item with them would \
+                     be accepted",
+                    String::from_utf8_lossy(id),
+                    describe(c, k)
+                ),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// "value at /email" for the unique key an entry's key belongs to.
+fn describe(c: &Container, k: &[u8]) -> String {
+    unique::describe(c.def, k.get(NUMBER_AT).copied().unwrap_or(0) as usize)
+}
