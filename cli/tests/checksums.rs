@@ -62,8 +62,13 @@ fn open_when_free(dir: &Path) -> Engine {
     }
 }
 
-/// Rewrites every stored item with `f(value)`, straight through LMDB (the engine closed).
-fn rewrite_items(dir: &Path, f: impl Fn(&[u8]) -> Vec<u8>) {
+/// Writes to the store's table `name` straight through LMDB (the engine closed): `f` gets a write
+/// transaction, committed after it.
+fn write_table(
+    dir: &Path,
+    name: &str,
+    f: impl FnOnce(&mut heed::RwTxn, heed::Database<Bytes, Bytes>),
+) {
     // Safety: the only environment open on this directory in the process; no unsafe flags.
     let env = unsafe {
         heed::EnvOpenOptions::new()
@@ -73,26 +78,33 @@ fn rewrite_items(dir: &Path, f: impl Fn(&[u8]) -> Vec<u8>) {
             .unwrap()
     };
     let wtxn = env.write_txn().unwrap();
-    let docs = env
+    let table = env
         .create_databases_and_commit(wtxn, |dbo, wtxn| -> heed::Result<_> {
             Ok(CommitOrAbort::<_, ()>::Commit(
-                dbo.create_database::<Bytes, Bytes>(wtxn, Some("docs"))?,
+                dbo.create_database::<Bytes, Bytes>(wtxn, Some(name))?,
             ))
         })
         .unwrap()
         .unwrap_commit();
     let mut wtxn = env.write_txn().unwrap();
-    let all: Vec<(Vec<u8>, Vec<u8>)> = docs
-        .iter(&wtxn)
-        .unwrap()
-        .map(|e| e.map(|(k, v)| (k.to_vec(), v.to_vec())).unwrap())
-        .collect();
-    assert_eq!(all.len(), 5);
-    for (k, v) in all {
-        docs.put(&mut wtxn, &k, &f(&v)).unwrap();
-    }
+    f(&mut wtxn, table);
     wtxn.commit().unwrap();
     drop(env);
+}
+
+/// Rewrites every stored item with `f(value)`, straight through LMDB (the engine closed).
+fn rewrite_items(dir: &Path, f: impl Fn(&[u8]) -> Vec<u8>) {
+    write_table(dir, "docs", |wtxn, docs| {
+        let all: Vec<(Vec<u8>, Vec<u8>)> = docs
+            .iter(wtxn)
+            .unwrap()
+            .map(|e| e.map(|(k, v)| (k.to_vec(), v.to_vec())).unwrap())
+            .collect();
+        assert_eq!(all.len(), 5);
+        for (k, v) in all {
+            docs.put(wtxn, &k, &f(&v)).unwrap();
+        }
+    });
 }
 
 /// A format 2 value as stored before checksums: LSN without the flag, no checksum.
@@ -273,31 +285,6 @@ fn an_item_stored_under_another_partition_key_is_reported_misplaced() {
     assert!(!stdout.contains("item 'a'"), "{stdout}");
 }
 
-/// Opens the `unique` table of a closed store straight through LMDB and hands it to `f`.
-fn with_unique_table(dir: &Path, f: impl FnOnce(&mut heed::RwTxn, heed::Database<Bytes, Bytes>)) {
-    // Safety: the only environment open on this directory in the process; no unsafe flags.
-    let env = unsafe {
-        heed::EnvOpenOptions::new()
-            .max_dbs(8)
-            .map_size(1 << 30)
-            .open(dir)
-            .unwrap()
-    };
-    let wtxn = env.write_txn().unwrap();
-    let table = env
-        .create_databases_and_commit(wtxn, |dbo, wtxn| -> heed::Result<_> {
-            Ok(CommitOrAbort::<_, ()>::Commit(
-                dbo.create_database::<Bytes, Bytes>(wtxn, Some("unique"))?,
-            ))
-        })
-        .unwrap()
-        .unwrap_commit();
-    let mut wtxn = env.write_txn().unwrap();
-    f(&mut wtxn, table);
-    wtxn.commit().unwrap();
-    drop(env);
-}
-
 /// A unique key's entries, damaged in the two ways that matter: one removed (a second item with
 /// that value would be accepted) and one pointed at another live item (that item's writes of the
 /// value would be refused). `check` passes before and names both after.
@@ -326,7 +313,7 @@ fn damaged_unique_key_entries_are_reported() {
     }
     let o = engine(&dir, &["check"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stdout));
-    with_unique_table(&dir, |wtxn, table| {
+    write_table(&dir, "unique", |wtxn, table| {
         let entries: Vec<(Vec<u8>, Vec<u8>)> = table
             .iter(wtxn)
             .unwrap()
