@@ -118,6 +118,13 @@ enum Marked {
     Renaming { old: String, etag: Option<String> },
 }
 
+/// A user read or written that has no document (deleted meanwhile).
+fn missing(user_id: &str) -> cosmos::Error {
+    cosmos::Error::NotFound {
+        what: format!("user {user_id}"),
+    }
+}
+
 fn now_secs() -> u64 {
     sitekit::time::unix_now()
 }
@@ -141,9 +148,7 @@ async fn read_user<C: UsersContainer>(
         .read_item::<User>(user_id, user_id, None)
         .labelled("[C1] read user")
         .await?;
-    let user = read.resource.ok_or_else(|| cosmos::Error::NotFound {
-        what: format!("user {user_id}"),
-    })?;
+    let user = read.resource.ok_or_else(|| missing(user_id))?;
     Ok((user, read.etag))
 }
 
@@ -243,14 +248,7 @@ async fn set_name<C: UsersContainer>(
             .labelled("[C1] edit user")
             .await
         {
-            Ok(r) => {
-                return r.resource.ok_or_else(|| {
-                    cosmos::Error::NotFound {
-                        what: format!("user {user_id}"),
-                    }
-                    .into()
-                })
-            }
+            Ok(r) => return r.resource.ok_or_else(|| missing(user_id).into()),
             Err(cosmos::Error::PreconditionFailed { .. }) => continue,
             Err(e) => return Err(e.into()),
         }

@@ -181,7 +181,8 @@ async fn a_rename_racing_a_respelling_leaves_the_users_name_claimed() {
 
 /// One rename of a user at a time: a rename in progress (its mark on the user, as a request
 /// between its claim and its patch leaves it) makes a second one a 400 that changes nothing; a
-/// mark left by a request that died lets the next rename through once it expires.
+/// mark left by a request that died lets the next rename through once it expires; a rename
+/// refused (a taken name) leaves no mark behind.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_rename_in_progress_holds_off_another_until_its_mark_expires() {
     let app = spawn_app().await;
@@ -223,6 +224,14 @@ async fn a_rename_in_progress_holds_off_another_until_its_mark_expires() {
     assert_eq!(user["username"], "Marked_here");
     assert!(user.get("renaming").is_none(), "{user}");
     assert_eq!(claims_owned_by(&app, &id).await, ["username:marked_here"]);
+    // A rename refused for a taken name takes its mark off: the next one is not held off.
+    let r = v
+        .submit("/account", "/account", &[("username", "demo")])
+        .await;
+    assert!(r.body.contains("is taken"), "{}", r.body);
+    assert!(user_doc(&app, &id).await.get("renaming").is_none());
+    assert_eq!(rename(&v, "Marked_again").await, 303);
+    assert_eq!(claims_owned_by(&app, &id).await, ["username:marked_again"]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
