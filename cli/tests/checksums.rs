@@ -62,12 +62,15 @@ fn open_when_free(dir: &Path) -> Engine {
     }
 }
 
+/// A table's rows, keys and values.
+type Rows = Vec<(Vec<u8>, Vec<u8>)>;
+
 /// Writes to the store's table `name` straight through LMDB (the engine closed): `f` gets a write
-/// transaction, committed after it.
+/// transaction (committed after it), the table, and the rows it held before.
 fn write_table(
     dir: &Path,
     name: &str,
-    f: impl FnOnce(&mut heed::RwTxn, heed::Database<Bytes, Bytes>),
+    f: impl FnOnce(&mut heed::RwTxn, heed::Database<Bytes, Bytes>, Rows),
 ) {
     // Safety: the only environment open on this directory in the process; no unsafe flags.
     let env = unsafe {
@@ -87,19 +90,19 @@ fn write_table(
         .unwrap()
         .unwrap_commit();
     let mut wtxn = env.write_txn().unwrap();
-    f(&mut wtxn, table);
+    let rows: Rows = table
+        .iter(&wtxn)
+        .unwrap()
+        .map(|e| e.map(|(k, v)| (k.to_vec(), v.to_vec())).unwrap())
+        .collect();
+    f(&mut wtxn, table, rows);
     wtxn.commit().unwrap();
     drop(env);
 }
 
 /// Rewrites every stored item with `f(value)`, straight through LMDB (the engine closed).
 fn rewrite_items(dir: &Path, f: impl Fn(&[u8]) -> Vec<u8>) {
-    write_table(dir, "docs", |wtxn, docs| {
-        let all: Vec<(Vec<u8>, Vec<u8>)> = docs
-            .iter(wtxn)
-            .unwrap()
-            .map(|e| e.map(|(k, v)| (k.to_vec(), v.to_vec())).unwrap())
-            .collect();
+    write_table(dir, "docs", |wtxn, docs, all| {
         assert_eq!(all.len(), 5);
         for (k, v) in all {
             docs.put(wtxn, &k, &f(&v)).unwrap();
@@ -313,12 +316,7 @@ fn damaged_unique_key_entries_are_reported() {
     }
     let o = engine(&dir, &["check"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stdout));
-    write_table(&dir, "unique", |wtxn, table| {
-        let entries: Vec<(Vec<u8>, Vec<u8>)> = table
-            .iter(wtxn)
-            .unwrap()
-            .map(|e| e.map(|(k, v)| (k.to_vec(), v.to_vec())).unwrap())
-            .collect();
+    write_table(&dir, "unique", |wtxn, table, entries| {
         assert_eq!(entries.len(), 3);
         for (k, holder) in entries {
             match holder.as_slice() {

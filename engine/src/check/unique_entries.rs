@@ -5,7 +5,7 @@
 //! An entry naming an item that is gone or expired blocks nothing (the next write of those
 //! values takes it over), so it is not a problem.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use super::{Container, Problems};
 use crate::error::Result;
@@ -18,18 +18,18 @@ const NUMBER_AT: usize = 20;
 
 pub(super) fn check_unique_entries(
     c: &Container,
-    expected: &HashMap<Vec<u8>, Vec<u8>>,
+    expected: &mut HashMap<Vec<u8>, Vec<u8>>,
     problems: &mut Problems,
 ) -> Result<()> {
     // A store written before unique keys has no `unique` table, and no container with a policy.
     if c.def.unique_keys().is_empty() {
         return Ok(());
     }
-    let mut found = HashSet::new();
     for entry in c.store.unique.prefix_iter(c.rtxn, &c.prefix)? {
         let (k, holder) = entry?;
         if expected.get(k).is_some_and(|id| id.as_slice() == holder) {
-            found.insert(k.to_vec());
+            // Found: what stays in `expected` at the end is missing.
+            expected.remove(k);
             continue;
         }
         if k.len() <= NUMBER_AT {
@@ -59,18 +59,16 @@ pub(super) fn check_unique_entries(
             );
         }
     }
-    for (k, id) in expected {
-        if !found.contains(k) {
-            problems.note(
-                "missing unique-key entry",
-                format!(
-                    "item '{}' has no unique-key entry for its {}: a second item with them would \
-                     be accepted",
-                    String::from_utf8_lossy(id),
-                    describe(c, k)
-                ),
-            );
-        }
+    for (k, id) in expected.iter() {
+        problems.note(
+            "missing unique-key entry",
+            format!(
+                "item '{}' has no unique-key entry for its {}: a second item with them would be \
+                 accepted",
+                String::from_utf8_lossy(id),
+                describe(c, k)
+            ),
+        );
     }
     Ok(())
 }
