@@ -323,7 +323,7 @@ impl Container {
         match &self.backend {
             Backend::Embedded(c) => c
                 .scripts()
-                .upsert_stored_procedure(id, engine::JavaScript::new(body)?),
+                .upsert_stored_procedure(id, engine::JavaScript::compile(body).await?),
             Backend::Remote(c) => c.rest.upsert_stored_procedure(&c.link, id, body).await,
         }
     }
@@ -336,9 +336,12 @@ impl Container {
         operation: TriggerOperation,
     ) -> Result<()> {
         match &self.backend {
-            Backend::Embedded(c) => c
-                .scripts()
-                .upsert_trigger(id, engine::JavaScript::new(body)?.post_trigger(operation)),
+            Backend::Embedded(c) => c.scripts().upsert_trigger(
+                id,
+                engine::JavaScript::compile(body)
+                    .await?
+                    .post_trigger(operation),
+            ),
             Backend::Remote(c) => {
                 let op = match operation {
                     TriggerOperation::All => "All",

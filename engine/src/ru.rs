@@ -56,9 +56,12 @@ pub mod rate {
     /// Each call of a JavaScript user-defined function: an interpreter entry and exit, about
     /// what scanning a 1 KB item costs.
     pub const UDF_CALL: f64 = 0.1;
-    /// Each QuickJS interrupt tick of a script's own JavaScript beyond its first: Cosmos DB
-    /// bills script CPU too (RU.md, "Stored procedures and triggers").
-    pub const SCRIPT_TICK: f64 = 0.05;
+    /// Each QuickJS interrupt tick of a script's own JavaScript beyond its first (about a
+    /// tenth of a millisecond of interpreter time): Cosmos DB bills script CPU too (RU.md,
+    /// "Stored procedures and triggers"). Priced so that a script spinning on the writer costs
+    /// its partition more than a 400 RU/s budget refills (~5 000 RU per CPU-second), since
+    /// every other write waits on it.
+    pub const SCRIPT_TICK: f64 = 0.5;
 }
 
 impl Meter {

@@ -43,9 +43,18 @@ pub fn trigger_operation(s: &str) -> Option<TriggerOperation> {
     })
 }
 
-/// Registers `s` with the engine (compiling it: a syntax error is the engine's 400).
+/// Registers `s` with the engine (compiling it here: a syntax error is the engine's 400).
+/// Blocking, bounded (the engine's check stops a text that runs): for the start only.
 pub fn register(client: &ContainerClient, s: &StoredScript) -> engine::Result<()> {
-    let js = JavaScript::new(&s.body)?;
+    register_compiled(client, s, JavaScript::new(&s.body)?)
+}
+
+/// Registers `s`, compiled as `js`.
+pub fn register_compiled(
+    client: &ContainerClient,
+    s: &StoredScript,
+    js: JavaScript,
+) -> engine::Result<()> {
     match s.kind.as_str() {
         "sprocs" => client.scripts().upsert_stored_procedure(&s.id, js),
         "udfs" => client.scripts().upsert_user_defined_function(&s.id, js),

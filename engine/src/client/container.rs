@@ -328,6 +328,11 @@ impl ContainerClient {
                 shared.throughput.charge(o.partition, o.meter.charge());
                 Ok(o)
             }
+            // Triggers that failed: rolled back, charged for what they did.
+            Ok(WriteOutput::ScriptFailed(f)) => {
+                shared.throughput.charge(pp, f.meter.charge());
+                Err(f.error)
+            }
             Ok(_) => Err(Error::Corrupt("unexpected writer answer".into())),
             Err(e) => {
                 // Failed requests cost the minimum charge too.

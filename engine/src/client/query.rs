@@ -140,8 +140,9 @@ impl ContainerClient {
                         shared.throughput.admit(def.partitions.partitions[i].id)?;
                     }
                     let functions = shared.scripts.read().functions.clone();
-                    let (page, udf_calls) =
-                        crate::scripts::js::udf::with_functions(functions, || {
+                    let deadline = std::time::Instant::now() + budget.max_duration;
+                    let (page, udf) =
+                        crate::scripts::js::udf::with_functions(functions, deadline, || {
                             me.engine.inner.store.read(|rtxn| {
                                 let def = me.definition_in(rtxn)?;
                                 let req = PageRequest {
@@ -157,7 +158,8 @@ impl ContainerClient {
                             })
                         });
                     page.map(|mut p| {
-                        p.meter.udf_calls += udf_calls;
+                        p.meter.udf_calls += udf.calls;
+                        p.meter.script_ticks += udf.ticks;
                         p
                     })
                 })

@@ -211,8 +211,15 @@ impl ScriptsClient {
             })
             .await
             .inspect_err(|_| shared.throughput.charge(pp, Meter::default().charge()))?;
-        let WriteOutput::Script(out) = out else {
-            return Err(Error::Corrupt("unexpected writer answer".into()));
+        let out = match out {
+            WriteOutput::Script(out) => out,
+            // Rolled back, yet charged for what it did, its CPU included (Cosmos DB bills a
+            // failed script too): a script that keeps failing meets the 429s of its partition.
+            WriteOutput::ScriptFailed(f) => {
+                shared.throughput.charge(pp, f.meter.charge());
+                return Err(f.error);
+            }
+            _ => return Err(Error::Corrupt("unexpected writer answer".into())),
         };
         let charge = out.meter.charge();
         shared.throughput.charge(out.partition, charge);

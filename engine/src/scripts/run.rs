@@ -12,8 +12,11 @@ use crate::partition::PartitionKey;
 use crate::ru::Meter;
 use crate::writer::apply::{apply_item, Ctx};
 use crate::writer::atomic::atomically;
-use crate::writer::ops::{ItemOp, ItemOpKind, ItemOutcome, ScriptOutcome};
+use crate::writer::ops::{ItemOp, ItemOpKind, ItemOutcome, ScriptFailure, ScriptOutcome};
 
+/// Runs a stored procedure in its own nested transaction. The outer `Err` is a storage failure
+/// (the whole write group fails); the inner one a failed procedure, rolled back and charged for
+/// the work it did.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn run_procedure(
     ctx: &mut Ctx,
@@ -23,12 +26,13 @@ pub(crate) fn run_procedure(
     procedure: &Arc<dyn StoredProcedure>,
     args: &[Value],
     budget: ScriptBudget,
-) -> Result<Result<ScriptOutcome>> {
+) -> Result<Result<ScriptOutcome, ScriptFailure>> {
     let partition = def
         .partitions
         .owner(&def.partition_key.epk(partition_key))
         .id;
-    atomically(ctx, def, |ctx, def| {
+    let mut used = Meter::default();
+    let out = atomically(ctx, def, |ctx, def| {
         let mut sctx = ScriptContext {
             ctx,
             def,
@@ -38,15 +42,17 @@ pub(crate) fn run_procedure(
             started: Instant::now(),
             name: name.to_owned(),
         };
-        let body = procedure.execute(&mut sctx, args)?;
+        let body = procedure.execute(&mut sctx, args);
+        used = sctx.meter;
         // A procedure that overran without calling the context is rolled back all the same.
-        sctx.check_budget()?;
+        let body = body.and_then(|body| sctx.check_budget().map(|()| body))?;
         Ok(ScriptOutcome {
             body,
             meter: sctx.meter,
             partition,
         })
-    })
+    })?;
+    Ok(out.map_err(|error| ScriptFailure { error, meter: used }))
 }
 
 /// A write with pre- and post-triggers: all of it commits, or none of it.
@@ -56,8 +62,9 @@ pub(crate) fn run_item_with_triggers(
     op: &ItemOp,
     triggers: &RequestedTriggers,
     budget: ScriptBudget,
-) -> Result<Result<ItemOutcome>> {
-    atomically(ctx, def, |ctx, def| {
+) -> Result<Result<ItemOutcome, ScriptFailure>> {
+    let mut used = Meter::default();
+    let out = atomically(ctx, def, |ctx, def| {
         let started = Instant::now();
         let mut op = op.clone();
         for (_, pre) in &triggers.pre {
@@ -69,6 +76,7 @@ pub(crate) fn run_item_with_triggers(
             }
         }
         let mut out = apply_item(ctx, def, &op)?;
+        used = out.meter;
         if triggers.post.is_empty() {
             return Ok(out);
         }
@@ -89,12 +97,15 @@ pub(crate) fn run_item_with_triggers(
             started,
             name: String::new(),
         };
-        for (name, post) in &triggers.post {
+        let ran = triggers.post.iter().try_for_each(|(name, post)| {
             sctx.name = name.clone();
             post(&mut sctx, &written)?;
-            sctx.check_budget()?;
-        }
+            sctx.check_budget()
+        });
+        used.add(&sctx.meter);
+        ran?;
         out.meter.add(&sctx.meter);
         Ok(out)
-    })
+    })?;
+    Ok(out.map_err(|error| ScriptFailure { error, meter: used }))
 }

@@ -10,6 +10,9 @@ pub enum QueryError {
     },
     #[error("{0}")]
     Semantic(String),
+    /// 408: the query ran past a time budget (a user-defined function that did not return).
+    #[error("{0}")]
+    Timeout(String),
 }
 
 /// A byte offset in the query text.
@@ -30,6 +33,9 @@ impl QueryError {
 
 impl From<QueryError> for crate::error::Error {
     fn from(e: QueryError) -> Self {
-        crate::error::Error::bad("query", e.to_string())
+        match e {
+            QueryError::Timeout(m) => crate::error::Error::RequestTimeout(m),
+            e => crate::error::Error::bad("query", e.to_string()),
+        }
     }
 }

@@ -299,10 +299,14 @@ impl Writer {
             }
             WriteOp::ItemWithTriggers { rid, op, triggers } => {
                 let def = self.state.container_mut(*rid)?;
-                let out =
-                    run::run_item_with_triggers(ctx, def, op, triggers, self.opts.script_budget)??;
-                dirty.containers.insert(*rid);
-                Ok(WriteOutput::Item(out))
+                match run::run_item_with_triggers(ctx, def, op, triggers, self.opts.script_budget)?
+                {
+                    Ok(out) => {
+                        dirty.containers.insert(*rid);
+                        Ok(WriteOutput::Item(out))
+                    }
+                    Err(failure) => Ok(WriteOutput::ScriptFailed(failure)),
+                }
             }
             WriteOp::Procedure {
                 rid,
@@ -313,10 +317,13 @@ impl Writer {
             } => {
                 let def = self.state.container_mut(*rid)?;
                 let budget = self.opts.script_budget;
-                let out =
-                    run::run_procedure(ctx, def, partition_key, name, procedure, args, budget)??;
-                dirty.containers.insert(*rid);
-                Ok(WriteOutput::Script(out))
+                match run::run_procedure(ctx, def, partition_key, name, procedure, args, budget)? {
+                    Ok(out) => {
+                        dirty.containers.insert(*rid);
+                        Ok(WriteOutput::Script(out))
+                    }
+                    Err(failure) => Ok(WriteOutput::ScriptFailed(failure)),
+                }
             }
             WriteOp::Purge => {
                 purge::run(ctx, &mut self.state, dirty)?;

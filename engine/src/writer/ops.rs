@@ -185,6 +185,14 @@ pub struct ScriptOutcome {
     pub partition: u32,
 }
 
+/// Why a script (a stored procedure, or a write's triggers) did not commit, and the work it did
+/// before it was rolled back: Cosmos DB charges a failed script for what it used, its CPU too.
+#[derive(Debug)]
+pub struct ScriptFailure {
+    pub error: crate::error::Error,
+    pub meter: Meter,
+}
+
 /// Why a batch did not commit: the failing operation's index and error, and the work done.
 #[derive(Debug)]
 pub struct BatchFailure {
@@ -200,5 +208,7 @@ pub enum WriteOutput {
     Item(ItemOutcome),
     Batch(Result<Vec<ItemOutcome>, BatchFailure>),
     Script(ScriptOutcome),
+    /// A procedure or a write with triggers that failed: rolled back, yet charged.
+    ScriptFailed(ScriptFailure),
     Done,
 }

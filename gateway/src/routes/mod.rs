@@ -150,13 +150,13 @@ async fn route(ctx: &Ctx<'_>, method: &Method, segs: &[&str]) -> Result<HttpResp
             Err(unsupported(&format!("queries over {kind}")))
         }
         ("POST", ["dbs", db, "colls", c, kind]) if is_script(kind) => {
-            scripts::write(ctx, db, c, kind, None)
+            scripts::write(ctx, db, c, kind, None).await
         }
         ("GET", ["dbs", db, "colls", c, kind, id]) if is_script(kind) => {
             scripts::read(ctx, db, c, kind, id)
         }
         ("PUT", ["dbs", db, "colls", c, kind, id]) if is_script(kind) => {
-            scripts::write(ctx, db, c, kind, Some(id))
+            scripts::write(ctx, db, c, kind, Some(id)).await
         }
         ("DELETE", ["dbs", db, "colls", c, kind, id]) if is_script(kind) => {
             scripts::delete(ctx, db, c, kind, id)

@@ -107,8 +107,8 @@ fn compile_error(e: impl std::fmt::Display) -> GatewayError {
 }
 
 /// Create (`id` = None) or replace a JavaScript stored procedure or trigger.
-pub fn write(
-    ctx: &Ctx,
+pub async fn write(
+    ctx: &Ctx<'_>,
     db: &str,
     c: &str,
     kind: &str,
@@ -166,10 +166,14 @@ pub fn write(
             .map(|d| d.as_secs())
             .unwrap_or(0),
     };
-    crate::script_store::register(&client, &script).map_err(|e| match e {
-        engine::Error::BadRequest { message, .. } => compile_error(message),
-        e => e.into(),
-    })?;
+    // Checked on the engine's query threads, never on this request worker.
+    engine::JavaScript::compile(source)
+        .await
+        .and_then(|js| crate::script_store::register_compiled(&client, &script, js))
+        .map_err(|e| match e {
+            engine::Error::BadRequest { message, .. } => compile_error(message),
+            e => e.into(),
+        })?;
     ctx.state.scripts.put(script.clone()).map_err(saving)?;
     let mut v = resource(&def, kind, id, source);
     if kind == "triggers" {

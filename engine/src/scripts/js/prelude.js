@@ -9,6 +9,10 @@
 // nothing: the bulk-procedure pattern of Cosmos DB's documentation (return what was done and
 // let the caller call again from there) instead of a 408 that rolls everything back.
 (function (global) {
+  // The engine's channel uses JSON as it was before the script ran: a script that replaces
+  // `JSON` changes what it sees, not what the engine reads.
+  var parse = JSON.parse;
+  var stringify = JSON.stringify;
   var ops = [];
   var callbacks = {};
   var nextId = 1;
@@ -133,58 +137,47 @@
   });
   global.__ = underscore;
 
-  // Called by the engine. One runtime serves many calls: each starts clean.
-  global.__begin = function (self, alt, request, response, maxRu, deadline) {
-    spentRu = 0;
-    softMaxRu = maxRu == null ? Infinity : maxRu * 0.8;
-    softDeadline = deadline == null ? Infinity : deadline;
-    ops = [];
-    callbacks = {};
-    nextId = 1;
-    selfLink = self;
-    altLink = alt;
-    requestBody = request == null ? undefined : JSON.parse(request);
-    responseBody = response == null ? undefined : JSON.parse(response);
-  };
-  global.__takeOps = function () {
-    var out = JSON.stringify(ops);
-    ops = [];
-    return out;
-  };
-  global.__complete = function (id, err, result, spent) {
-    spentRu = spent;
-    var callback = callbacks[id];
-    delete callbacks[id];
-    var error;
-    if (err != null) {
-      err = JSON.parse(err);
-      error = new Error(err.message);
-      error.number = err.number;
-      error.body = err.message;
-      // Lets the engine answer a rethrown failure with the operation's own status.
-      Object.defineProperty(error, "__failure", { value: err.index });
-    }
-    var resource = result == null ? undefined : JSON.parse(result);
-    if (!callback) {
-      if (error) throw error;
-      return;
-    }
-    callback(error, resource, {});
-  };
-  global.__requestBodyJson = function () {
-    return requestBody === undefined ? null : JSON.stringify(requestBody);
-  };
-  global.__responseBodyJson = function () {
-    return responseBody === undefined ? null : JSON.stringify(responseBody);
-  };
-
-  // Globals a script made by assigning to an undeclared name go when its call ends.
-  var initial = Object.create(null);
-  Object.getOwnPropertyNames(global).forEach(function (n) { initial[n] = true; });
-  initial.__end = true;
-  global.__end = function () {
-    Object.getOwnPropertyNames(global).forEach(function (n) {
-      if (!initial[n]) delete global[n];
-    });
+  // The engine's side of the API: handed to the engine, never stored where a script can reach
+  // it. Each call runs in a realm of its own (sandbox.rs), so this state is the call's alone.
+  return {
+    begin: function (self, alt, request, response, maxRu, deadline) {
+      softMaxRu = maxRu == null ? Infinity : maxRu * 0.8;
+      softDeadline = deadline == null ? Infinity : deadline;
+      selfLink = self;
+      altLink = alt;
+      requestBody = request == null ? undefined : parse(request);
+      responseBody = response == null ? undefined : parse(response);
+    },
+    takeOps: function () {
+      var out = stringify(ops);
+      ops = [];
+      return out;
+    },
+    complete: function (id, err, result, spent) {
+      spentRu = spent;
+      var callback = callbacks[id];
+      delete callbacks[id];
+      var error;
+      if (err != null) {
+        err = parse(err);
+        error = new Error(err.message);
+        error.number = err.number;
+        error.body = err.message;
+        // Lets the engine answer a rethrown failure with the operation's own status.
+        Object.defineProperty(error, "__failure", { value: err.index });
+      }
+      var resource = result == null ? undefined : parse(result);
+      if (!callback) {
+        if (error) throw error;
+        return;
+      }
+      callback(error, resource, {});
+    },
+    requestBodyJson: function () {
+      return requestBody === undefined ? null : stringify(requestBody);
+    },
+    responseBodyJson: function () {
+      return responseBody === undefined ? null : stringify(responseBody);
+    },
   };
 })(globalThis);

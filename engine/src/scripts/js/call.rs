@@ -1,0 +1,226 @@
+//! One call of a stored procedure or trigger: a fresh realm, the prelude (`prelude.js`) that
+//! gives it Cosmos DB's `getContext()`, the script's function called with its arguments, then
+//! the operations it queued performed in order and their callbacks called, until none are left.
+
+use std::collections::HashMap;
+use std::time::Instant;
+
+use rquickjs::{Function, Object};
+use serde_json::Value;
+
+use super::collection::{perform, Op};
+use super::sandbox::{exception_text, script_error, setup_failed, sloppy, with_sandbox};
+use crate::error::{Error, Result};
+use crate::scripts::ScriptContext;
+
+const PRELUDE: &str = include_str!("prelude.js");
+
+struct Outcome {
+    request: Option<Value>,
+    response: Option<Value>,
+}
+
+/// A stored procedure: what it set as the response body.
+pub(super) fn procedure(
+    ctx: &mut ScriptContext<'_, '_, '_>,
+    id: &str,
+    body: &str,
+    args: &[Value],
+) -> Result<Value> {
+    let out = run(Some(ctx), id, body, args, None)?;
+    Ok(out.response.unwrap_or(Value::Null))
+}
+
+/// A pre-trigger: reads and may replace `getContext().getRequest().getBody()`.
+pub(super) fn pre_trigger(id: &str, body: &str, item: &mut Value) -> Result<()> {
+    let out = run(None, id, body, &[], Some(item.clone()))?;
+    if let Some(changed) = out.request {
+        *item = changed;
+    }
+    Ok(())
+}
+
+/// A post-trigger: sees the written item as `getContext().getResponse().getBody()` and works on
+/// the collection in the same transaction; a throw rolls the write back.
+pub(super) fn post_trigger(
+    ctx: &mut ScriptContext<'_, '_, '_>,
+    id: &str,
+    body: &str,
+    written: &Value,
+) -> Result<()> {
+    run(Some(ctx), id, body, &[], Some(written.clone())).map(|_| ())
+}
+
+/// Runs `body` (a function) with `args`. A trigger passes `item` (the request body for a
+/// pre-trigger, the response body for a post-trigger); without `ctx` the collection is off
+/// limits (pre-triggers only change the item).
+fn run(
+    mut ctx: Option<&mut ScriptContext<'_, '_, '_>>,
+    id: &str,
+    body: &str,
+    args: &[Value],
+    item: Option<Value>,
+) -> Result<Outcome> {
+    let budget = ctx.as_ref().map(|c| c.budget).unwrap_or_default();
+    let started = ctx.as_ref().map(|c| c.started).unwrap_or_else(Instant::now);
+    with_sandbox(id, |sandbox| {
+        let realm = sandbox.realm().map_err(|e| setup_failed(id, e))?;
+        let call = sandbox.begin(started + budget.max_duration);
+        let outcome = realm.with(|js| {
+            let failures = Default::default();
+            let caught = |e: rquickjs::Error| script_error(id, &js, e, call.deadline, &failures);
+            let run = Run {
+                id,
+                body,
+                args,
+                item: &item,
+                ctx: ctx.as_deref_mut(),
+                budget,
+                started,
+                failures: &failures,
+                caught: &caught,
+            };
+            run.go(&js)
+        });
+        let ticks = sandbox.ticks(&call);
+        if let Some(c) = ctx {
+            c.meter.script_ticks += ticks;
+        }
+        outcome
+    })
+}
+
+struct Run<'r, 's, 'c, 'a, 't> {
+    id: &'r str,
+    body: &'r str,
+    args: &'r [Value],
+    item: &'r Option<Value>,
+    ctx: Option<&'s mut ScriptContext<'c, 'a, 't>>,
+    budget: crate::scripts::ScriptBudget,
+    started: Instant,
+    /// The engine errors of failed operations, by the index their JavaScript error carries: a
+    /// script that rethrows one (`if (err) throw err;`) answers with that error's own status (a
+    /// 409 stays a 409), as the operation would have.
+    failures: &'r std::cell::RefCell<Vec<Error>>,
+    caught: &'r dyn Fn(rquickjs::Error) -> Error,
+}
+
+impl Run<'_, '_, '_, '_, '_> {
+    fn go<'js>(mut self, js: &rquickjs::Ctx<'js>) -> Result<Outcome> {
+        let caught = self.caught;
+        let id = self.id;
+        // The prelude hands its engine-side functions to the engine only: no global a script
+        // could replace.
+        let host: Object = js
+            .eval_with_options(PRELUDE, sloppy())
+            .map_err(|e| setup_failed(id, e))?;
+        let host_fn = |name: &str| host.get::<_, Function>(name).map_err(caught);
+        let (self_link, alt_link) = match &self.ctx {
+            Some(c) => (
+                format!("dbs/{}/colls/{}/", c.def.database, c.def.id),
+                format!("dbs/{}/colls/{}", c.def.database, c.def.id),
+            ),
+            None => (String::new(), String::new()),
+        };
+        let json = |v: &Option<Value>| v.as_ref().map(Value::to_string);
+        let post_trigger = self.ctx.is_some() && self.item.is_some();
+        let (request, response) = if post_trigger {
+            (None, json(self.item))
+        } else {
+            (json(self.item), None)
+        };
+        // Accepting stops at 80% of the time budget (in the script's clock, Unix milliseconds)
+        // and of the RU budget (prelude.js).
+        let soft_deadline = std::time::SystemTime::now()
+            + self
+                .budget
+                .max_duration
+                .mul_f64(0.8)
+                .saturating_sub(self.started.elapsed());
+        let soft_deadline_ms = soft_deadline
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0.0, |d| d.as_millis() as f64);
+        let max_ru = self.ctx.as_ref().map(|c| c.budget.max_request_units);
+        host_fn("begin")?
+            .call::<_, ()>((
+                self_link,
+                alt_link,
+                request,
+                response,
+                max_ru,
+                self.ctx.as_ref().map(|_| soft_deadline_ms),
+            ))
+            .map_err(caught)?;
+        let function: Function = js
+            .eval_with_options(format!("({}\n)", self.body), sloppy())
+            .map_err(|e| match e {
+                rquickjs::Error::Exception => {
+                    let detail = exception_text(js, js.catch());
+                    Error::bad(
+                        "body",
+                        format!("script '{id}' is not a JavaScript function: {detail}"),
+                    )
+                }
+                e => caught(e),
+            })?;
+        let mut call_args = rquickjs::function::Args::new(js.clone(), self.args.len());
+        for a in self.args {
+            call_args
+                .push_arg(js.json_parse(a.to_string()).map_err(caught)?)
+                .map_err(caught)?;
+        }
+        function
+            .call_arg::<rquickjs::Value>(call_args)
+            .map_err(caught)?;
+        // Run the queued operations in order, then their callbacks, until none are left.
+        let take = host_fn("takeOps")?;
+        let complete = host_fn("complete")?;
+        let mut known = HashMap::new();
+        loop {
+            let text: String = take.call(()).map_err(caught)?;
+            let ops: Vec<Op> = serde_json::from_str(&text)
+                .map_err(|e| Error::bad("script", format!("script '{id}': {e}")))?;
+            if ops.is_empty() {
+                break;
+            }
+            for op in ops {
+                let result = match self.ctx.as_deref_mut() {
+                    Some(c) => perform(c, &op, &mut known),
+                    None => Err(Error::bad(
+                        "script",
+                        format!("pre-trigger '{id}' cannot use the collection here; it may only change the request body"),
+                    )),
+                };
+                let (err, res) = match result {
+                    Ok(v) => (None, Some(v.to_string())),
+                    // Budget overruns are not the script's to catch.
+                    Err(e @ Error::RequestTimeout(_)) => return Err(e),
+                    Err(e) => {
+                        let mut f = self.failures.borrow_mut();
+                        let err = serde_json::json!({
+                            "number": e.status_code(), "message": e.to_string(), "index": f.len(),
+                        });
+                        f.push(e);
+                        (Some(err.to_string()), None)
+                    }
+                };
+                let spent = self.ctx.as_ref().map_or(0.0, |c| c.meter.charge());
+                complete
+                    .call::<_, ()>((op.id, err, res, spent))
+                    .map_err(caught)?;
+            }
+        }
+        let get = |name: &str| -> Result<Option<Value>> {
+            let json: Option<String> = host_fn(name)?.call(()).map_err(caught)?;
+            json.map(|j| {
+                serde_json::from_str(&j)
+                    .map_err(|e| Error::bad("script", format!("script '{id}': {e}")))
+            })
+            .transpose()
+        };
+        Ok(Outcome {
+            request: get("requestBodyJson")?,
+            response: get("responseBodyJson")?,
+        })
+    }
+}

@@ -1,0 +1,155 @@
+//! The collection operations a script queues (`createDocument`, `queryDocuments`, …), performed
+//! on the [`ScriptContext`] of its transaction's logical partition.
+
+use std::collections::HashMap;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+use crate::scripts::ScriptContext;
+
+/// One operation as `prelude.js` queues it.
+#[derive(Deserialize)]
+pub(super) struct Op {
+    pub id: u64,
+    kind: String,
+    args: Vec<Value>,
+    #[serde(default)]
+    options: Value,
+}
+
+/// One queued collection operation, on the transaction's logical partition.
+pub(super) fn perform(
+    c: &mut ScriptContext<'_, '_, '_>,
+    op: &Op,
+    known: &mut HashMap<String, String>,
+) -> Result<Value> {
+    let arg = |i: usize| op.args.get(i).cloned().unwrap_or(Value::Null);
+    let if_match = op
+        .options
+        .get("accessCondition")
+        .filter(|a| a.get("type").and_then(Value::as_str) == Some("IfMatch"))
+        .and_then(|a| a.get("condition"))
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    let out = match op.kind.as_str() {
+        "read" => {
+            let id = resolve(c, &arg(0), known)?;
+            c.read_item(&id)?.ok_or_else(|| Error::NotFound {
+                what: format!("item '{id}'"),
+            })?
+        }
+        "readAll" => Value::Array(c.read_all_items()?),
+        "create" => c.create_item(with_id(arg(1), &op.options)?)?,
+        "upsert" => c.upsert_item(with_id(arg(1), &op.options)?)?,
+        "replace" => {
+            let doc = arg(1);
+            let id = match doc.get("id").and_then(Value::as_str) {
+                Some(id) => id.to_owned(),
+                None => resolve(c, &arg(0), known)?,
+            };
+            c.replace_item(&id, doc, if_match)?
+        }
+        "delete" => {
+            let id = resolve(c, &arg(0), known)?;
+            c.delete_item(&id)?;
+            Value::Null
+        }
+        "query" => {
+            let spec = arg(1);
+            let sql = spec.get("query").and_then(Value::as_str).unwrap_or("");
+            let params: Vec<(String, Value)> = spec
+                .get("parameters")
+                .and_then(Value::as_array)
+                .map(|ps| {
+                    ps.iter()
+                        .filter_map(|p| {
+                            Some((p.get("name")?.as_str()?.to_owned(), p.get("value")?.clone()))
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            let refs: Vec<(&str, Value)> = params
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.clone()))
+                .collect();
+            Value::Array(c.query(sql, &refs)?)
+        }
+        other => {
+            return Err(Error::bad(
+                "script",
+                format!("unknown collection operation '{other}'"),
+            ))
+        }
+    };
+    remember(&out, known);
+    Ok(out)
+}
+
+/// Records `_rid → id` of every item handed to the script, so the `_self` links it passes back
+/// (`replaceDocument(doc._self, …)`) name their items.
+fn remember(v: &Value, known: &mut HashMap<String, String>) {
+    match v {
+        Value::Array(items) => items.iter().for_each(|i| remember(i, known)),
+        Value::Object(o) => {
+            if let (Some(Value::String(rid)), Some(Value::String(id))) =
+                (o.get("_rid"), o.get("id"))
+            {
+                known.insert(rid.clone(), id.clone());
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The item id a document link names: `_self` (`docs/{rid}/`, of an item the script was given)
+/// or the alt link `dbs/{db}/colls/{container}/docs/{id}`.
+fn resolve(
+    c: &mut ScriptContext<'_, '_, '_>,
+    link: &Value,
+    known: &HashMap<String, String>,
+) -> Result<String> {
+    let link = link
+        .as_str()
+        .ok_or_else(|| Error::bad("link", "a document link is a string"))?;
+    let last = link.trim_end_matches('/').rsplit('/').next().unwrap_or("");
+    if let Some(id) = known.get(last) {
+        return Ok(id.clone());
+    }
+    let alt = format!("dbs/{}/colls/{}/docs/", c.def.database, c.def.id);
+    let id = link.trim_start_matches('/').strip_prefix(alt.as_str());
+    match id {
+        Some(id) if !id.trim_end_matches('/').is_empty() => Ok(id.trim_end_matches('/').to_owned()),
+        _ => Err(Error::bad(
+            "link",
+            format!("'{link}' is neither the _self of an item this script read nor {alt}{{id}}"),
+        )),
+    }
+}
+
+/// Cosmos DB gives a document without an id a generated one, unless the script disables it.
+fn with_id(mut doc: Value, options: &Value) -> Result<Value> {
+    if let Value::Object(o) = &mut doc {
+        if !o.contains_key("id") {
+            if options.get("disableAutomaticIdGeneration") == Some(&Value::Bool(true)) {
+                return Err(Error::bad(
+                    "id",
+                    "the document has no id and automatic id generation is disabled",
+                ));
+            }
+            let n: u128 = rand::random();
+            let s = format!("{n:032x}");
+            let guid = format!(
+                "{}-{}-{}-{}-{}",
+                &s[..8],
+                &s[8..12],
+                &s[12..16],
+                &s[16..20],
+                &s[20..]
+            );
+            o.insert("id".into(), Value::String(guid));
+        }
+    }
+    Ok(doc)
+}
