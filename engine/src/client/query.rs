@@ -140,7 +140,7 @@ impl ContainerClient {
                         shared.throughput.admit(def.partitions.partitions[i].id)?;
                     }
                     let functions = shared.scripts.read().functions.clone();
-                    let deadline = std::time::Instant::now() + budget.max_duration;
+                    let deadline = std::time::Instant::now() + budget.hard_limit();
                     let (page, udf) =
                         crate::scripts::js::udf::with_functions(functions, deadline, || {
                             me.engine.inner.store.read(|rtxn| {

@@ -156,7 +156,11 @@ impl<'c, 'a, 't> ScriptContext<'c, 'a, 't> {
             .collect();
         crate::sql::check_params(&query, &params)?;
         let items = self.read_all_items()?;
-        let rows = crate::sql::execute(&query, &params, items)?;
+        // The script's deadline stops the evaluator too (a JOIN that multiplies the rows).
+        let deadline = self.started + self.budget.max_duration;
+        let rows = crate::sql::bounds::with_deadline(deadline, || {
+            crate::sql::execute(&query, &params, items)
+        })?;
         self.check_budget()?;
         Ok(rows)
     }

@@ -1,6 +1,7 @@
 //! Expression evaluation against the bindings of one row (the FROM and JOIN aliases).
 
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use serde_json::{Map, Value};
 
@@ -12,19 +13,35 @@ use super::{exec, functions};
 /// Query parameters by name (`@id` → value).
 pub type Params = HashMap<String, Value>;
 
-/// The aliases bound in one row, innermost last.
+/// The aliases bound in one row, innermost last. Values are shared between the rows a JOIN
+/// makes from one item (a row is a few pointers, not a copy of its item).
 #[derive(Debug, Clone, Default)]
-pub struct Bindings(pub Vec<(String, Value)>);
+pub struct Bindings(pub Vec<(String, Rc<Value>)>);
 
 impl Bindings {
+    pub fn of(name: &str, v: Value) -> Bindings {
+        Bindings(vec![(name.to_owned(), Rc::new(v))])
+    }
+
     pub fn get(&self, name: &str) -> Option<&Value> {
-        self.0.iter().rev().find(|(n, _)| n == name).map(|(_, v)| v)
+        self.0
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_ref())
     }
 
     pub fn with(&self, name: &str, v: Value) -> Bindings {
         let mut b = self.clone();
-        b.0.push((name.to_owned(), v));
+        b.0.push((name.to_owned(), Rc::new(v)));
         b
+    }
+
+    /// The value bound to `name`, moved out when no other row shares it.
+    pub fn take(mut self, name: &str) -> Option<Value> {
+        let i = self.0.iter().rposition(|(n, _)| n == name)?;
+        let v = self.0.swap_remove(i).1;
+        Some(Rc::try_unwrap(v).unwrap_or_else(|v| (*v).clone()))
     }
 }
 
@@ -286,7 +303,7 @@ mod tests {
         let Select::Value(e) = q.select else {
             unreachable!()
         };
-        eval(&e, &Bindings(vec![("c".into(), doc)]), &Params::new()).unwrap()
+        eval(&e, &Bindings::of("c", doc), &Params::new()).unwrap()
     }
 
     #[test]

@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use serde_json::{Map, Value};
 
 use super::ast::{Expr, Query, Select};
+use super::bounds::{self, Held};
 use super::error::QueryError;
 use super::eval::{eval, Bindings, Params};
 use super::functions::fulltext::{self, Statistics};
@@ -39,11 +40,19 @@ pub fn execute_with(
             None => RankStatistics::for_query(q, params)?,
             Some(_) => None,
         };
+        // Every item's rows are gathered here: one ceiling for all of them.
+        let mut held = Held::default();
         for item in items {
             if let Some(g) = &mut gather {
                 g.add(&item, params)?;
             }
-            rows.extend(item_bindings(q, params, &Bindings::default(), Some(item))?);
+            rows.extend(item_bindings(
+                q,
+                params,
+                &Bindings::default(),
+                Some(item),
+                &mut held,
+            )?);
         }
         stats = stats.or(gather);
     }
@@ -92,7 +101,7 @@ impl RankStatistics {
 
     /// Counts one item of the container.
     pub fn add(&mut self, item: &Value, params: &Params) -> Result<(), QueryError> {
-        let row = Bindings(vec![(self.alias.clone(), item.clone())]);
+        let row = Bindings::of(&self.alias, item.clone());
         for (path, terms, st) in &mut self.calls {
             // A path rooted elsewhere (`FROM t IN c.texts`) counts as no text.
             let text = eval(path, &row, params).unwrap_or(None);
@@ -265,7 +274,7 @@ fn rank_rows(
 
 /// A subquery, correlated to the bindings of the outer row.
 pub fn subquery(q: &Query, outer: &Bindings, params: &Params) -> Result<Vec<Value>, QueryError> {
-    let rows = item_bindings(q, params, outer, None)?;
+    let rows = item_bindings(q, params, outer, None, &mut Held::default())?;
     finish(q, params, rows, None)
 }
 
@@ -273,7 +282,8 @@ pub fn subquery(q: &Query, outer: &Bindings, params: &Params) -> Result<Vec<Valu
 /// stream items when the query has no ORDER BY, aggregate, GROUP BY or DISTINCT.
 pub fn item_rows(q: &Query, params: &Params, item: Value) -> Result<Vec<Value>, QueryError> {
     let mut out = Vec::new();
-    for b in item_bindings(q, params, &Bindings::default(), Some(item))? {
+    let mut held = Held::default();
+    for b in item_bindings(q, params, &Bindings::default(), Some(item), &mut held)? {
         if let Some(v) = project(q, params, b)? {
             out.push(v);
         }
@@ -351,15 +361,45 @@ pub fn limits(q: &Query, params: &Params) -> Result<Limits, QueryError> {
     })
 }
 
-/// FROM, JOIN and WHERE for one item (`None` in a subquery: the outer row is the source).
+/// FROM, JOIN and WHERE for one item (`None` in a subquery: the outer row is the source),
+/// gathered; `held` counts the memory of the rows JOINs make, across the calls that share it.
 fn item_bindings(
     q: &Query,
     params: &Params,
     outer: &Bindings,
     item: Option<Value>,
+    held: &mut Held,
 ) -> Result<Vec<Bindings>, QueryError> {
+    let mut rows = Vec::new();
+    each_binding(q, params, outer, item, &mut |row| {
+        if !q.joins.is_empty() {
+            held.add(row_size(&row), "the JOINs")?;
+        }
+        rows.push(row);
+        Ok(())
+    })?;
+    Ok(rows)
+}
+
+/// Roughly the memory of a row a JOIN made: its bindings, and the innermost value (the values
+/// before it are shared with the row's siblings).
+fn row_size(row: &Bindings) -> usize {
+    let pointers: usize = row.0.iter().map(|(n, _)| 48 + n.len()).sum();
+    pointers + row.0.last().map_or(0, |(_, v)| bounds::approx_size(v))
+}
+
+/// FROM, JOIN and WHERE for one item, each row handed to `sink` as it is made: the JOINs'
+/// cross product is walked depth first and filtered at its leaves, so rows the filter drops
+/// never pile up, and the walk stops at the query's deadline (`bounds.rs`).
+fn each_binding(
+    q: &Query,
+    params: &Params,
+    outer: &Bindings,
+    item: Option<Value>,
+    sink: &mut dyn FnMut(Bindings) -> Result<(), QueryError>,
+) -> Result<(), QueryError> {
     let Some(from) = &q.from else {
-        return Ok(vec![outer.clone()]);
+        return sink(outer.clone());
     };
     let mut rows = Vec::new();
     match (&from.source, item) {
@@ -386,25 +426,34 @@ fn item_bindings(
             }
         }
     }
-    for join in &q.joins {
-        let mut next = Vec::new();
-        for row in rows {
-            if let Some(Value::Array(a)) = eval(&join.source, &row, params)? {
-                next.extend(a.into_iter().map(|v| row.with(&join.alias, v)));
+    for row in rows {
+        join_and_filter(q, params, row, 0, sink)?;
+    }
+    Ok(())
+}
+
+fn join_and_filter(
+    q: &Query,
+    params: &Params,
+    row: Bindings,
+    depth: usize,
+    sink: &mut dyn FnMut(Bindings) -> Result<(), QueryError>,
+) -> Result<(), QueryError> {
+    if let Some(join) = q.joins.get(depth) {
+        if let Some(Value::Array(a)) = eval(&join.source, &row, params)? {
+            for v in a {
+                bounds::tick("the JOINs")?;
+                join_and_filter(q, params, row.with(&join.alias, v), depth + 1, sink)?;
             }
         }
-        rows = next;
+        return Ok(());
     }
     if let Some(filter) = &q.filter {
-        let mut kept = Vec::with_capacity(rows.len());
-        for row in rows {
-            if eval(filter, &row, params)? == Some(Value::Bool(true)) {
-                kept.push(row);
-            }
+        if eval(filter, &row, params)? != Some(Value::Bool(true)) {
+            return Ok(());
         }
-        rows = kept;
     }
-    Ok(rows)
+    sink(row)
 }
 
 /// ORDER BY, grouping and aggregates, projection, DISTINCT, OFFSET/LIMIT, TOP.
@@ -492,7 +541,7 @@ pub fn canonical(v: &Value) -> String {
     }
 }
 
-fn project(q: &Query, params: &Params, mut row: Bindings) -> Result<Option<Value>, QueryError> {
+fn project(q: &Query, params: &Params, row: Bindings) -> Result<Option<Value>, QueryError> {
     match &q.select {
         Select::Star => {
             if !q.joins.is_empty() {
@@ -502,11 +551,7 @@ fn project(q: &Query, params: &Params, mut row: Bindings) -> Result<Option<Value
             }
             let alias = q.from.as_ref().map(|f| f.alias.as_str()).unwrap_or("");
             // The row owns its item: move it out rather than copy it.
-            Ok(row
-                .0
-                .iter()
-                .rposition(|(n, _)| n == alias)
-                .map(|i| row.0.swap_remove(i).1))
+            Ok(row.take(alias))
         }
         // NaN and the infinities have no JSON form: in results they are undefined.
         Select::Value(e) => Ok(value::defined(eval(e, &row, params)?)),
@@ -591,11 +636,13 @@ impl<'q> Folder<'q> {
 
     /// Folds in the rows of one item (FROM, JOIN, WHERE applied); returns how many matched.
     pub fn add_item(&mut self, item: Value) -> Result<usize, QueryError> {
-        let rows = item_bindings(self.q, self.params, &Bindings::default(), Some(item))?;
-        let n = rows.len();
-        for row in rows {
-            self.add_row(row)?;
-        }
+        // Folded as they are made: an aggregate over a large cross product holds no rows.
+        let (q, params) = (self.q, self.params);
+        let mut n = 0;
+        each_binding(q, params, &Bindings::default(), Some(item), &mut |row| {
+            n += 1;
+            self.add_row(row)
+        })?;
         Ok(n)
     }
 

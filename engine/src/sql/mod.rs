@@ -3,6 +3,7 @@
 //! on storage: routing, indexes, fan-out, merging and paging.
 
 pub mod ast;
+pub mod bounds;
 pub mod error;
 pub mod eval;
 pub mod exec;

@@ -12,7 +12,7 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use rquickjs::{Context, Function, Persistent};
 use serde_json::Value;
@@ -24,10 +24,6 @@ use crate::sql::error::QueryError;
 
 /// A container's user-defined functions, by id.
 pub type Functions = Arc<HashMap<String, JavaScript>>;
-
-/// How long past the page's own budget a running function may go before it is stopped (the
-/// page itself stops between rows at its budget; this bounds one row).
-pub const GRACE: Duration = Duration::from_secs(1);
 
 /// What a page's functions used: their calls and interrupt ticks (both charged).
 #[derive(Debug, Default, Clone, Copy)]
@@ -64,7 +60,7 @@ pub fn with_functions<R>(
 ) -> (R, Usage) {
     let page = Page {
         functions,
-        deadline: deadline + GRACE,
+        deadline,
         usage: Usage::default(),
         realm: None,
     };
@@ -149,7 +145,7 @@ pub fn call(id: &str, args: &[Option<Value>]) -> Result<Option<Value>, QueryErro
 fn in_udf(id: &str, e: Error) -> QueryError {
     match e {
         Error::RequestTimeout(m) => QueryError::Timeout(format!(
-            "udf.{id}: {m}; the query page's time budget (plus {GRACE:?}) is spent"
+            "udf.{id}: {m}; the query page's time limit is spent"
         )),
         e => QueryError::Semantic(format!("udf.{id}: {e}")),
     }

@@ -34,7 +34,7 @@ impl<'a> Run<'a> {
         if self.plan.predicates.is_empty() && self.def.default_ttl.is_none() {
             return self.count_from_counters(targets, token);
         }
-        let limit = self.budget.max_duration * 10;
+        let limit = self.budget.hard_limit();
         let ttl_on = self.def.default_ttl.is_some();
         let mut n = 0u64;
         for t in targets {

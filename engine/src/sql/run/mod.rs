@@ -43,6 +43,16 @@ pub struct PageBudget {
     pub max_duration: Duration,
 }
 
+impl PageBudget {
+    /// The longest a page may run at all: a page that needs every matching item at once
+    /// (aggregates, DISTINCT, unindexed ORDER BY) cannot stop at `max_duration` and continue,
+    /// so it gets ten times that before it is a 408; the evaluator (JOIN rows, user-defined
+    /// functions) is stopped at the same point.
+    pub fn hard_limit(&self) -> Duration {
+        self.max_duration * 10
+    }
+}
+
 /// What one page cost and did, like Cosmos DB's query metrics.
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]
 pub struct QueryMetrics {
@@ -236,7 +246,10 @@ pub fn run_page(store: &Store, rtxn: &RoTxn, def: &ContainerDef, req: PageReques
     let execution = run.choose_execution(&policy, &targets, resumed.as_ref().map(|t| t.mode))?;
     run.exact = run.selects_exactly(&execution.mode, &targets, &pk_path);
     let mut token = resumed.unwrap_or_else(|| Token::first(def.rid, req.qhash));
-    let done = run.execute(&execution, &targets, &mut token)?;
+    let deadline = started + req.budget.hard_limit();
+    let done = crate::sql::bounds::with_deadline(deadline, || {
+        run.execute(&execution, &targets, &mut token)
+    })?;
     Ok(run.into_page(&execution, &targets, &pk_path, (!done).then_some(token)))
 }
 

@@ -22,7 +22,7 @@ impl<'a> Run<'a> {
         };
         for t in targets {
             self.visit(t.pp);
-            let limit = self.budget.max_duration * 10;
+            let limit = self.budget.hard_limit();
             let complete = self.each_candidate(t, None, |run, key, value| {
                 if run.started.elapsed() > limit {
                     return Ok(false);
