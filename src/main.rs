@@ -182,12 +182,7 @@ fn explorer_options(args: &Args) -> Result<ExplorerOptions, String> {
         ));
     }
     let mut allowed_hosts = args.explorer_hosts.clone();
-    if !ip.is_loopback() && !ip.is_unspecified() {
-        allowed_hosts.push(match ip {
-            std::net::IpAddr::V4(ip) => ip.to_string(),
-            std::net::IpAddr::V6(ip) => format!("[{ip}]"),
-        });
-    }
+    allowed_hosts.extend(explorer::guard::bound_name(ip));
     Ok(ExplorerOptions {
         writes: args.explorer_writes,
         allowed_hosts,

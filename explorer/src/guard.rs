@@ -19,8 +19,8 @@ use actix_web::http::{Method, StatusCode};
 use actix_web::HttpResponse;
 use subtle::ConstantTimeEq;
 
-/// Answered whatever `--explorer-host` says.
-pub const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "[::1]"];
+pub use netguard::hosts::{bound_name, parse_host_name};
+use netguard::hosts::{AllowedHosts, Refused};
 
 /// Served without the token (still only to allowed hosts).
 const PUBLIC_PATHS: [&str; 1] = ["/static/site.css"];
@@ -48,56 +48,17 @@ pub fn check_token(token: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// A name for `--explorer-host`: its host part, lower case (`Box.lan:8082` allows `box.lan` on
-/// any port; IPv6 in brackets).
-pub fn parse_host_name(name: &str) -> Result<String, String> {
-    host_part(name.trim())
-        .filter(|h| {
-            h.chars()
-                .all(|c| c.is_ascii_alphanumeric() || "-._[]:".contains(c))
-        })
-        .map(|h| h.to_ascii_lowercase())
-        .ok_or_else(|| {
-            format!("--explorer-host: {name:?} is not a host name (e.g. box.lan or [fe80::1])")
-        })
-}
-
-/// The host of a `Host` header value (`host`, `host:port`, `[v6]`, `[v6]:port`), or `None` if it
-/// is not one.
-fn host_part(authority: &str) -> Option<&str> {
-    let (host, port) = match authority.strip_prefix('[') {
-        Some(rest) => {
-            let end = rest.find(']')? + 2;
-            (&authority[..end], &authority[end..])
-        }
-        None => match authority.find(':') {
-            Some(i) => (&authority[..i], &authority[i..]),
-            None => (authority, ""),
-        },
-    };
-    let port_ok = port.is_empty()
-        || port
-            .strip_prefix(':')
-            .is_some_and(|p| p.bytes().all(|b| b.is_ascii_digit()));
-    (!host.is_empty() && port_ok).then_some(host)
-}
-
 /// The explorer's guard: the hosts it answers and its token.
 #[derive(Clone)]
 pub struct Guard {
-    hosts: Vec<String>,
+    hosts: AllowedHosts,
     token: String,
 }
 
 impl Guard {
     pub fn new(extra_hosts: &[String], token: &str) -> Guard {
-        let hosts = LOOPBACK_HOSTS
-            .iter()
-            .map(|h| h.to_string())
-            .chain(extra_hosts.iter().map(|h| h.to_ascii_lowercase()))
-            .collect();
         Guard {
-            hosts,
+            hosts: AllowedHosts::new(extra_hosts),
             token: token.to_owned(),
         }
     }
@@ -160,30 +121,23 @@ impl Guard {
             .get(header::HOST)
             .and_then(|v| v.to_str().ok());
         // An absolute-form request target names the host too; both must be allowed.
-        let names = host
-            .into_iter()
-            .chain(req.uri().authority().map(|a| a.as_str()));
-        let mut seen = false;
-        for name in names {
-            seen = true;
-            let allowed = host_part(name)
-                .is_some_and(|h| self.hosts.iter().any(|a| a.eq_ignore_ascii_case(h)));
-            if !allowed {
-                return Some(misdirected(&format!(
-                    "This Data Explorer does not answer to the host {name:?}: it answers to \
-                     localhost, 127.0.0.1 and [::1] only, so that a web page under another \
-                     name (DNS rebinding) cannot read or change the data. To open it under \
-                     another name, start it with --explorer-host NAME (EXPLORER_HOST, comma \
-                     separated)."
-                )));
-            }
-        }
-        (!seen).then(|| {
-            misdirected(
+        match self
+            .hosts
+            .check(host, req.uri().authority().map(|a| a.as_str()))
+        {
+            Ok(()) => None,
+            Err(Refused::Foreign(name)) => Some(misdirected(&format!(
+                "This Data Explorer does not answer to the host {name:?}: it answers to \
+                 localhost, 127.0.0.1 and [::1] only, so that a web page under another \
+                 name (DNS rebinding) cannot read or change the data. To open it under \
+                 another name, start it with --explorer-host NAME (EXPLORER_HOST, comma \
+                 separated)."
+            ))),
+            Err(Refused::Missing) => Some(misdirected(
                 "This Data Explorer needs a Host header (localhost, 127.0.0.1, [::1] or a name \
                  given with --explorer-host).",
-            )
-        })
+            )),
+        }
     }
 
     fn is_token(&self, given: &str) -> bool {
@@ -248,36 +202,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn host_parts() {
-        for (authority, host) in [
-            ("localhost", Some("localhost")),
-            ("LocalHost:8082", Some("LocalHost")),
-            ("127.0.0.1:1", Some("127.0.0.1")),
-            ("[::1]:8082", Some("[::1]")),
-            ("[::1]", Some("[::1]")),
-            ("::1", None),
-            ("localhost:80:80", None),
-            ("localhost:x", None),
-            ("[::1]x", None),
-            ("", None),
-            (":8082", None),
-        ] {
-            assert_eq!(host_part(authority), host, "{authority}");
-        }
-    }
-
-    #[test]
-    fn tokens_and_host_names_are_checked() {
+    fn tokens_are_checked() {
         let t = new_token();
         assert_eq!(t.len(), 64);
         assert!(check_token(&t).is_ok());
         assert_ne!(t, new_token());
         assert!(check_token("").is_err());
         assert!(check_token("a b").unwrap_err().contains("letters, digits"));
-        assert_eq!(parse_host_name("Box.LAN:8082").unwrap(), "box.lan");
-        assert_eq!(parse_host_name("[FE80::1]").unwrap(), "[fe80::1]");
-        assert!(parse_host_name("http://x/").is_err());
-        assert!(parse_host_name("").is_err());
     }
 
     #[test]

@@ -5,8 +5,6 @@
 //! have actix's own deadline (`client_request_timeout`); idle keep-alive connections its
 //! `keep_alive`.
 
-use std::collections::HashMap;
-use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -17,7 +15,6 @@ use actix_web::http::StatusCode;
 use actix_web::middleware::Next;
 use actix_web::{web, HttpMessage, HttpResponse};
 use futures_util::StreamExt;
-use parking_lot::Mutex;
 
 /// The limits of one server.
 #[derive(Debug, Clone)]
@@ -38,39 +35,7 @@ impl Default for Limits {
 }
 
 /// Requests in flight per address, shared by the server's workers.
-#[derive(Default)]
-pub struct InFlight(Mutex<HashMap<IpAddr, usize>>);
-
-/// Counts one request of an address until dropped.
-struct Slot {
-    table: Arc<InFlight>,
-    ip: IpAddr,
-}
-
-impl Drop for Slot {
-    fn drop(&mut self) {
-        let mut map = self.table.0.lock();
-        if let Some(n) = map.get_mut(&self.ip) {
-            *n -= 1;
-            if *n == 0 {
-                map.remove(&self.ip);
-            }
-        }
-    }
-}
-
-fn take_slot(table: &Arc<InFlight>, ip: IpAddr, max: usize) -> Option<Slot> {
-    let mut map = table.0.lock();
-    let n = map.entry(ip).or_insert(0);
-    if *n >= max {
-        return None;
-    }
-    *n += 1;
-    Some(Slot {
-        table: table.clone(),
-        ip,
-    })
-}
+pub type InFlight = netguard::PerAddress;
 
 /// Middleware: the per-address cap and the body deadline.
 pub async fn limit_clients(
@@ -85,18 +50,16 @@ pub async fn limit_clients(
         .app_data::<web::Data<Arc<InFlight>>>()
         .map(|t| t.get_ref().clone());
     let _slot = match (table, req.peer_addr()) {
-        (Some(table), Some(peer)) => {
-            match take_slot(&table, peer.ip(), limits.requests_per_address) {
-                Some(slot) => Some(slot),
-                None => {
-                    let res = HttpResponse::build(StatusCode::TOO_MANY_REQUESTS)
-                        .insert_header(("Retry-After", "5"))
-                        .insert_header(("Connection", "close"))
-                        .body("Too many requests in flight from your address.");
-                    return Ok(req.into_response(res));
-                }
+        (Some(table), Some(peer)) => match table.take(peer.ip(), limits.requests_per_address) {
+            Some(slot) => Some(slot),
+            None => {
+                let res = HttpResponse::build(StatusCode::TOO_MANY_REQUESTS)
+                    .insert_header(("Retry-After", "5"))
+                    .insert_header(("Connection", "close"))
+                    .body("Too many requests in flight from your address.");
+                return Ok(req.into_response(res));
             }
-        }
+        },
         _ => None,
     };
     let deadline = tokio::time::Instant::now() + limits.body_timeout;
