@@ -185,15 +185,29 @@ fn check_date(text: &str, now: std::time::SystemTime) -> Result<(), GatewayError
         Err(e) => e.duration(),
     };
     if skew > MAX_CLOCK_SKEW {
+        let expiry = when
+            .checked_add(MAX_CLOCK_SKEW)
+            .map_or_else(|| "never".to_owned(), show_date);
         return Err(GatewayError::Unauthorized(format!(
             "The authorization token is not valid at the current time. Please create another \
-             token and retry (token start time: {}, token expiry time: {}, current time: {}).",
-            httpdate::fmt_http_date(when),
-            httpdate::fmt_http_date(when + MAX_CLOCK_SKEW),
-            httpdate::fmt_http_date(now)
+             token and retry (token start time: {}, token expiry time: {expiry}, current time: \
+             {}).",
+            show_date(when),
+            show_date(now)
         )));
     }
     Ok(())
+}
+
+/// A time as an HTTP date; past the last one HTTP can write (31 Dec 9999 23:59:59, where
+/// `httpdate` panics) as seconds since 1970.
+fn show_date(t: std::time::SystemTime) -> String {
+    const LAST: u64 = 253_402_300_799;
+    match t.duration_since(std::time::UNIX_EPOCH) {
+        Ok(d) if d.as_secs() <= LAST => httpdate::fmt_http_date(t),
+        Ok(d) => format!("{} s after 1970", d.as_secs()),
+        Err(_) => "before 1970".to_owned(),
+    }
 }
 
 #[cfg(test)]
@@ -235,5 +249,22 @@ mod tests {
             ..other
         };
         assert!(verify(&key, &ok_again, later).is_err());
+    }
+
+    #[test]
+    fn any_date_is_a_401_never_a_panic() {
+        let now = std::time::SystemTime::now();
+        for text in [
+            "Fri, 31 Dec 9999 23:59:59 GMT",
+            "Fri, 31 Dec 9999 23:50:00 GMT",
+            "Thu, 01 Jan 1970 00:00:00 GMT",
+            "Sat, 01 Jan 0000 00:00:00 GMT",
+            "Fri, 31 Dec 99999 23:59:59 GMT",
+        ] {
+            let e = check_date(text, now).unwrap_err();
+            assert!(matches!(e, GatewayError::Unauthorized(_)), "{text}: {e}");
+        }
+        let far = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1 << 40);
+        assert!(show_date(far).ends_with("s after 1970"));
     }
 }

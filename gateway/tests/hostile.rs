@@ -643,3 +643,25 @@ async fn a_change_feed_policy_is_checked_and_kept() {
     assert_eq!(s, 200, "{body}");
     assert_eq!(body["changeFeedPolicy"]["retentionDuration"], 10, "{body}");
 }
+
+/// Issue 33: `x-ms-date: Fri, 31 Dec 9999 23:59:59 GMT` panicked the request (the 401's message
+/// formatted the date + 15 min). Any date is a 401, and the gateway keeps serving.
+#[tokio::test]
+async fn any_date_is_a_401_never_a_dropped_connection() {
+    let gw = TestGateway::start();
+    let c = Client::new(&gw);
+    for date in [
+        "Fri, 31 Dec 9999 23:59:59 GMT",
+        "Fri, 31 Dec 9999 23:50:00 GMT",
+        "Thu, 01 Jan 1970 00:00:00 GMT",
+    ] {
+        let when = httpdate::parse_http_date(date).unwrap();
+        let (s, body) = c
+            .send_at(&c.key, when, Method::GET, "/dbs", ("dbs", ""), None, &[])
+            .await;
+        assert_eq!(s, 401, "{date}: {body}");
+        assert_cosmos_error(&body, "Unauthorized");
+    }
+    let (s, _) = c.send(Method::GET, "/dbs", ("dbs", ""), None, &[]).await;
+    assert_eq!(s, 200);
+}
