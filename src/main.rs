@@ -95,6 +95,11 @@ struct Args {
     /// 127.0.0.1 made on the first start and kept in the data directory (its path is printed).
     #[arg(long, env = "GATEWAY_TLS")]
     gateway_tls: bool,
+    /// A host name the gateway answers to besides localhost, 127.0.0.1, [::1] and its own
+    /// address (any other `Host`, and any other web page's `Origin`, is refused: DNS
+    /// rebinding); repeat or separate with commas.
+    #[arg(long = "gateway-host", env = "GATEWAY_HOST", value_delimiter = ',', value_parser = gateway::parse_host_name)]
+    gateway_hosts: Vec<String>,
     /// Do not serve the gateway.
     #[arg(long, env = "NO_GATEWAY")]
     no_gateway: bool,
@@ -208,6 +213,7 @@ fn gateway_options(args: &Args) -> Result<gateway::GatewayOptions, String> {
     options.key = args.gateway_key.clone();
     options.workers = args.workers;
     options.tls = args.gateway_tls;
+    options.allowed_hosts = args.gateway_hosts.clone();
     if let Some(k) = &options.key {
         gateway::MasterKey::from_base64(k).map_err(|e| format!("--gateway-key: {e}"))?;
     }

@@ -270,24 +270,32 @@ fn a_non_loopback_explorer_needs_a_token_of_its_own() {
 #[test]
 fn the_gateway_serves_the_cosmos_api_on_the_sites_engine() {
     let dir = tempfile::tempdir().unwrap();
-    let (child, urls) = start(dir.path(), &[]);
+    let (child, urls) = start(dir.path(), &["--gateway-host", "box.lan"]);
     let base = urls.gateway.expect("the gateway is announced");
-    let date = httpdate::fmt_http_date(std::time::SystemTime::now());
-    let auth = gateway::MasterKey::emulator().authorization("GET", "dbs", "", &date);
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .unwrap();
-    let (status, body) = rt.block_on(async {
-        let r = reqwest::Client::new()
+    let read_dbs = |host: Option<&str>| {
+        let date = httpdate::fmt_http_date(std::time::SystemTime::now());
+        let auth = gateway::MasterKey::emulator().authorization("GET", "dbs", "", &date);
+        let mut req = reqwest::Client::new()
             .get(format!("{base}dbs"))
             .header("x-ms-date", &date)
-            .header("authorization", auth)
-            .send()
-            .await
-            .unwrap();
-        (r.status().as_u16(), r.text().await.unwrap())
-    });
+            .header("authorization", auth);
+        if let Some(host) = host {
+            req = req.header("host", host);
+        }
+        rt.block_on(async {
+            let r = req.send().await.unwrap();
+            (r.status().as_u16(), r.text().await.unwrap())
+        })
+    };
+    // Signed right, under a name it does not answer to (DNS rebinding): refused.
+    let (status, body) = read_dbs(Some("evil.example:8083"));
+    assert_eq!(status, 403, "{body}");
+    assert_eq!(read_dbs(Some("box.lan:8083")).0, 200, "--gateway-host");
+    let (status, body) = read_dbs(None);
     assert_eq!(status, 200, "{body}");
     // The sites' databases, seeded on the same engine.
     assert!(

@@ -168,6 +168,11 @@ enum Command {
         /// first start and kept in the data directory (its path is printed).
         #[arg(long)]
         tls: bool,
+        /// A host name answered besides localhost, 127.0.0.1, [::1] and the address served
+        /// (any other `Host`, and any other web page's `Origin`, is refused: DNS rebinding);
+        /// repeat or separate with commas.
+        #[arg(long = "host", env = "GATEWAY_HOST", value_delimiter = ',', value_parser = gateway::parse_host_name)]
+        hosts: Vec<String>,
     },
 }
 
@@ -198,7 +203,13 @@ fn charge_line(charge: f64, diagnostics: &engine::Diagnostics) {
 }
 
 async fn run(cli: Cli) -> Result<(), import::ImportError> {
-    if let Command::Serve { addr, key, tls } = &cli.command {
+    if let Command::Serve {
+        addr,
+        key,
+        tls,
+        hosts,
+    } = &cli.command
+    {
         if cli.no_lock {
             return Err(engine::Error::bad(
                 "--no-lock",
@@ -206,7 +217,7 @@ async fn run(cli: Cli) -> Result<(), import::ImportError> {
             )
             .into());
         }
-        return serve(&cli.data, *addr, key.clone(), *tls).await;
+        return serve(&cli.data, *addr, key.clone(), *tls, hosts.clone()).await;
     }
     // Only `import` writes; everything else reads, beside any process writing the directory.
     let read_only = !matches!(cli.command, Command::Import { .. });
@@ -540,6 +551,7 @@ async fn serve(
     addr: std::net::SocketAddr,
     key: Option<String>,
     tls: bool,
+    hosts: Vec<String>,
 ) -> Result<(), import::ImportError> {
     let failed = |e: &dyn std::fmt::Display| import::ImportError::Failed(e.to_string());
     if key.is_none() && !addr.ip().is_loopback() {
@@ -561,6 +573,7 @@ async fn serve(
     let mut options = gateway::GatewayOptions::new(addr);
     options.key = key.clone();
     options.tls = tls;
+    options.allowed_hosts = hosts;
     let (server, bound) = gateway::Gateway::start(&engine, options).map_err(|e| failed(&e))?;
     let shown = match key {
         Some(_) => "AccountKey=<your --key>".to_owned(),

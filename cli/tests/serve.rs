@@ -38,8 +38,11 @@ fn serve_answers_the_cosmos_api_and_stops_on_ctrl_c() {
             "serve",
             "--addr",
             "127.0.0.1:0",
+            "--host",
+            "box.lan",
         ])
         .env_remove("GATEWAY_KEY")
+        .env_remove("GATEWAY_HOST")
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -60,18 +63,29 @@ fn serve_answers_the_cosmos_api_and_stops_on_ctrl_c() {
     let addr = addr.expect("the endpoint is printed");
     let created = request(&addr, "POST", "/dbs", ("dbs", ""), r#"{"id":"served"}"#);
     assert!(created.starts_with("HTTP/1.1 201"), "{created}");
-    let unsigned = {
+    let unsigned = |host: &str| {
         let mut s = std::net::TcpStream::connect(&addr).unwrap();
         write!(
             s,
-            "GET /dbs HTTP/1.1\r\nHost: x\r\nconnection: close\r\n\r\n"
+            "GET /dbs HTTP/1.1\r\nHost: {host}\r\nconnection: close\r\n\r\n"
         )
         .unwrap();
         let mut a = String::new();
         s.read_to_string(&mut a).unwrap();
         a
     };
-    assert!(unsigned.starts_with("HTTP/1.1 401"), "{unsigned}");
+    // Loopback and the names given with --host are answered; any other is refused (issue 33).
+    for (host, status) in [
+        ("localhost", "401"),
+        ("box.lan:8083", "401"),
+        ("evil.example", "403"),
+    ] {
+        let answer = unsigned(host);
+        assert!(
+            answer.starts_with(&format!("HTTP/1.1 {status}")),
+            "Host: {host}: {answer}"
+        );
+    }
 
     let status = Command::new("kill")
         .args(["-INT", &child.id().to_string()])

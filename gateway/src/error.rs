@@ -15,6 +15,8 @@ pub enum GatewayError {
     #[error("{0}")]
     BadRequest(String),
     #[error("{0}")]
+    Forbidden(String),
+    #[error("{0}")]
     NotFound(String),
     #[error("{0}")]
     Conflict(String),
@@ -73,6 +75,7 @@ impl ResponseError for GatewayError {
             GatewayError::Engine(e) => e.status_code(),
             GatewayError::Unauthorized(_) => 401,
             GatewayError::BadRequest(_) => 400,
+            GatewayError::Forbidden(_) => 403,
             GatewayError::NotFound(_) => 404,
             GatewayError::Conflict(_) => 409,
             GatewayError::PreconditionFailed(_) => 412,

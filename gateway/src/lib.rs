@@ -16,11 +16,13 @@
 pub mod auth;
 pub mod error;
 pub mod headers;
+mod hosts;
 pub mod limits;
 mod paths;
 mod resources;
 mod routes;
 mod script_store;
+mod server;
 pub mod testing;
 pub mod tls;
 
@@ -28,11 +30,13 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use actix_web::dev::Server;
-use actix_web::{web, App, HttpServer};
+use actix_web::web;
 
 pub use auth::{MasterKey, EMULATOR_KEY};
 pub use error::GatewayError;
 pub use limits::Limits;
+/// A name for `GatewayOptions::allowed_hosts` (`--gateway-host`): its host part, lower case.
+pub use netguard::hosts::parse_host_name;
 
 /// How to start a gateway.
 #[derive(Debug, Clone)]
@@ -45,6 +49,11 @@ pub struct GatewayOptions {
     pub workers: Option<usize>,
     /// Serve https with the self-signed certificate kept in the data directory (`tls`).
     pub tls: bool,
+    /// Host names answered besides loopback (`localhost`, `127.0.0.1`, `[::1]`) and the address
+    /// bound (`--gateway-host`), as [`parse_host_name`] gives them. Any other `Host`, and any
+    /// `Origin` not naming one of them, is a 403: a web page that rebinds its own name to this
+    /// address cannot use the account's key from the browser.
+    pub allowed_hosts: Vec<String>,
 }
 
 impl GatewayOptions {
@@ -55,6 +64,7 @@ impl GatewayOptions {
             limits: Limits::default(),
             workers: None,
             tls: false,
+            allowed_hosts: Vec::new(),
         }
     }
 }
@@ -91,6 +101,8 @@ pub(crate) struct State {
     pub scheme: &'static str,
     /// JavaScript scripts created over the REST API (kept in the data directory).
     pub scripts: script_store::ScriptStore,
+    /// The names answered (`GatewayOptions::allowed_hosts`, loopback, the address bound).
+    pub hosts: netguard::AllowedHosts,
 }
 
 pub struct Gateway;
@@ -126,46 +138,19 @@ impl Gateway {
             addr: bound,
             scheme: if options.tls { "https" } else { "http" },
             scripts,
+            hosts: netguard::AllowedHosts::new(&options.allowed_hosts).and_bound(bound),
         }));
-        let limits = options.limits.clone();
-        let mut server = HttpServer::new(move || {
-            App::new()
-                .app_data(state.clone())
-                .default_service(web::to(routes::dispatch))
-        })
-        .disable_signals()
-        .shutdown_timeout(5)
-        // Header timeout: a client that never finishes its request line and headers is cut off.
-        .client_request_timeout(limits.header_timeout)
-        .client_disconnect_timeout(std::time::Duration::from_secs(2))
-        .max_connections(limits.max_connections_per_worker)
-        .keep_alive(std::time::Duration::from_secs(60))
-        // TCP_NODELAY on every accepted connection (actix-web leaves the OS default, Nagle on).
-        // Over HTTP/2 actix writes a response's HEADERS and DATA, then its END_STREAM in an
-        // empty DATA frame of its own: with Nagle that last small write waits for the client's
-        // ACK of the first, which the client delays (40 ms on Linux) since it has nothing to
-        // send until the response ends: about 40 ms added to a good share of the SDK's calls.
-        .tcp_nodelay(true);
-        if let Some(n) = options.workers {
-            server = server.workers(n);
-        }
         let tls = if options.tls {
             Some(tls::server_config(engine.path()).map_err(StartError::Tls)?)
         } else {
             None
         };
-        // Without TLS: HTTP/1.1, and HTTP/2 by prior knowledge (no TLS to negotiate it): the
-        // Rust SDK speaks HTTP/2 first. With TLS, ALPN chooses.
-        let server = match tls {
-            Some(config) => server.listen_rustls_0_23(listener, config),
-            None => server.listen_auto_h2c(listener),
-        };
-        let server = server
-            .map_err(|source| StartError::Bind {
+        let server = server::serve(listener, state, options.workers, tls).map_err(|source| {
+            StartError::Bind {
                 addr: options.addr,
                 source,
-            })?
-            .run();
+            }
+        })?;
         Ok((server, bound))
     }
 }

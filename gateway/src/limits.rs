@@ -1,5 +1,6 @@
 //! Limits like the service's, so a slow or oversized client costs the gateway little: the item
-//! size (the engine's 2 MB), a request-size cap, header and body timeouts, a connection cap.
+//! size (the engine's 2 MB), a request-size cap, header, idle and body timeouts, connection caps
+//! (per worker and per client address).
 
 use std::time::Duration;
 
@@ -13,8 +14,12 @@ pub struct Limits {
     /// Largest request body read (an item is at most 2 MB; a batch or a query carries a little
     /// more). A larger one is refused with 413 before it is read whole.
     pub max_request_bytes: usize,
-    /// Time a client has to send its request line and headers.
+    /// Time a client has to send its request line and headers, counted from the connection's
+    /// start: a connection that sends nothing, or only part of a request line, is closed.
     pub header_timeout: Duration,
+    /// How long a connection may stay idle between requests (HTTP/1.1 keep-alive; over HTTP/2
+    /// the interval of the pings that check the client is still there).
+    pub keep_alive: Duration,
     /// Longest wait for the next chunk of a body: a client that sends one byte every 10 s is
     /// cut off after the first pause.
     pub body_idle_timeout: Duration,
@@ -22,6 +27,9 @@ pub struct Limits {
     pub body_timeout: Duration,
     /// Open connections per worker thread; past it the gateway stops accepting until one closes.
     pub max_connections_per_worker: usize,
+    /// Open connections per client address; past it a new one from that address is closed at
+    /// once, so one address cannot take the connections every other client needs.
+    pub connections_per_address: usize,
 }
 
 impl Default for Limits {
@@ -29,9 +37,11 @@ impl Default for Limits {
         Limits {
             max_request_bytes: 4 << 20,
             header_timeout: Duration::from_secs(5),
+            keep_alive: Duration::from_secs(5),
             body_idle_timeout: Duration::from_secs(5),
             body_timeout: Duration::from_secs(30),
             max_connections_per_worker: 1024,
+            connections_per_address: 256,
         }
     }
 }

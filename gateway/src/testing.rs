@@ -24,12 +24,30 @@ impl TestGateway {
     }
 
     pub fn with_limits(limits: Limits) -> Self {
-        Self::in_temp_dir(limits, engine::EngineOptions::default(), false)
+        Self::in_temp_dir(
+            limits,
+            engine::EngineOptions::default(),
+            (false, Vec::new()),
+        )
     }
 
     /// A gateway over https, with the self-signed certificate it makes in its data directory.
     pub fn tls() -> Self {
-        Self::in_temp_dir(Limits::default(), engine::EngineOptions::default(), true)
+        Self::in_temp_dir(
+            Limits::default(),
+            engine::EngineOptions::default(),
+            (true, Vec::new()),
+        )
+    }
+
+    /// A gateway that answers to `hosts` too (`GatewayOptions::allowed_hosts`).
+    pub fn answering(hosts: &[&str]) -> Self {
+        let hosts = hosts.iter().map(|h| h.to_string()).collect();
+        Self::in_temp_dir(
+            Limits::default(),
+            engine::EngineOptions::default(),
+            (false, hosts),
+        )
     }
 
     /// A gateway whose engine splits a physical partition once it stores `bytes`: splits
@@ -39,27 +57,37 @@ impl TestGateway {
             split_threshold_bytes: bytes,
             ..Default::default()
         };
-        Self::in_temp_dir(Limits::default(), options, false)
+        Self::in_temp_dir(Limits::default(), options, (false, Vec::new()))
     }
 
     /// A gateway over a temporary directory removed when it is dropped.
-    fn in_temp_dir(limits: Limits, options: engine::EngineOptions, tls: bool) -> Self {
+    /// `transport`: https, and the host names answered besides loopback.
+    fn in_temp_dir(
+        limits: Limits,
+        options: engine::EngineOptions,
+        transport: (bool, Vec<String>),
+    ) -> Self {
         let temp = tempfile::tempdir().expect("temp dir");
-        let mut gw = Self::start_with(temp.path(), limits, options, tls);
+        let mut gw = Self::start_with(temp.path(), limits, options, transport);
         gw._temp = Some(temp);
         gw
     }
 
     /// A gateway over `dir` (to start another on the same data after this one is dropped).
     pub fn at(dir: &std::path::Path, limits: Limits) -> Self {
-        Self::start_with(dir, limits, engine::EngineOptions::default(), false)
+        Self::start_with(
+            dir,
+            limits,
+            engine::EngineOptions::default(),
+            (false, Vec::new()),
+        )
     }
 
     fn start_with(
         dir: &std::path::Path,
         limits: Limits,
         engine_options: engine::EngineOptions,
-        tls: bool,
+        (tls, allowed_hosts): (bool, Vec<String>),
     ) -> Self {
         let path = dir.to_owned();
         let (tx, rx) = std::sync::mpsc::channel();
@@ -88,6 +116,7 @@ impl TestGateway {
                 options.limits = limits;
                 options.workers = Some(2);
                 options.tls = tls;
+                options.allowed_hosts = allowed_hosts;
                 let (server, addr) = Gateway::start(&engine, options).expect("gateway starts");
                 tx.send((addr, server.handle(), engine.clone())).unwrap();
                 let _ = server.await;

@@ -418,7 +418,7 @@ fn a_slow_body_is_cut_off() {
     s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
     write!(
         s,
-        "POST /dbs/d/colls/c/docs HTTP/1.1\r\nHost: x\r\nx-ms-date: {date}\r\nauthorization: {}\r\n\
+        "POST /dbs/d/colls/c/docs HTTP/1.1\r\nHost: localhost\r\nx-ms-date: {date}\r\nauthorization: {}\r\n\
          x-ms-documentdb-partitionkey: [\"p\"]\r\ncontent-length: {}\r\n\r\n",
         key.authorization("POST", "docs", "dbs/d/colls/c", &date),
         body.len()
@@ -642,6 +642,81 @@ async fn a_change_feed_policy_is_checked_and_kept() {
         .await;
     assert_eq!(s, 200, "{body}");
     assert_eq!(body["changeFeedPolicy"]["retentionDuration"], 10, "{body}");
+}
+
+/// Issue 33: a page under another name (DNS rebinding) or of another origin gets 403 however
+/// it signs: only loopback names, the address bound and the names given are answered.
+#[tokio::test]
+async fn foreign_hosts_and_origins_are_403() {
+    let gw = TestGateway::answering(&["box.lan"]);
+    let c = Client::new(&gw);
+    c.setup().await;
+    let port = gw.addr.port();
+    let read = |headers: Vec<(&'static str, String)>| {
+        let c = &c;
+        async move {
+            let h: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
+            c.send(Method::GET, "/dbs/d", ("dbs", "dbs/d"), None, &h)
+                .await
+        }
+    };
+    for host in [
+        "evil.example".to_owned(),
+        format!("evil.example:{port}"),
+        "localhost.evil.example".into(),
+        "127.0.0.1.nip.io".into(),
+        "127.0.0.2".into(),
+        "[::2]".into(),
+    ] {
+        let (s, body) = read(vec![("host", host.clone())]).await;
+        assert_eq!(s, 403, "Host: {host}: {body}");
+        assert_cosmos_error(&body, "Forbidden");
+        assert!(
+            body["message"].as_str().unwrap().contains("--gateway-host"),
+            "{body}"
+        );
+    }
+    for host in [
+        format!("localhost:{port}"),
+        "127.0.0.1".into(),
+        format!("[::1]:{port}"),
+        "LOCALHOST".into(),
+        format!("Box.Lan:{port}"),
+    ] {
+        let (s, body) = read(vec![("host", host.clone())]).await;
+        assert_eq!(s, 200, "Host: {host}: {body}");
+    }
+    // Cross-origin: refused, preflight included, unless the origin is a name answered.
+    for origin in [
+        "http://evil.example",
+        "null",
+        "https://localhost.evil.example:8083",
+    ] {
+        let (s, body) = read(vec![("origin", origin.into())]).await;
+        assert_eq!(s, 403, "Origin: {origin}: {body}");
+        assert_cosmos_error(&body, "Forbidden");
+        let res = c
+            .http
+            .request(Method::OPTIONS, format!("{}/dbs/d/colls/c/docs", c.base))
+            .header("origin", origin)
+            .header("access-control-request-method", "POST")
+            .header("access-control-request-headers", "authorization,x-ms-date")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status().as_u16(), 403, "preflight from {origin}");
+        assert!(res.headers().get("access-control-allow-origin").is_none());
+    }
+    for origin in ["http://localhost:3000", "http://box.lan"] {
+        let (s, body) = read(vec![("origin", origin.into())]).await;
+        assert_eq!(s, 200, "Origin: {origin}: {body}");
+    }
+    // A raw request with no Host at all (HTTP/1.0).
+    let mut s = std::net::TcpStream::connect(gw.addr).unwrap();
+    s.write_all(b"GET /dbs HTTP/1.0\r\n\r\n").unwrap();
+    let mut answer = String::new();
+    s.read_to_string(&mut answer).unwrap();
+    assert!(answer.starts_with("HTTP/1.0 403"), "{answer}");
 }
 
 /// Issue 33: `x-ms-date: Fri, 31 Dec 9999 23:59:59 GMT` panicked the request (the 401's message

@@ -23,7 +23,7 @@ use serde_json::Value;
 
 use crate::error::{GatewayError, Result};
 use crate::headers;
-use crate::{auth, limits, paths, State};
+use crate::{auth, hosts, limits, paths, State};
 
 /// A request after authentication, with its body read.
 pub(crate) struct Ctx<'a> {
@@ -69,6 +69,7 @@ pub(crate) async fn dispatch(
     payload: web::Payload,
     state: web::Data<Arc<State>>,
 ) -> Result<HttpResponse> {
+    hosts::check(&state.hosts, &req)?;
     let target = paths::parse(req.uri().path())?;
     let h = req.headers();
     auth::verify(
