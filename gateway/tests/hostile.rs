@@ -81,22 +81,25 @@ impl Client {
     }
 
     async fn setup(&self) {
+        self.setup_in("d", "c").await;
+    }
+
+    /// Database `db` with container `coll`, partitioned by `/pk`.
+    async fn setup_in(&self, db: &str, coll: &str) {
+        let body = format!(r#"{{"id":"{db}"}}"#);
         let (s, _) = self
-            .send(
-                Method::POST,
-                "/dbs",
-                ("dbs", ""),
-                Some(r#"{"id":"d"}"#),
-                &[],
-            )
+            .send(Method::POST, "/dbs", ("dbs", ""), Some(&body), &[])
             .await;
         assert_eq!(s, 201);
+        let body = format!(
+            r#"{{"id":"{coll}","partitionKey":{{"paths":["/pk"],"kind":"Hash","version":2}}}}"#
+        );
         let (s, _) = self
             .send(
                 Method::POST,
-                "/dbs/d/colls",
-                ("colls", "dbs/d"),
-                Some(r#"{"id":"c","partitionKey":{"paths":["/pk"],"kind":"Hash","version":2}}"#),
+                &format!("/dbs/{db}/colls"),
+                ("colls", &format!("dbs/{db}")),
+                Some(&body),
                 &[],
             )
             .await;
@@ -739,4 +742,99 @@ async fn any_date_is_a_401_never_a_dropped_connection() {
     }
     let (s, _) = c.send(Method::GET, "/dbs", ("dbs", ""), None, &[]).await;
     assert_eq!(s, 200);
+}
+
+/// Issue 33: a resource-id path is signed with its last id alone. A signature for
+/// `/dbs/A/colls/B/docs/probe` read `/dbs/C/colls/D/docs/probe` of another database; now the
+/// last id must name the whole path (a container's id holds its database's), and below a
+/// container only name-based paths are answered.
+#[tokio::test]
+async fn a_resource_id_signature_serves_only_the_resource_it_names() {
+    let gw = TestGateway::start();
+    let c = Client::new(&gw);
+    c.setup().await;
+    let pk = [("x-ms-documentdb-partitionkey", r#"["p"]"#)];
+    c.setup_in("e", "f").await;
+    for (db, coll, secret) in [("d", "c", "mine"), ("e", "f", "theirs")] {
+        let body = format!(r#"{{"id":"probe","pk":"p","secret":"{secret}"}}"#);
+        let path = format!("/dbs/{db}/colls/{coll}/docs");
+        let link = format!("dbs/{db}/colls/{coll}");
+        let (s, _) = c
+            .send(Method::POST, &path, ("docs", &link), Some(&body), &pk)
+            .await;
+        assert_eq!(s, 201);
+    }
+    let rid = |path: &'static str, link: &'static str, kind: &'static str| {
+        let c = &c;
+        async move {
+            let (s, body) = c.send(Method::GET, path, (kind, link), None, &[]).await;
+            assert_eq!(s, 200, "{body}");
+            body["_rid"].as_str().unwrap().to_owned()
+        }
+    };
+    let (d, cc) = (
+        rid("/dbs/d", "dbs/d", "dbs").await,
+        rid("/dbs/d/colls/c", "dbs/d/colls/c", "colls").await,
+    );
+    let (e, f) = (
+        rid("/dbs/e", "dbs/e", "dbs").await,
+        rid("/dbs/e/colls/f", "dbs/e/colls/f", "colls").await,
+    );
+
+    // Signed for the item under d/c by resource ids, replayed under e/f: never the other's data.
+    let signed = ("docs", "probe");
+    for path in [
+        format!("/dbs/{d}/colls/{cc}/docs/probe"),
+        format!("/dbs/{e}/colls/{f}/docs/probe"),
+        format!("/dbs/{e}/colls/{cc}/docs/probe"),
+    ] {
+        let (s, body) = c.send(Method::GET, &path, signed, None, &pk).await;
+        assert!(s == 403 || s == 404, "{path}: {s} {body}");
+        assert!(!body.to_string().contains("theirs"), "{body}");
+    }
+    // A container named by id under a resource-id database: its name is all that is signed.
+    let (s, _) = c
+        .send(
+            Method::GET,
+            &format!("/dbs/{e}/colls/f"),
+            ("colls", "f"),
+            None,
+            &[],
+        )
+        .await;
+    assert_eq!(s, 403);
+
+    // What a resource id does name is served, and only there.
+    let lower = cc.to_lowercase();
+    let (s, body) = c
+        .send(
+            Method::GET,
+            &format!("/dbs/{d}/colls/{cc}"),
+            ("colls", &lower),
+            None,
+            &[],
+        )
+        .await;
+    assert_eq!((s, body["id"].as_str()), (200, Some("c")), "{body}");
+    let (s, _) = c
+        .send(
+            Method::GET,
+            &format!("/dbs/{e}/colls/{cc}"),
+            ("colls", &lower),
+            None,
+            &[],
+        )
+        .await;
+    assert!(s == 403 || s == 404, "{s}");
+    let (s, body) = c
+        .send(
+            Method::GET,
+            &format!("/dbs/{d}/colls/{cc}/docs"),
+            ("docs", &lower),
+            None,
+            &[],
+        )
+        .await;
+    assert_eq!(s, 200, "{body}");
+    assert_eq!(body["Documents"][0]["secret"], "mine", "{body}");
 }
