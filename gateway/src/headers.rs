@@ -35,6 +35,38 @@ pub fn activity_id() -> String {
     )
 }
 
+/// The headers the gateway reads besides the `x-ms-*` ones.
+const READ: [&str; 11] = [
+    "host",
+    "origin",
+    "authorization",
+    "date",
+    "content-type",
+    "content-length",
+    "if-match",
+    "if-none-match",
+    "if-modified-since",
+    "a-im",
+    "prefer",
+];
+
+/// Every header the gateway reads must be visible ASCII, as Cosmos DB's are: [`get`] cannot read
+/// another value, which would then count as absent (an `If-Match` of `\xff` made a replace
+/// unconditional, a continuation `abc\xff` restarted a query from its first page). A 400 that
+/// names the header instead.
+pub fn check_values(headers: &HeaderMap) -> Result<(), GatewayError> {
+    for (name, value) in headers {
+        let name = name.as_str();
+        if (name.starts_with("x-ms-") || READ.contains(&name)) && value.to_str().is_err() {
+            return Err(GatewayError::BadRequest(format!(
+                "The value of header {name} is invalid: it holds a character that is not \
+                 visible ASCII (bytes 0x20-0x7E)."
+            )));
+        }
+    }
+    Ok(())
+}
+
 pub fn get<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }

@@ -838,3 +838,112 @@ async fn a_resource_id_signature_serves_only_the_resource_it_names() {
     assert_eq!(s, 200, "{body}");
     assert_eq!(body["Documents"][0]["secret"], "mine", "{body}");
 }
+
+/// Issue 33: a header the gateway reads whose value is not visible ASCII is a 400 naming it
+/// (an `If-Match: \xff` made a replace unconditional, a continuation `abc\xff` restarted the
+/// query from its first page).
+#[tokio::test]
+async fn header_values_that_are_not_visible_ascii_are_400() {
+    let gw = TestGateway::start();
+    let c = Client::new(&gw);
+    c.setup().await;
+    let pk = ("x-ms-documentdb-partitionkey", r#"["p"]"#);
+    let (s, _) = c
+        .send(
+            Method::POST,
+            "/dbs/d/colls/c/docs",
+            DOCS,
+            Some(r#"{"id":"a","pk":"p","v":1}"#),
+            &[pk],
+        )
+        .await;
+    assert_eq!(s, 201);
+    let item = ("docs", "dbs/d/colls/c/docs/a");
+    let replaced = r#"{"id":"a","pk":"p","v":2}"#;
+    let cases = [
+        (
+            "if-match",
+            Method::PUT,
+            "/dbs/d/colls/c/docs/a",
+            item,
+            Some(replaced),
+            vec![pk, ("if-match", "\u{ff}")],
+        ),
+        (
+            "if-none-match",
+            Method::GET,
+            "/dbs/d/colls/c/docs/a",
+            item,
+            None,
+            vec![pk, ("if-none-match", "\"\u{e9}\"")],
+        ),
+        (
+            "x-ms-continuation",
+            Method::GET,
+            "/dbs/d/colls/c/docs",
+            DOCS,
+            None,
+            vec![("x-ms-continuation", "abc\u{ff}")],
+        ),
+        (
+            "x-ms-documentdb-partitionkey",
+            Method::GET,
+            "/dbs/d/colls/c/docs/a",
+            item,
+            None,
+            vec![("x-ms-documentdb-partitionkey", "[\"p\u{e9}\"]")],
+        ),
+        (
+            "x-ms-session-token",
+            Method::GET,
+            "/dbs/d/colls/c/docs/a",
+            item,
+            None,
+            vec![pk, ("x-ms-session-token", "0:0#1\u{e9}")],
+        ),
+        (
+            "x-ms-documentdb-is-upsert",
+            Method::POST,
+            "/dbs/d/colls/c/docs",
+            DOCS,
+            Some(replaced),
+            vec![pk, ("x-ms-documentdb-is-upsert", "tru\u{e9}")],
+        ),
+    ];
+    for (name, method, path, signed, body, headers) in cases {
+        let (s, answer) = c.send(method, path, signed, body, &headers).await;
+        assert_eq!(s, 400, "{name}: {answer}");
+        assert_cosmos_error(&answer, "BadRequest");
+        assert!(
+            answer["message"].as_str().unwrap().contains(name),
+            "{name}: {answer}"
+        );
+    }
+    let (s, doc) = c
+        .send(Method::GET, "/dbs/d/colls/c/docs/a", item, None, &[pk])
+        .await;
+    assert_eq!(
+        (s, &doc["v"]),
+        (200, &serde_json::json!(1)),
+        "nothing replaced"
+    );
+    // Raw bytes (not UTF-8) are refused the same way.
+    let date = httpdate::fmt_http_date(SystemTime::now());
+    let mut s = std::net::TcpStream::connect(gw.addr).unwrap();
+    s.write_all(
+        format!(
+            "DELETE /dbs/d/colls/c/docs/a HTTP/1.1\r\nHost: localhost\r\nx-ms-date: {date}\r\n\
+             authorization: {}\r\nx-ms-documentdb-partitionkey: [\"p\"]\r\nconnection: close\r\n",
+            c.key
+                .authorization("DELETE", "docs", "dbs/d/colls/c/docs/a", &date)
+        )
+        .as_bytes(),
+    )
+    .unwrap();
+    s.write_all(b"if-match: \xff\r\n\r\n").unwrap();
+    let mut answer = String::new();
+    s.read_to_string(&mut answer).unwrap();
+    assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
+    assert!(answer.contains("if-match"), "{answer}");
+    assert_eq!(stored(&gw).await, 1);
+}

@@ -70,8 +70,9 @@ pub(crate) async fn dispatch(
     state: web::Data<Arc<State>>,
 ) -> Result<HttpResponse> {
     hosts::check(&state.hosts, &req)?;
-    let target = paths::parse(req.uri().path())?;
     let h = req.headers();
+    headers::check_values(h)?;
+    let target = paths::parse(req.uri().path())?;
     auth::verify(
         &state.key,
         &auth::Signed {
