@@ -9,7 +9,7 @@ use rquickjs::{Function, Object};
 use serde_json::Value;
 
 use super::collection::{perform, Op};
-use super::sandbox::{exception_text, script_error, setup_failed, sloppy, with_sandbox};
+use super::sandbox::{exception_text, script_error, setup_failed, with_sandbox, Sandbox};
 use crate::error::{Error, Result};
 use crate::scripts::ScriptContext;
 
@@ -70,6 +70,7 @@ fn run(
             let failures = Default::default();
             let caught = |e: rquickjs::Error| script_error(id, &js, e, call.deadline, &failures);
             let run = Run {
+                sandbox,
                 id,
                 body,
                 args,
@@ -91,6 +92,7 @@ fn run(
 }
 
 struct Run<'r, 's, 'c, 'a, 't> {
+    sandbox: &'r Sandbox,
     id: &'r str,
     body: &'r str,
     args: &'r [Value],
@@ -111,8 +113,10 @@ impl Run<'_, '_, '_, '_, '_> {
         let id = self.id;
         // The prelude hands its engine-side functions to the engine only: no global a script
         // could replace.
-        let host: Object = js
-            .eval_with_options(PRELUDE, sloppy())
+        let host: Object = self
+            .sandbox
+            .eval(js, PRELUDE)
+            .and_then(Object::from_value)
             .map_err(|e| setup_failed(id, e))?;
         let host_fn = |name: &str| host.get::<_, Function>(name).map_err(caught);
         let (self_link, alt_link) = match &self.ctx {
@@ -151,8 +155,10 @@ impl Run<'_, '_, '_, '_, '_> {
                 self.ctx.as_ref().map(|_| soft_deadline_ms),
             ))
             .map_err(caught)?;
-        let function: Function = js
-            .eval_with_options(format!("({}\n)", self.body), sloppy())
+        let function: Function = self
+            .sandbox
+            .eval(js, &format!("({}\n)", self.body))
+            .and_then(Function::from_value)
             .map_err(|e| match e {
                 rquickjs::Error::Exception => {
                     let detail = exception_text(js, js.catch());

@@ -12,7 +12,6 @@
 //!    the realm's original `Function.prototype.toString`, before the text ran) is the whole
 //!    text, comments and white space aside.
 
-use std::ffi::CString;
 use std::time::Duration;
 
 use rquickjs::{Ctx, Function};
@@ -86,26 +85,9 @@ fn bad(message: String) -> Error {
 
 /// Compiles `source` as a global script without running it; the syntax error if it does not.
 fn compiles(js: &Ctx<'_>, source: &str) -> std::result::Result<(), String> {
-    let text = CString::new(source).map_err(|_| "a NUL character".to_owned())?;
-    let flags =
-        (rquickjs::qjs::JS_EVAL_TYPE_GLOBAL | rquickjs::qjs::JS_EVAL_FLAG_COMPILE_ONLY) as i32;
-    // SAFETY: `text` is NUL-terminated and outlives the call; the compiled function (or the
-    // exception marker) is freed here or taken by `catch`.
-    unsafe {
-        let ctx = js.as_raw().as_ptr();
-        let v = rquickjs::qjs::JS_Eval(
-            ctx,
-            text.as_ptr(),
-            source.len() as _,
-            c"script".as_ptr(),
-            flags,
-        );
-        if rquickjs::qjs::JS_IsException(v) {
-            return Err(exception_text(js, js.catch()));
-        }
-        rquickjs::qjs::JS_FreeValue(ctx, v);
-    }
-    Ok(())
+    super::sandbox::compile(js, source)
+        .map(drop)
+        .map_err(|_| exception_text(js, js.catch()))
 }
 
 /// Whether `own` (a function's source text) is all of `text` but comments and white space.
