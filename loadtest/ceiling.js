@@ -6,6 +6,9 @@
 //   k6 run -e BASE_URL=http://127.0.0.1:8081 loadtest/ceiling.js                  # blog home (Q6)
 //   k6 run -e BASE_URL=http://127.0.0.1:8080 -e PAGE=category loadtest/ceiling.js # a WebStore category
 //
+// The static page answers loopback clients only (a 404 to anyone else): run k6 on the machine
+// that serves the sites.
+//
 // PAGE: a path, or `category` (the first category linked from the home page). VUS (default 8),
 // DURATION (default 20s), NAME (report name, default from the page), RESULTS_DIR.
 

@@ -3,8 +3,15 @@
 //! header, security headers, access log). A load test reads a page's throughput as a ratio of
 //! this one at the same size (`loadtest/ceiling.js`): what the engine and rendering cost on top
 //! of HTTP.
+//!
+//! Served to loopback clients only (the load tests run on the machine they measure): to anyone
+//! else it is a 404, since a page of up to 1 MB per request for free is an amplifier. Behind the
+//! trusted proxy the client is the address the proxy names, so the proxy's own loopback
+//! connection does not open it to the world.
 
-use actix_web::{web, HttpResponse};
+use std::net::IpAddr;
+
+use actix_web::{web, HttpRequest, HttpResponse};
 use serde::Deserialize;
 
 use crate::WebError;
@@ -29,7 +36,17 @@ pub fn page(bytes: usize) -> String {
     s
 }
 
-async fn ceiling(size: web::Query<Size>) -> Result<HttpResponse, WebError> {
+/// Whether the client (as [`crate::proxy::client_address`] sees it) is on this machine.
+fn from_loopback(req: &HttpRequest) -> bool {
+    crate::proxy::client_address(req)
+        .parse::<IpAddr>()
+        .is_ok_and(|ip| ip.is_loopback())
+}
+
+async fn ceiling(req: HttpRequest, size: web::Query<Size>) -> Result<HttpResponse, WebError> {
+    if !from_loopback(&req) {
+        return Err(WebError::NotFound);
+    }
     if size.bytes > MAX_BYTES {
         return Err(WebError::BadRequest(format!("bytes: at most {MAX_BYTES}")));
     }

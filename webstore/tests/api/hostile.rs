@@ -388,3 +388,27 @@ async fn one_address_cannot_hold_more_requests_than_its_cap() {
     })
     .await;
 }
+
+/// The HTTP ceiling page (up to 1 MB for one GET, no engine call) is for the load tests on this
+/// machine: a client elsewhere (here: named by the trusted proxy) gets a 404, a loopback client
+/// still gets its page (issue 33).
+#[tokio::test(flavor = "multi_thread")]
+async fn the_ceiling_page_is_served_to_loopback_clients_only() {
+    let app = spawn_app_with(|o| o.trusted_proxy = Some("127.0.0.1".parse().unwrap())).await;
+    let v = app.visitor();
+    let remote = |ip: &'static str| {
+        v.client
+            .get(format!("{}/static/ceiling?bytes=1048576", v.base))
+            .header("X-Forwarded-For", ip)
+            .send()
+    };
+    let r = remote("203.0.113.5").await.unwrap();
+    assert_eq!(r.status(), 404);
+    assert!(r.text().await.unwrap().len() < 100_000);
+    let r = remote("2001:db8::1").await.unwrap();
+    assert_eq!(r.status(), 404);
+    // The load tests: k6 on the machine itself.
+    let r = v.get("/static/ceiling?bytes=1048576").await;
+    assert_eq!(r.status, 200);
+    assert_eq!(r.body.len(), 1_048_576);
+}
