@@ -56,7 +56,7 @@ enum Command {
         partitions: u32,
         /// A unique key of a new container: its paths, comma separated (/email, or
         /// /type,/userId); repeat for several. No two items of one logical partition may share
-        /// a key's values (a missing path counts as a value); fixed once the container exists.
+        /// a key's values (a missing path counts as null); fixed once the container exists.
         #[arg(long = "unique-key", value_name = "PATHS")]
         unique_keys: Vec<String>,
         /// `create` fails on existing ids; `upsert` overwrites them.

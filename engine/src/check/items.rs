@@ -24,6 +24,9 @@ pub(super) struct Items {
     pub(super) per_lp: BTreeMap<[u8; 16], u64>,
     /// The unique-key entries the live items should have: entry key → the holder's id bytes.
     pub(super) unique_entries: HashMap<Vec<u8>, Vec<u8>>,
+    /// Entries the rule before issue 34 gave live items holding `null` or `-0.0` at a unique
+    /// path (`unique::legacy_entries`): entry key → the holder's id bytes.
+    pub(super) legacy_unique_entries: HashMap<Vec<u8>, Vec<u8>>,
 }
 
 /// Every item's key is whole, its header and checksum verify and its JSON parses.
@@ -119,6 +122,9 @@ fn check_item_intact(
                 ),
             );
         }
+    }
+    for e in unique::legacy_entries(def, &epk, &doc) {
+        items.legacy_unique_entries.insert(e.key, k[20..].to_vec());
     }
     if c.rebuilding {
         return;

@@ -123,7 +123,12 @@ fn check_container(store: &Store, rtxn: &RoTxn, def: &ContainerDef) -> Result<Co
     )?;
     index_entries::check_items_have_their_entries(&items.index_entries, &mut problems);
     index_entries::check_index_counts(&c, &index, &mut problems);
-    unique_entries::check_unique_entries(&c, &mut items.unique_entries, &mut problems)?;
+    unique_entries::check_unique_entries(
+        &c,
+        &mut items.unique_entries,
+        &items.legacy_unique_entries,
+        &mut problems,
+    )?;
     Ok(ContainerReport {
         database: def.database.clone(),
         container: def.id.clone(),

@@ -3,9 +3,11 @@
 //! its values. A missing entry lets a second item with the same values in; an entry naming the
 //! wrong live item refuses a value that item does not hold (409) for as long as it lives.
 //! An entry naming an item that is gone or expired blocks nothing (the next write of those
-//! values takes it over), so it is not a problem.
+//! values takes it over), so it is not a problem; nor does an entry of the rule before issue 34
+//! (a `null` or `-0.0` hashed apart from a missing path or `0`), which no write computes any
+//! more. Its item then lacks the entry of today's rule, which is reported, saying why.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::{Container, Problems};
 use crate::error::Result;
@@ -19,17 +21,24 @@ const NUMBER_AT: usize = 20;
 pub(super) fn check_unique_entries(
     c: &Container,
     expected: &mut HashMap<Vec<u8>, Vec<u8>>,
+    legacy: &HashMap<Vec<u8>, Vec<u8>>,
     problems: &mut Problems,
 ) -> Result<()> {
     // A store written before unique keys has no `unique` table, and no container with a policy.
     if c.def.unique_keys().is_empty() {
         return Ok(());
     }
+    // Items (their `docs` keys) whose entry of the rule before issue 34 was found.
+    let mut written_before: HashSet<Vec<u8>> = HashSet::new();
     for entry in c.store.unique.prefix_iter(c.rtxn, &c.prefix)? {
         let (k, holder) = entry?;
         if expected.get(k).is_some_and(|id| id.as_slice() == holder) {
             // Found: what stays in `expected` at the end is missing.
             expected.remove(k);
+            continue;
+        }
+        if legacy.get(k).is_some_and(|id| id.as_slice() == holder) {
+            written_before.insert(k[..NUMBER_AT].iter().chain(holder).copied().collect());
             continue;
         }
         if k.len() <= NUMBER_AT {
@@ -60,11 +69,18 @@ pub(super) fn check_unique_entries(
         }
     }
     for (k, id) in expected.iter() {
+        let item: Vec<u8> = k[..NUMBER_AT].iter().chain(id).copied().collect();
+        let why = if written_before.contains(&item) {
+            " (its entry was written when null and a missing path, or -0 and 0, were different \
+             values: delete the item and create it again)"
+        } else {
+            ""
+        };
         problems.note(
             "missing unique-key entry",
             format!(
                 "item '{}' has no unique-key entry for its {}: a second item with them would be \
-                 accepted",
+                 accepted{why}",
                 String::from_utf8_lossy(id),
                 describe(c, k)
             ),

@@ -29,6 +29,9 @@ pub fn value_hash(pk: &PartitionKey) -> u128 {
         PartitionKey::Bool(false) => bytes.push(0x02),
         PartitionKey::Bool(true) => bytes.push(0x03),
         PartitionKey::Number(n) => {
+            // `-0.0` hashes as `0`: one value (`-0.0 = 0` is true), so one logical partition,
+            // however the value was made (`PartitionKey::Number` is public).
+            let n = if *n == 0.0 { 0.0 } else { *n };
             bytes.push(0x05);
             bytes.extend_from_slice(&n.to_le_bytes());
         }

@@ -119,7 +119,7 @@ impl PartitionKey {
                 if !f.is_finite() || (f.fract() == 0.0 && f.abs() > MAX_SAFE_INTEGER) {
                     return Err(unsafe_number(field, &n.to_string()));
                 }
-                Ok(PartitionKey::Number(f))
+                Ok(PartitionKey::from(f))
             }
             Value::Bool(b) => Ok(PartitionKey::Bool(*b)),
             Value::Null => Ok(PartitionKey::Null),
@@ -300,7 +300,8 @@ impl From<bool> for PartitionKey {
 }
 impl From<f64> for PartitionKey {
     fn from(n: f64) -> Self {
-        PartitionKey::Number(n)
+        // `-0.0 = 0` is true in Cosmos DB: one value, one logical partition.
+        PartitionKey::Number(if n == 0.0 { 0.0 } else { n })
     }
 }
 impl From<i64> for PartitionKey {

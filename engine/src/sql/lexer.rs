@@ -102,6 +102,19 @@ pub fn tokenize(src: &str) -> Result<Vec<Token>, QueryError> {
         {
             let (n, len) = number(&src[i..])
                 .ok_or_else(|| QueryError::syntax(src, start, "malformed number"))?;
+            // A literal no double holds (`1e999`, 316 digits) is refused, as a parameter that
+            // is one is: never carried on as infinity, 1.8e308 or null.
+            if !n.is_finite() {
+                return Err(QueryError::syntax(
+                    src,
+                    start,
+                    &format!(
+                        "the number {} is beyond a double (at most ±{:e})",
+                        shorten(&src[i..i + len]),
+                        f64::MAX
+                    ),
+                ));
+            }
             i += len;
             Tok::Num(n)
         } else if c == b'\'' || c == b'"' {
@@ -127,6 +140,14 @@ pub fn tokenize(src: &str) -> Result<Vec<Token>, QueryError> {
         end: src.len(),
     });
     Ok(out)
+}
+
+/// A number's text for a message: a 316-digit literal is named by its first digits and length.
+fn shorten(text: &str) -> String {
+    if text.len() <= 24 {
+        return text.to_owned();
+    }
+    format!("{}… ({} characters)", &text[..16], text.len())
 }
 
 fn number(s: &str) -> Option<(f64, usize)> {
@@ -212,6 +233,11 @@ mod tests {
         assert!(kinds.contains(&Tok::Param("@p".into())));
         assert!(kinds.contains(&Tok::Sym("<>")));
         assert_eq!(tokenize("0x1F").unwrap()[0].tok, Tok::Num(31.0));
+        let e = tokenize("SELECT 1e999").unwrap_err().to_string();
+        assert!(
+            e.contains("column 8") && e.contains("1e999 is beyond a double"),
+            "{e}"
+        );
         assert!(tokenize("'open").is_err());
         assert!(tokenize("SELECT #")
             .unwrap_err()
