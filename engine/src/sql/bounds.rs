@@ -29,6 +29,10 @@ pub fn with_deadline<R>(deadline: Instant, f: impl FnOnce() -> R) -> R {
     impl Drop for Restore {
         fn drop(&mut self) {
             DEADLINE.with(|d| d.set(self.0));
+            // The outermost deadline (a page, a script call) ends: what it compiled goes.
+            if self.0.is_none() {
+                super::functions::forget_patterns();
+            }
         }
     }
     let earlier = DEADLINE.with(|d| d.replace(Some(deadline)));
@@ -42,6 +46,17 @@ pub fn with_deadline<R>(deadline: Instant, f: impl FnOnce() -> R) -> R {
 
 /// Called for every row the evaluator makes: past the deadline, the query stops with a 408.
 pub fn tick(making: &str) -> Result<(), QueryError> {
+    tick_with(|| {
+        format!(
+            "the query ran past its time budget while making the rows of {making}; \
+             narrow it (a filter on the partition key, on an indexed path, or on the joined values)"
+        )
+    })
+}
+
+/// [`tick`] for other repeated work of the evaluator (a call of a costly function), with the
+/// 408's message made only when it is needed.
+pub fn tick_with(message: impl FnOnce() -> String) -> Result<(), QueryError> {
     let left = COUNTDOWN.with(|c| {
         let n = c.get().saturating_sub(1);
         c.set(if n == 0 { CLOCK_EVERY } else { n });
@@ -51,10 +66,7 @@ pub fn tick(making: &str) -> Result<(), QueryError> {
         return Ok(());
     }
     match DEADLINE.with(Cell::get) {
-        Some(d) if Instant::now() > d => Err(QueryError::Timeout(format!(
-            "the query ran past its time budget while making the rows of {making}; \
-             narrow it (a filter on the partition key, on an indexed path, or on the joined values)"
-        ))),
+        Some(d) if Instant::now() > d => Err(QueryError::Timeout(message())),
         _ => Ok(()),
     }
 }

@@ -206,6 +206,8 @@ fn eval_inner(e: &Expr, row: &Bindings, params: &Params) -> Result<Val, QueryErr
                 .collect::<Result<Vec<_>, _>>()?;
             match name.strip_prefix("udf.") {
                 Some(udf) => crate::scripts::js::udf::call(udf, &vals)?,
+                // Its pattern can be refused: an error, not `undefined`.
+                None if name == "REGEXMATCH" => functions::regex_match(&vals)?,
                 None => functions::call(name, &vals),
             }
         }

@@ -7,6 +7,7 @@ pub mod fulltext;
 pub mod spatial;
 
 pub use date::current;
+pub(crate) use string::{forget_patterns, regex_match};
 mod math;
 mod string;
 mod types;

@@ -3,6 +3,7 @@
 use serde_json::Value;
 
 use super::{arr, b, boolean, int, s, string};
+use crate::sql::error::QueryError;
 use crate::sql::value::{self, Val};
 
 pub(super) fn call(name: &str, a: &[Val]) -> Val {
@@ -104,16 +105,8 @@ pub(super) fn call(name: &str, a: &[Val]) -> Val {
                 .find(|&i| i + needle.len() <= end && hay[i..i + needle.len()] == needle[..]);
             Some(Value::from(found.map_or(-1, |i| i as i64)))
         }
-        "REGEXMATCH" => {
-            let modifiers = a.get(2).map_or(Some(""), |m| s(m))?;
-            let mut builder = regex::RegexBuilder::new(s(&a[1])?);
-            builder
-                .case_insensitive(modifiers.contains('i'))
-                .multi_line(modifiers.contains('m'))
-                .dot_matches_new_line(modifiers.contains('s'))
-                .ignore_whitespace(modifiers.contains('x'));
-            boolean(builder.build().ok()?.is_match(s(&a[0])?))
-        }
+        // The evaluator calls `regex_match` (its errors are the query's); this is for tests.
+        "REGEXMATCH" => regex_match(a).ok()?,
         "STRINGJOIN" => {
             let sep = s(&a[1])?;
             let parts: Option<Vec<&str>> = arr(&a[0])?.iter().map(Value::as_str).collect();
@@ -166,5 +159,115 @@ pub(super) fn call(name: &str, a: &[Val]) -> Val {
             })
         }
         _ => None,
+    }
+}
+
+/// Bytes a compiled pattern may take (the `regex` crate's `size_limit`, its default, named here
+/// because it is the bound): `\w{50}` fits, `((x{100}){100}){100}` does not and is refused after
+/// ~90 ms of compiling (debug build), once per page rather than once per item.
+const REGEX_SIZE_LIMIT: usize = 10 << 20;
+
+/// Compiled patterns kept per thread while a page runs (its items reuse them); the cache is
+/// emptied when the page ends ([`forget_patterns`]), so at most this many compiled patterns are
+/// held per running page.
+const REGEX_CACHE: usize = 4;
+
+type Compiled = Result<regex::Regex, QueryError>;
+
+thread_local! {
+    static REGEXES: std::cell::RefCell<std::collections::HashMap<(String, String), Compiled>> =
+        std::cell::RefCell::new(std::collections::HashMap::new());
+}
+
+/// `RegexMatch(s, pattern, modifiers)`. Each distinct pattern and modifiers are compiled once per
+/// page (not once per item), within [`REGEX_SIZE_LIMIT`]; matching counts toward the query's
+/// deadline. A pattern that does not compile (`(`, or lookaround and backreferences, which
+/// Cosmos DB's PCRE runs and the `regex` crate does not), is too large, or has a modifier other
+/// than `i`, `m`, `s`, `x` is a 400 naming it, never `undefined`. Arguments that are not
+/// strings give `undefined`, as every function's do.
+pub(crate) fn regex_match(a: &[Val]) -> Result<Val, QueryError> {
+    let (Some(x), Some(pattern)) = (s(&a[0]), s(&a[1])) else {
+        return Ok(None);
+    };
+    let modifiers = match a.get(2) {
+        None => "",
+        Some(m) => match s(m) {
+            Some(m) => m,
+            None => return Ok(None),
+        },
+    };
+    crate::sql::bounds::tick_with(|| {
+        format!(
+            "the query ran past its time budget while matching RegexMatch's pattern '{}'; \
+             narrow it with a filter on the partition key or an indexed path",
+            shown(pattern)
+        )
+    })?;
+    let key = (pattern.to_owned(), modifiers.to_owned());
+    let compiled = REGEXES.with(|cache| cache.borrow().get(&key).cloned());
+    let re = match compiled {
+        Some(c) => c?,
+        None => {
+            let c = compile(pattern, modifiers);
+            REGEXES.with(|cache| {
+                let mut cache = cache.borrow_mut();
+                if cache.len() >= REGEX_CACHE {
+                    cache.clear();
+                }
+                cache.insert(key, c.clone());
+            });
+            c?
+        }
+    };
+    Ok(boolean(re.is_match(x)))
+}
+
+/// Drops this thread's compiled patterns: called when a page (the outermost deadline) ends.
+pub(crate) fn forget_patterns() {
+    REGEXES.with(|cache| cache.borrow_mut().clear());
+}
+
+fn compile(pattern: &str, modifiers: &str) -> Result<regex::Regex, QueryError> {
+    if let Some(bad) = modifiers.chars().find(|c| !"imsx".contains(*c)) {
+        return Err(QueryError::Semantic(format!(
+            "RegexMatch: '{bad}' is not a modifier (i, m, s and x are) for the pattern '{}'",
+            shown(pattern)
+        )));
+    }
+    regex::RegexBuilder::new(pattern)
+        .case_insensitive(modifiers.contains('i'))
+        .multi_line(modifiers.contains('m'))
+        .dot_matches_new_line(modifiers.contains('s'))
+        .ignore_whitespace(modifiers.contains('x'))
+        .size_limit(REGEX_SIZE_LIMIT)
+        .dfa_size_limit(2 * REGEX_SIZE_LIMIT)
+        .build()
+        .map_err(|e| {
+            let why = match &e {
+                regex::Error::CompiledTooBig(limit) => format!(
+                    "it compiles to more than {} KiB (the limit); write it with fewer or smaller \
+                     repetitions",
+                    limit >> 10
+                ),
+                // The crate's message spans lines (the pattern, a caret); its last says why.
+                other => other
+                    .to_string()
+                    .lines()
+                    .rev()
+                    .find_map(|l| l.trim().strip_prefix("error: ").map(str::to_owned))
+                    .unwrap_or_else(|| other.to_string()),
+            };
+            QueryError::Semantic(format!(
+                "RegexMatch cannot run the pattern '{}': {why}",
+                shown(pattern)
+            ))
+        })
+}
+
+/// A pattern for a message, cut after 200 characters.
+fn shown(pattern: &str) -> String {
+    match pattern.char_indices().nth(200) {
+        Some((at, _)) => format!("{}…", &pattern[..at]),
+        None => pattern.to_owned(),
     }
 }
