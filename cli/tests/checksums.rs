@@ -343,3 +343,144 @@ fn damaged_unique_key_entries_are_reported() {
     );
     assert!(!stdout.contains("item 'c' has no"), "{stdout}");
 }
+
+/// Creates test/`props` holding `docs` (the engine closed after).
+fn create_items(dir: &Path, props: ContainerProperties, docs: &[Value]) {
+    let engine = Engine::open(dir, EngineOptions::default()).unwrap();
+    rt().block_on(async {
+        let db = engine.create_database_if_not_exists("test").await.unwrap();
+        let c = db.create_container(props).await.unwrap();
+        for d in docs {
+            c.create_item(d, None, None).await.unwrap();
+        }
+    });
+}
+
+fn users(n: usize) -> Vec<Value> {
+    (0..n)
+        .map(|i| json!({"id": format!("u{i}"), "pk": "p", "email": format!("{i}@example.com")}))
+        .collect()
+}
+
+/// Issue 34: unique-key entries under a container id no container has are reported; with the
+/// `unique` table dropped, `check` says so (it used to read the index in its place and report
+/// its entries as "cut short").
+#[test]
+fn unique_entries_of_no_container_and_a_missing_unique_table_are_reported() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("data");
+    create_items(
+        &dir,
+        ContainerProperties::new("u", "/pk").with_unique_key(&["/email"]),
+        &users(3),
+    );
+    let o = engine(&dir, &["check"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stdout));
+    write_table(&dir, "unique", |wtxn, table, _| {
+        let mut k = vec![0, 0, 0x77, 0x77];
+        k.extend_from_slice(&[7; 16]);
+        k.push(0);
+        k.extend_from_slice(&[9; 16]);
+        table.put(wtxn, &k, b"ghost").unwrap();
+    });
+    let o = engine(&dir, &["check"]);
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr),
+    );
+    assert!(!o.status.success(), "{stdout}");
+    assert!(
+        stdout.contains(
+            "1 unique-key entries are stored under container id 30583, which no container has"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains(
+            "check found 1 problem in 1 report: 1 unique-key entries of an unknown container"
+        ),
+        "{stderr}"
+    );
+    write_table(&dir, "unique", |wtxn, table, _| {
+        // Safety: the table's handle is not used after.
+        unsafe { table.remove(wtxn).unwrap() };
+    });
+    let o = engine(&dir, &["check"]);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(!o.status.success(), "{stdout}");
+    assert!(
+        stdout.contains("the data file has no `unique` table"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("cut short"), "{stdout}");
+    assert!(!stdout.contains("names item"), "{stdout}");
+}
+
+/// Issue 34: with more problems of a kind than are listed, the summary and each report give the
+/// true totals per kind first (it said "check found 22 problems" for 5 000 missing entries).
+#[test]
+fn the_summary_gives_the_true_totals_per_kind() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("data");
+    create_items(
+        &dir,
+        ContainerProperties::new("u", "/pk").with_unique_key(&["/email"]),
+        &users(30),
+    );
+    write_table(&dir, "unique", |wtxn, table, entries| {
+        assert_eq!(entries.len(), 30);
+        for (k, _) in entries.iter().take(25) {
+            assert!(table.delete(wtxn, k).unwrap());
+        }
+    });
+    let o = engine(&dir, &["check"]);
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr),
+    );
+    assert!(!o.status.success(), "{stdout}");
+    assert!(
+        stderr.contains("check found 25 problems in 1 report: 25 missing unique-key entry"),
+        "{stderr}"
+    );
+    let report: Value = serde_json::from_str(stdout.lines().next().unwrap()).unwrap();
+    assert_eq!(
+        report["problem_counts"]["missing unique-key entry"], 25,
+        "{report}"
+    );
+    // The counts come before the list.
+    let line = stdout.lines().next().unwrap();
+    assert!(
+        line.find("problem_counts") < line.find("\"problems\""),
+        "{line}"
+    );
+}
+
+/// Issue 34: a damaged item with a long id is named readably: its id cut and escaped, its key's
+/// hex cut (a 250-byte id made a line of ~850 bytes: the id, then the whole key in hex; a
+/// damaged key of 511 bytes, 1.3 KB).
+#[test]
+fn a_damaged_item_is_named_in_a_readable_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("data");
+    let long = format!("{}\u{7}", "x".repeat(249));
+    create_items(
+        &dir,
+        ContainerProperties::new("c", "/pk"),
+        &[json!({"id": long, "pk": "p", "note": "SWAPME-a"})],
+    );
+    write_table(&dir, "docs", |wtxn, docs, all| {
+        for (k, v) in all {
+            docs.put(wtxn, &k, &swap(&v, "a")).unwrap();
+        }
+    });
+    let o = engine(&dir, &["check"]);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(!o.status.success(), "{stdout}");
+    let report: Value = serde_json::from_str(stdout.lines().next().unwrap()).unwrap();
+    let problem = report["problems"][0].as_str().unwrap();
+    assert!(problem.contains("do not match their checksum"), "{problem}");
+    assert!(problem.contains("… (250 bytes)"), "{problem}");
+    assert!(!problem.contains('\u{7}'), "{problem}");
+    assert!(problem.len() < 250, "{} bytes: {problem}", problem.len());
+}

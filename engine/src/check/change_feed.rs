@@ -18,7 +18,7 @@ pub(super) fn check_change_feed(
         if k.len() != 16 {
             problems.note(
                 "change feed",
-                format!("feed key {} is damaged ({} bytes)", keys::hex(k), k.len()),
+                format!("feed key {} is damaged ({} bytes)", keys::show(k), k.len()),
             );
             continue;
         }

@@ -73,7 +73,7 @@ pub(super) fn check_entries_point_to_their_items(
             continue;
         }
         if k.len() < index::MIN_ENTRY_LEN {
-            problems.note("index", format!("index key {} is too short", keys::hex(k)));
+            problems.note("index", format!("index key {} is too short", keys::show(k)));
             continue;
         }
         counts.tally(k)?;
@@ -97,7 +97,7 @@ fn check_entry_points_to_its_item(
     if c.store.docs.get(c.rtxn, &doc_key)?.is_none() {
         problems.note(
             "index",
-            format!("index entry {} points to a missing item", keys::hex(k)),
+            format!("index entry {} points to a missing item", keys::show(k)),
         );
     } else if !c.rebuilding && !expected.remove(k) {
         // An expired item keeps its entries until the purge: only flag live items' entries.
@@ -112,7 +112,7 @@ fn check_entry_points_to_its_item(
                 "index",
                 format!(
                     "index entry {} is not one of its item's terms",
-                    keys::hex(k)
+                    keys::show(k)
                 ),
             );
         }
@@ -125,7 +125,7 @@ pub(super) fn check_items_have_their_entries(missing: &HashSet<Vec<u8>>, problem
     for entry in missing {
         problems.note(
             "index",
-            format!("an item lacks its index entry {}", keys::hex(entry)),
+            format!("an item lacks its index entry {}", keys::show(entry)),
         );
     }
 }
@@ -143,7 +143,7 @@ pub(super) fn check_index_counts(c: &Container, counts: &IndexCounts, problems: 
                 format!(
                     "physical partition {} path {} counts {:?} entries, holds {n}",
                     key.0,
-                    keys::hex(&key.1),
+                    keys::show(&key.1),
                     counts.stored_per_pp.get(key)
                 ),
             );
@@ -155,8 +155,8 @@ pub(super) fn check_index_counts(c: &Container, counts: &IndexCounts, problems: 
                 "index count",
                 format!(
                     "logical partition {} path {} counts {:?} entries, holds {n}",
-                    keys::hex(&key.1),
-                    keys::hex(&key.0),
+                    keys::show(&key.1),
+                    keys::show(&key.0),
                     counts.stored_per_lp.get(key)
                 ),
             );

@@ -55,7 +55,11 @@ fn check_item_intact(
     if !keys::is_doc_key(k) {
         problems.note(
             "damaged item",
-            format!("item key {} is too short ({} bytes)", keys::hex(k), k.len()),
+            format!(
+                "item key {} is too short ({} bytes)",
+                keys::show(k),
+                k.len()
+            ),
         );
         return;
     }
@@ -70,8 +74,8 @@ fn check_item_intact(
                 "damaged item",
                 format!(
                     "item '{}' (key {}): {}",
-                    keys::id_of_doc_key(k),
-                    keys::hex(k),
+                    keys::shown_id(k),
+                    keys::show(k),
                     damage.describe()
                 ),
             );
@@ -86,8 +90,8 @@ fn check_item_intact(
                 "unreadable item",
                 format!(
                     "item '{}' (key {}) does not parse: {e}",
-                    keys::id_of_doc_key(k),
-                    keys::hex(k)
+                    keys::shown_id(k),
+                    keys::show(k)
                 ),
             );
             return;
@@ -101,8 +105,8 @@ fn check_item_intact(
             "misplaced item",
             format!(
                 "item '{}' (key {}) is stored under another EPK than its partition key {} gives",
-                keys::id_of_doc_key(k),
-                keys::hex(k),
+                keys::shown_id(k),
+                keys::show(k),
                 found.map_or_else(|e| e.to_string(), |pk| pk.to_string())
             ),
         ),
@@ -117,7 +121,7 @@ fn check_item_intact(
                 format!(
                     "items '{}' and '{}' of one logical partition have the same {}",
                     String::from_utf8_lossy(&other),
-                    keys::id_of_doc_key(k),
+                    keys::shown_id(k),
                     unique::describe(def, e.number)
                 ),
             );

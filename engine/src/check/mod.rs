@@ -31,9 +31,16 @@ pub struct ContainerReport {
     pub container: String,
     pub items: u64,
     pub index_entries: u64,
+    /// How many problems of each kind were found: the true totals, ahead of the list (which
+    /// names at most 20 of a kind).
+    pub problem_counts: BTreeMap<String, u64>,
     /// Each problem found, as a sentence naming the item, partition or key.
     pub problems: Vec<String>,
 }
+
+/// The name of the report holding what belongs to no container (unique-key entries under an
+/// unknown container id).
+pub const NO_CONTAINER: &str = "(no container)";
 
 /// Stops listing problems of one kind past this many (the count is still reported).
 const MAX_LISTED: usize = 20;
@@ -56,6 +63,14 @@ impl Problems {
                 "… more problems of the kind '{kind}' (counted below)"
             ));
         }
+    }
+
+    /// The total of each kind.
+    fn counts(&self) -> BTreeMap<String, u64> {
+        self.counts
+            .iter()
+            .map(|(k, n)| ((*k).to_owned(), *n))
+            .collect()
     }
 
     /// The listed problems, then the total of each kind listed only in part.
@@ -91,10 +106,33 @@ impl Engine {
         let store = &self.inner.store;
         let rtxn = store.env.read_txn()?;
         let mut reports = Vec::new();
+        let mut with_policy = std::collections::BTreeSet::new();
+        let mut all = BTreeMap::new();
         for db in self.databases() {
             for def in self.database(&db.id).containers() {
+                if !def.unique_keys().is_empty() {
+                    with_policy.insert(def.rid);
+                }
+                all.insert(def.rid, format!("{}/{}", def.database, def.id));
                 reports.push(check_container(store, &rtxn, &def)?);
             }
+        }
+        let mut problems = Problems::default();
+        unique_entries::check_entries_of_unknown_containers(
+            store,
+            &rtxn,
+            &with_policy,
+            &all,
+            &mut problems,
+        )?;
+        if !problems.counts.is_empty() {
+            reports.push(ContainerReport {
+                database: NO_CONTAINER.to_owned(),
+                container: NO_CONTAINER.to_owned(),
+                problem_counts: problems.counts(),
+                problems: problems.into_list(),
+                ..Default::default()
+            });
         }
         Ok(reports)
     }
@@ -134,12 +172,30 @@ fn check_container(store: &Store, rtxn: &RoTxn, def: &ContainerDef) -> Result<Co
         container: def.id.clone(),
         items: items.count,
         index_entries: index.entries,
+        problem_counts: problems.counts(),
         problems: problems.into_list(),
     })
 }
 
-/// A check that found problems, as an error for the CLI's exit status.
+/// A check that found problems, as an error for the CLI's exit status: the true totals, per
+/// kind, before anything else.
 pub fn failed(reports: &[ContainerReport]) -> Option<Error> {
-    let n: usize = reports.iter().map(|r| r.problems.len()).sum();
-    (n > 0).then(|| Error::Corrupt(format!("check found {n} problems (listed above)")))
+    let mut kinds: BTreeMap<&str, u64> = BTreeMap::new();
+    for r in reports {
+        for (kind, n) in &r.problem_counts {
+            *kinds.entry(kind).or_insert(0) += n;
+        }
+    }
+    let total: u64 = kinds.values().sum();
+    let containers = reports.iter().filter(|r| !r.problems.is_empty()).count();
+    (total > 0).then(|| {
+        let per_kind: Vec<String> = kinds.iter().map(|(k, n)| format!("{n} {k}")).collect();
+        Error::Corrupt(format!(
+            "check found {total} problem{} in {containers} report{}: {} (listed above, at most \
+             {MAX_LISTED} of each kind per container)",
+            if total == 1 { "" } else { "s" },
+            if containers == 1 { "" } else { "s" },
+            per_kind.join(", ")
+        ))
+    })
 }

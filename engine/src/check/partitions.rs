@@ -67,7 +67,7 @@ pub(super) fn check_logical_partition_counters(
                 "counter",
                 format!(
                     "logical partition {} counts {stored:?} items, holds {n}",
-                    keys::hex(epk)
+                    keys::show(epk)
                 ),
             );
         }

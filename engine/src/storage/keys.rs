@@ -264,9 +264,26 @@ impl DocHeader {
     }
 }
 
-/// The id inside a `docs` key, as text (a truncated long id ends in its hash's bytes).
-pub fn id_of_doc_key(key: &[u8]) -> String {
-    String::from_utf8_lossy(key.get(20..).unwrap_or_default()).into_owned()
+/// A key for a message: its hex when short, else the hex of its first 20 bytes (a container's
+/// rid and an EPK) and its length. A damaged key can be 511 bytes of noise, and a message holding
+/// it and its id whole ran to 1.3 KB.
+pub fn show(key: &[u8]) -> String {
+    if key.len() <= 48 {
+        hex(key)
+    } else {
+        format!("{}… ({} bytes)", hex(&key[..20]), key.len())
+    }
+}
+
+/// The id inside a `docs` key for a message: control and invalid bytes escaped, at most 64
+/// characters (then its length in bytes).
+pub fn shown_id(key: &[u8]) -> String {
+    let id = key.get(20..).unwrap_or_default();
+    let text: String = String::from_utf8_lossy(id).escape_debug().collect();
+    match text.char_indices().nth(64) {
+        Some((at, _)) => format!("{}… ({} bytes)", &text[..at], id.len()),
+        None => text,
+    }
 }
 
 /// 500 "corrupt data" for a `docs` key of the wrong length.
@@ -274,7 +291,7 @@ pub fn corrupt_key(key: &[u8], container: &str) -> Error {
     Error::Corrupt(format!(
         "a key of container '{container}' is damaged ({} bytes: {}); restore from a backup, run `engine check`",
         key.len(),
-        hex(key)
+        show(key)
     ))
 }
 
@@ -282,7 +299,7 @@ pub fn corrupt_key(key: &[u8], container: &str) -> Error {
 pub fn corrupt_item(key: &[u8], container: &str, why: &str) -> Error {
     Error::Corrupt(format!(
         "item '{}' in container '{container}': {why}; restore from a backup, run `engine check`",
-        id_of_doc_key(key)
+        shown_id(key)
     ))
 }
 

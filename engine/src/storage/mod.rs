@@ -60,6 +60,9 @@ pub struct Store {
     pub expiry: Database<'static, Bytes, Bytes>,
     /// Unique keys: `rid | epk | key number | hash of the values` → the id holding them.
     pub unique: Database<'static, Bytes, Bytes>,
+    /// False when a read-only open found no `unique` table (a store written before unique keys,
+    /// or one whose table was dropped): `unique` is then another table's handle, never read.
+    pub has_unique_table: bool,
     /// Readers hold it shared for the life of their read transaction; growing the map takes it
     /// exclusively, because LMDB may only resize with no transaction open in the process.
     gate: RwLock<()>,
@@ -121,6 +124,7 @@ impl Store {
             index,
             expiry,
             unique,
+            has_unique_table: true,
             gate: RwLock::new(()),
             max_map_size: opts.max_map_size,
             dir: dir.to_path_buf(),
@@ -193,7 +197,9 @@ impl Store {
             index,
             expiry: expiry.ok_or_else(missing)?,
             // A store written before unique keys has none; reading never consults them, so the
-            // index's handle stands in (never written: this store is read-only).
+            // index's handle stands in (never written: this store is read-only), and `check`
+            // says the table is missing instead of reading it.
+            has_unique_table: unique.is_some(),
             unique: unique.unwrap_or(index),
             env,
             gate: RwLock::new(()),
