@@ -23,7 +23,9 @@ pub struct ImportOptions<'a> {
     pub db: &'a str,
     pub container: &'a str,
     pub partition_key: Option<&'a str>,
-    pub partitions: u32,
+    /// Physical partitions of a new container; `None` is the default (4). Given for an existing
+    /// container, it must be the count it has.
+    pub partitions: Option<u32>,
     /// Unique keys of a new container (each a list of paths); an existing one must have these,
     /// when given.
     pub unique_keys: Vec<Vec<String>>,
@@ -50,7 +52,8 @@ struct Outcome {
     /// Failures per status code (a malformed line counts as 400).
     by_status: BTreeMap<u16, u64>,
     charge: f64,
-    rejects: Option<std::fs::File>,
+    /// The rejects file and its path.
+    rejects: Option<(std::fs::File, PathBuf)>,
 }
 
 impl Outcome {
@@ -58,15 +61,29 @@ impl Outcome {
         self.failed += 1;
         *self.by_status.entry(status).or_default() += 1;
         eprintln!("{}: {reason}", unit.label);
-        if let Some(f) = &mut self.rejects {
-            writeln!(f, "{}", unit.text.trim_end())
-                .map_err(|e| Error::bad("--rejects", e.to_string()))?;
+        if let Some((f, path)) = &mut self.rejects {
+            writeln!(f, "{}", unit.text.trim_end()).map_err(|e| rejects_error(path, e))?;
         }
         Ok(())
     }
 }
 
-async fn container(engine: &Engine, o: &ImportOptions<'_>) -> Result<ContainerClient, Error> {
+/// A write to the rejects file failed: the disk's error, said as such (a full disk is a 507,
+/// as for the engine's own writes), not a bad request.
+fn rejects_error(path: &Path, e: std::io::Error) -> Error {
+    let what = format!("cannot write the rejects file {}: {e}", path.display());
+    match e.raw_os_error() {
+        Some(libc::ENOSPC | libc::EDQUOT) => Error::StorageFull(what),
+        _ => Error::Unavailable(what),
+    }
+}
+
+/// The container to import into, created when missing — unless the file is `empty`.
+async fn container(
+    engine: &Engine,
+    o: &ImportOptions<'_>,
+    empty: bool,
+) -> Result<ContainerClient, Error> {
     let database = engine.create_database_if_not_exists(o.db).await?;
     if let Ok(def) = database.container(o.container).read_container() {
         let existing = def.partition_key().paths.join(",");
@@ -85,6 +102,18 @@ async fn container(engine: &Engine, o: &ImportOptions<'_>) -> Result<ContainerCl
                 });
             }
         }
+        let has = def.totals().0;
+        if let Some(wanted) = o.partitions.filter(|n| *n as usize != has) {
+            return Err(Error::BadRequest {
+                field: Some("--partitions".into()),
+                message: format!(
+                    "container '{}' exists with {has} physical partitions, not {wanted}: a \
+                     container's partitions are set when it is created and split as it grows; \
+                     drop --partitions or import into another container",
+                    o.container
+                ),
+            });
+        }
         if !o.unique_keys.is_empty() && def.unique_keys() != o.unique_keys.as_slice() {
             return Err(Error::BadRequest {
                 field: Some("--unique-key".into()),
@@ -100,6 +129,15 @@ async fn container(engine: &Engine, o: &ImportOptions<'_>) -> Result<ContainerCl
         }
         return Ok(database.container(o.container));
     }
+    if empty {
+        return Err(Error::BadRequest {
+            field: Some("FILE".into()),
+            message: format!(
+                "the file holds no items: container '{}' was not created",
+                o.container
+            ),
+        });
+    }
     let pk = o.partition_key.ok_or_else(|| Error::BadRequest {
         field: Some("--partition-key".into()),
         message: format!(
@@ -108,7 +146,8 @@ async fn container(engine: &Engine, o: &ImportOptions<'_>) -> Result<ContainerCl
         ),
     })?;
     let props = o.unique_keys.iter().fold(
-        ContainerProperties::new(o.container, pk).with_initial_partitions(o.partitions),
+        ContainerProperties::new(o.container, pk)
+            .with_initial_partitions(o.partitions.unwrap_or(4)),
         |props, key| props.with_unique_key(&key.iter().map(String::as_str).collect::<Vec<_>>()),
     );
     database.create_container(props).await
@@ -346,12 +385,14 @@ pub async fn run(
     o: ImportOptions<'_>,
     (units, size): (Units, u64),
 ) -> Result<(), ImportError> {
-    let c = container(engine, &o).await?;
+    let mut units = units.peekable();
+    let c = container(engine, &o, units.peek().is_none()).await?;
     let rejects = match &o.rejects {
-        Some(p) => Some(
+        Some(p) => Some((
             std::fs::File::create(p)
                 .map_err(|e| Error::bad("--rejects", format!("{}: {e}", p.display())))?,
-        ),
+            p.clone(),
+        )),
         None => None,
     };
     let mut out = Outcome {

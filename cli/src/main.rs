@@ -51,9 +51,10 @@ enum Command {
         /// to three for a hierarchical key (/tenantId,/userId,/sessionId).
         #[arg(long)]
         partition_key: Option<String>,
-        /// Physical partitions of a new container.
-        #[arg(long, default_value_t = 4)]
-        partitions: u32,
+        /// Physical partitions of a new container (default 4); given for an existing container,
+        /// it must be the count the container has.
+        #[arg(long)]
+        partitions: Option<u32>,
         /// A unique key of a new container: its paths, comma separated (/email, or
         /// /type,/userId); repeat for several. No two items of one logical partition may share
         /// a key's values (a missing path counts as null); fixed once the container exists.
@@ -79,10 +80,12 @@ enum Command {
         #[command(flatten)]
         target: Target,
         /// Partition key value: read as JSON when it parses as JSON, else as a string; a
-        /// hierarchical key's values as a JSON array (`'["contoso","alice"]'`).
+        /// hierarchical key's values as a JSON array (`'["contoso","alice"]'`), where `{}` is a
+        /// value the item lacks (`'["contoso",{}]'`: no /userId).
         #[arg(long, allow_hyphen_values = true, required_unless_present = "pk_none")]
         pk: Option<String>,
-        /// The item has no partition key property (Cosmos DB's PartitionKey.None).
+        /// The item has no partition key property (Cosmos DB's PartitionKey.None); on a
+        /// hierarchical container, none of its properties (`'[{},{}]'`).
         #[arg(long, conflicts_with = "pk")]
         pk_none: bool,
         /// The item's id.
@@ -299,7 +302,11 @@ async fn run(cli: Cli) -> Result<(), import::ImportError> {
             let c = engine.database(&target.db).container(&target.container);
             let pk = match pk {
                 Some(raw) if !pk_none => parse_pk(&raw)?,
-                _ => PartitionKey::None,
+                // A hierarchical key is one value per path: each of them absent.
+                _ => match c.read_container()?.partition_key().paths.len() {
+                    1 => PartitionKey::None,
+                    levels => PartitionKey::Hierarchical(vec![PartitionKey::None; levels]),
+                },
             };
             let r = c.read_item::<Value>(&id, pk, None).await?;
             out(&serde_json::to_string_pretty(&r.resource).unwrap_or_default());

@@ -416,3 +416,101 @@ fn a_full_disk_stops_the_import_with_its_summary() {
         "exported {exported}, reported {imported}:\n{err}"
     );
 }
+
+/// Issue 34: what the CLI used to ignore silently is an error. `--partitions` with another count
+/// than an existing container has (it was ignored); an empty file creating a container (it made
+/// one); the rejects file on a full disk (a "400 bad request"); `--pk-none` on a hierarchical
+/// container ("give 2 values, got 1"), whose `{}` spelling `--help` now shows.
+#[test]
+fn silent_ignores_are_errors() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let file = tmp.path().join("items.jsonl");
+    std::fs::write(&file, "{\"id\":\"a\",\"pk\":\"p\"}\n{\"id\":\"b\"}\n").unwrap();
+    let o = import(&data, &file, &["--partitions", "2"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // The same count is fine; another one is refused.
+    let o = import(&data, &file, &["--partitions", "2", "--mode", "upsert"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = import(&data, &file, &["--partitions", "9", "--mode", "upsert"]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("exists with 2 physical partitions, not 9"),
+        "{stderr}"
+    );
+
+    // An empty file creates nothing.
+    let empty = tmp.path().join("empty.jsonl");
+    std::fs::write(&empty, "").unwrap();
+    let o = engine(
+        &data,
+        &[
+            "import",
+            "--db",
+            "d",
+            "--container",
+            "new",
+            "--partition-key",
+            "/pk",
+            empty.to_str().unwrap(),
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "{stderr}");
+    assert!(stderr.contains("holds no items"), "{stderr}");
+    let o = engine(&data, &["list"]);
+    assert!(!String::from_utf8_lossy(&o.stdout).contains("\"new\""));
+
+    // A rejects file that cannot be written for lack of space: the disk's error.
+    if std::path::Path::new("/dev/full").exists() {
+        let bad = tmp.path().join("bad.jsonl");
+        std::fs::write(&bad, "{\"id\": 1}\n").unwrap();
+        let o = import(&data, &bad, &["--rejects", "/dev/full"]);
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success(), "{stderr}");
+        assert!(
+            stderr.contains("507") && stderr.contains("/dev/full"),
+            "{stderr}"
+        );
+        assert!(!stderr.contains("error (400)"), "{stderr}");
+    }
+
+    // --pk-none on a hierarchical container reads the item that lacks every path.
+    let o = engine(
+        &data,
+        &[
+            "import",
+            "--db",
+            "d",
+            "--container",
+            "h",
+            "--partition-key",
+            "/t,/u",
+            file.to_str().unwrap(),
+        ],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = engine(
+        &data,
+        &["get", "--db", "d", "--container", "h", "--pk-none", "b"],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("\"b\""));
+    let o = engine(
+        &data,
+        &[
+            "get",
+            "--db",
+            "d",
+            "--container",
+            "h",
+            "--pk",
+            "[{},{}]",
+            "b",
+        ],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = engine(&data, &["get", "--help"]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("'[\"contoso\",{}]'"));
+}
