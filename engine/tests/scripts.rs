@@ -221,6 +221,7 @@ fn a_procedure_over_its_budget_is_stopped_and_rolled_back() {
         let budget = ScriptBudget {
             max_duration: Duration::from_millis(50),
             max_request_units: 1_000_000.0,
+            ..Default::default()
         };
         let t = common::open(EngineOptions {
             script_budget: budget,

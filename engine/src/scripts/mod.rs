@@ -121,6 +121,11 @@ pub struct ScriptBudget {
     pub max_duration: Duration,
     /// RU a script may spend before it is stopped.
     pub max_request_units: f64,
+    /// Time a JavaScript procedure or trigger may spend in its own code (the interpreter, not
+    /// the operations it asks for) while it holds the engine's single writer: every write of
+    /// every container waits on it. Cosmos DB runs a partition's scripts on that partition's
+    /// replicas, so its 5 s delay no one else; here it would delay everyone (DESIGN.md).
+    pub max_javascript: Duration,
 }
 
 impl Default for ScriptBudget {
@@ -128,6 +133,7 @@ impl Default for ScriptBudget {
         ScriptBudget {
             max_duration: Duration::from_secs(5),
             max_request_units: 10_000.0,
+            max_javascript: Duration::from_millis(50),
         }
     }
 }

@@ -13,7 +13,7 @@ mod purge;
 mod reindex;
 mod resources;
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
@@ -138,31 +138,55 @@ struct Dirty {
 
 impl Writer {
     fn run(mut self, mut rx: mpsc::Receiver<Job>) {
-        loop {
-            // Index rebuilds advance whenever the writer would otherwise wait.
-            let first = if self.rebuild_pending() {
-                match rx.try_recv() {
-                    Ok(j) => j,
-                    Err(mpsc::error::TryRecvError::Empty) => {
-                        self.rebuild_step();
-                        continue;
-                    }
-                    Err(mpsc::error::TryRecvError::Disconnected) => break,
+        // Scripts wait here while plain writes go first. A script holds the writer for as long
+        // as its JavaScript runs (up to `ScriptBudget::max_javascript`), so it runs alone, in a
+        // transaction of its own, and only when no plain write is waiting: a write waits for
+        // one script at most, however many are queued, and never shares a commit with one.
+        let mut scripts: VecDeque<Job> = VecDeque::new();
+        let mut open = true;
+        while open || !scripts.is_empty() {
+            let busy = !scripts.is_empty() || self.rebuild_pending();
+            let mut plain = Vec::new();
+            let mut take = |job: Job, plain: &mut Vec<Job>| match job.op {
+                WriteOp::Procedure { .. } | WriteOp::ItemWithTriggers { .. } => {
+                    scripts.push_back(job)
                 }
-            } else {
-                match rx.blocking_recv() {
-                    Some(j) => j,
-                    None => break,
-                }
+                _ => plain.push(job),
             };
-            let mut jobs = vec![first];
-            while jobs.len() < self.opts.max_group {
-                match rx.try_recv() {
-                    Ok(j) => jobs.push(j),
-                    Err(_) => break,
+            if open {
+                // Index rebuilds and queued scripts advance whenever the writer would wait.
+                let first = if busy {
+                    match rx.try_recv() {
+                        Ok(j) => Some(j),
+                        Err(mpsc::error::TryRecvError::Empty) => None,
+                        Err(mpsc::error::TryRecvError::Disconnected) => {
+                            open = false;
+                            None
+                        }
+                    }
+                } else {
+                    let j = rx.blocking_recv();
+                    open = j.is_some();
+                    j
+                };
+                if let Some(j) = first {
+                    take(j, &mut plain);
+                    while plain.len() < self.opts.max_group {
+                        match rx.try_recv() {
+                            Ok(j) => take(j, &mut plain),
+                            Err(_) => break,
+                        }
+                    }
                 }
             }
-            self.process(jobs);
+            if !plain.is_empty() {
+                self.process(plain);
+            } else if let Some(script) = scripts.pop_front() {
+                self.process(vec![script]);
+            } else if self.rebuild_pending() {
+                self.rebuild_step();
+                continue;
+            }
             // ...and after every group, so a busy writer still makes progress on them.
             if self.rebuild_pending() {
                 self.rebuild_step();

@@ -65,12 +65,16 @@ fn run(
     let started = ctx.as_ref().map(|c| c.started).unwrap_or_else(Instant::now);
     with_sandbox(id, |sandbox| {
         let realm = sandbox.realm().map_err(|e| setup_failed(id, e))?;
-        let call = sandbox.begin(started + budget.max_duration);
+        let call = std::cell::RefCell::new(
+            sandbox.begin_budgeted(started + budget.max_duration, budget.max_javascript),
+        );
+        let deadline = call.borrow().deadline;
         let outcome = realm.with(|js| {
             let failures = Default::default();
-            let caught = |e: rquickjs::Error| script_error(id, &js, e, call.deadline, &failures);
+            let caught = |e: rquickjs::Error| script_error(id, &js, e, deadline, &failures);
             let run = Run {
                 sandbox,
+                call: &call,
                 id,
                 body,
                 args,
@@ -83,16 +87,26 @@ fn run(
             };
             run.go(&js)
         });
+        let call = call.into_inner();
         let ticks = sandbox.ticks(&call);
         if let Some(c) = ctx {
             c.meter.script_ticks += ticks;
         }
-        outcome
+        match outcome {
+            Err(Error::RequestTimeout(_)) if call.javascript_spent() => {
+                Err(Error::RequestTimeout(format!(
+                    "script '{id}' ran its own JavaScript for more than {:?}, what one call may hold the engine's single writer for (its operations do not count); everything it did was rolled back",
+                    budget.max_javascript
+                )))
+            }
+            outcome => outcome,
+        }
     })
 }
 
 struct Run<'r, 's, 'c, 'a, 't> {
     sandbox: &'r Sandbox,
+    call: &'r std::cell::RefCell<super::sandbox::Call>,
     id: &'r str,
     body: &'r str,
     args: &'r [Value],
@@ -108,6 +122,14 @@ struct Run<'r, 's, 'c, 'a, 't> {
 }
 
 impl Run<'_, '_, '_, '_, '_> {
+    /// Runs `f`, a stretch of the script's own JavaScript, counted against its budget.
+    fn javascript<T>(&self, f: impl FnOnce() -> T) -> T {
+        self.sandbox.enter(&mut self.call.borrow_mut());
+        let out = f();
+        self.sandbox.leave(&mut self.call.borrow_mut());
+        out
+    }
+
     fn go<'js>(mut self, js: &rquickjs::Ctx<'js>) -> Result<Outcome> {
         let caught = self.caught;
         let id = self.id;
@@ -175,15 +197,14 @@ impl Run<'_, '_, '_, '_, '_> {
                 .push_arg(js.json_parse(a.to_string()).map_err(caught)?)
                 .map_err(caught)?;
         }
-        function
-            .call_arg::<rquickjs::Value>(call_args)
+        self.javascript(|| function.call_arg::<rquickjs::Value>(call_args))
             .map_err(caught)?;
         // Run the queued operations in order, then their callbacks, until none are left.
         let take = host_fn("takeOps")?;
         let complete = host_fn("complete")?;
         let mut known = HashMap::new();
         loop {
-            let text: String = take.call(()).map_err(caught)?;
+            let text: String = self.javascript(|| take.call(())).map_err(caught)?;
             let ops: Vec<Op> = serde_json::from_str(&text)
                 .map_err(|e| Error::bad("script", format!("script '{id}': {e}")))?;
             if ops.is_empty() {
@@ -197,8 +218,10 @@ impl Run<'_, '_, '_, '_, '_> {
                         format!("pre-trigger '{id}' cannot use the collection here; it may only change the request body"),
                     )),
                 };
+                // What an operation read is handed in parsed, outside the script's budget:
+                // its size is the operation's cost, not the script's.
                 let (err, res) = match result {
-                    Ok(v) => (None, Some(v.to_string())),
+                    Ok(v) => (None, Some(js.json_parse(v.to_string()).map_err(caught)?)),
                     // Budget overruns are not the script's to catch.
                     Err(e @ Error::RequestTimeout(_)) => return Err(e),
                     Err(e) => {
@@ -211,13 +234,13 @@ impl Run<'_, '_, '_, '_, '_> {
                     }
                 };
                 let spent = self.ctx.as_ref().map_or(0.0, |c| c.meter.charge());
-                complete
-                    .call::<_, ()>((op.id, err, res, spent))
+                self.javascript(|| complete.call::<_, ()>((op.id, err, res, spent)))
                     .map_err(caught)?;
             }
         }
         let get = |name: &str| -> Result<Option<Value>> {
-            let json: Option<String> = host_fn(name)?.call(()).map_err(caught)?;
+            let f = host_fn(name)?;
+            let json: Option<String> = self.javascript(|| f.call(())).map_err(caught)?;
             json.map(|j| {
                 serde_json::from_str(&j)
                     .map_err(|e| Error::bad("script", format!("script '{id}': {e}")))

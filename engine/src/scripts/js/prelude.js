@@ -166,7 +166,7 @@
         // Lets the engine answer a rethrown failure with the operation's own status.
         Object.defineProperty(error, "__failure", { value: err.index });
       }
-      var resource = result == null ? undefined : parse(result);
+      var resource = result == null ? undefined : result;
       if (!callback) {
         if (error) throw error;
         return;

@@ -40,10 +40,36 @@ type Intrinsics = (
     intrinsic::Promise,
 );
 
+/// When the interrupt stops the running JavaScript: a wall-clock deadline, and the thread's CPU
+/// time its budget allows (CPU time, so a script is not stopped for time the machine gave to
+/// others).
+#[derive(Debug, Clone, Copy)]
+struct Stop {
+    at: Instant,
+    cpu: Option<Duration>,
+}
+
+impl Stop {
+    fn reached(&self) -> bool {
+        Instant::now() > self.at || self.cpu.is_some_and(|c| thread_cpu() > c)
+    }
+}
+
+/// CPU time this thread has used.
+fn thread_cpu() -> Duration {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `t` is a valid timespec to write; CLOCK_THREAD_CPUTIME_ID needs nothing else.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+    Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
+}
+
 pub(super) struct Sandbox {
     runtime: Runtime,
-    /// The running call's deadline, read by the interrupt handler.
-    deadline: Arc<Mutex<Instant>>,
+    /// When the running call stops, read by the interrupt handler.
+    stop: Arc<Mutex<Stop>>,
     /// Interrupt-handler calls so far: QuickJS calls it once per 10 000 jumps and calls, so the
     /// count measures a script's work (charged as `ru::rate::SCRIPT_TICK`).
     ticks: Arc<AtomicU64>,
@@ -53,10 +79,23 @@ pub(super) struct Sandbox {
     bytecode: RefCell<HashMap<String, Rc<[u8]>>>,
 }
 
-/// One call's bookkeeping: its deadline is set, its ticks are counted from here.
+/// One call's bookkeeping: its deadline is set, its ticks are counted from here, and, on the
+/// writer, the time its JavaScript ran is counted against a budget of its own.
 pub(super) struct Call {
     ticks_before: u64,
     pub deadline: Instant,
+    /// What is left of the call's JavaScript budget, in CPU time (`None`: only the deadline
+    /// bounds it).
+    javascript_left: Option<Duration>,
+    /// The thread's CPU time when the running stretch of JavaScript began.
+    entered: Option<Duration>,
+}
+
+impl Call {
+    /// Whether the JavaScript budget, not the deadline, is what ran out.
+    pub fn javascript_spent(&self) -> bool {
+        self.javascript_left.is_some_and(|l| l.is_zero()) && Instant::now() < self.deadline
+    }
 }
 
 impl Sandbox {
@@ -64,16 +103,19 @@ impl Sandbox {
         let runtime = Runtime::new()?;
         runtime.set_memory_limit(MEMORY_LIMIT);
         runtime.set_max_stack_size(STACK_LIMIT);
-        let deadline = Arc::new(Mutex::new(Instant::now()));
+        let stop = Arc::new(Mutex::new(Stop {
+            at: Instant::now(),
+            cpu: None,
+        }));
         let ticks = Arc::new(AtomicU64::new(0));
-        let (d, t) = (deadline.clone(), ticks.clone());
+        let (s, t) = (stop.clone(), ticks.clone());
         runtime.set_interrupt_handler(Some(Box::new(move || {
             t.fetch_add(1, Ordering::Relaxed);
-            d.lock().map(|d| Instant::now() > *d).unwrap_or(true)
+            s.lock().map(|s| s.reached()).unwrap_or(true)
         })));
         Ok(Sandbox {
             runtime,
-            deadline,
+            stop,
             ticks,
             bytecode: RefCell::default(),
         })
@@ -124,12 +166,43 @@ impl Sandbox {
 
     /// Starts a call that must end by `deadline`.
     pub fn begin(&self, deadline: Instant) -> Call {
-        if let Ok(mut d) = self.deadline.lock() {
-            *d = deadline;
-        }
+        self.stop_at(deadline, None);
         Call {
             ticks_before: self.ticks.load(Ordering::Relaxed),
             deadline,
+            javascript_left: None,
+            entered: None,
+        }
+    }
+
+    /// Starts a call that must end by `deadline` and whose own JavaScript may use `javascript`
+    /// of CPU time in all: the time between [`Sandbox::enter`] and [`Sandbox::leave`].
+    pub fn begin_budgeted(&self, deadline: Instant, javascript: Duration) -> Call {
+        let mut call = self.begin(deadline);
+        call.javascript_left = Some(javascript);
+        self.stop_at(deadline, Some(thread_cpu() + javascript));
+        call
+    }
+
+    /// JavaScript is about to run: the interrupt stops it at the deadline or when its budget is
+    /// spent, whichever comes first.
+    pub fn enter(&self, call: &mut Call) {
+        let now = thread_cpu();
+        call.entered = Some(now);
+        self.stop_at(call.deadline, call.javascript_left.map(|left| now + left));
+    }
+
+    /// JavaScript stopped running (an operation runs now, in the engine): its time is counted.
+    pub fn leave(&self, call: &mut Call) {
+        if let (Some(left), Some(at)) = (&mut call.javascript_left, call.entered.take()) {
+            *left = left.saturating_sub(thread_cpu().saturating_sub(at));
+        }
+        self.stop_at(call.deadline, None);
+    }
+
+    fn stop_at(&self, at: Instant, cpu: Option<Duration>) {
+        if let Ok(mut s) = self.stop.lock() {
+            *s = Stop { at, cpu };
         }
     }
 
