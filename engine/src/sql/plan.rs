@@ -323,8 +323,48 @@ fn spatial_predicate(e: &Expr, root: &str, params: &Params) -> Option<Predicate>
     Some(Predicate::Spatial(path, cover(&boxes)))
 }
 
+/// `c.x = 1 OR c.x = 2 OR …` on one path of the root item: the `IN` it means, answered by one
+/// index lookup per value (an index union) instead of a scan evaluating every term per item.
+fn or_of_equalities(e: &Expr, root: &str, params: &Params) -> Option<Predicate> {
+    fn terms<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) -> bool {
+        match e {
+            Expr::Binary("OR", a, b) => terms(a, out) && terms(b, out),
+            Expr::Chain(first, rest) if rest.iter().all(|(op, _)| *op == "OR") => {
+                terms(first, out) && rest.iter().all(|(_, t)| terms(t, out))
+            }
+            other => {
+                out.push(other);
+                true
+            }
+        }
+    }
+    let mut all = Vec::new();
+    if !terms(e, &mut all) || all.len() < 2 {
+        return None;
+    }
+    let mut path = None;
+    let mut values = Vec::with_capacity(all.len());
+    for t in all {
+        match predicate(t, root, params)? {
+            Predicate::Eq(p, v) if path.as_ref().is_none_or(|q| *q == p) => {
+                path = Some(p);
+                values.push(v);
+            }
+            Predicate::In(p, vs) if path.as_ref().is_none_or(|q| *q == p) => {
+                path = Some(p);
+                values.extend(vs);
+            }
+            _ => return None,
+        }
+    }
+    Some(Predicate::In(path?, values))
+}
+
 fn predicate(e: &Expr, root: &str, params: &Params) -> Option<Predicate> {
     if let Some(p) = spatial_predicate(e, root, params) {
+        return Some(p);
+    }
+    if let Some(p) = or_of_equalities(e, root, params) {
         return Some(p);
     }
     match e {
@@ -441,6 +481,29 @@ mod tests {
             values("SELECT * FROM c WHERE c.t = 'a' AND c.s = 3"),
             Some(vec![json!("a")])
         );
+    }
+
+    #[test]
+    fn an_or_of_equalities_on_one_path_is_an_in() {
+        let q = p("SELECT * FROM c WHERE c.a = 1 OR c.a = 2 OR c.a IN (3, 4) OR 5 = c.a");
+        assert_eq!(
+            q.predicates,
+            vec![Predicate::In(
+                vec!["a".into()],
+                vec![json!(1), json!(2), json!(3), json!(4), json!(5)]
+            )]
+        );
+        assert!(q.items_are_rows);
+        // The partition key's: routed to those partitions.
+        let r = p("SELECT * FROM c WHERE (c.pk = 'a' OR c.pk = 'b') AND c.n = 1");
+        assert_eq!(r.partition_values, Some(vec![json!("a"), json!("b")]));
+        // Two paths, or anything but equality: not an index lookup.
+        assert!(p("SELECT * FROM c WHERE c.a = 1 OR c.b = 2")
+            .predicates
+            .is_empty());
+        assert!(p("SELECT * FROM c WHERE c.a = 1 OR c.a > 2")
+            .predicates
+            .is_empty());
     }
 
     #[test]

@@ -17,8 +17,12 @@ impl<'a> Run<'a> {
             }
             self.visit(t.pp);
             let complete = self.each_candidate(t, after.as_deref(), |run, key, value| {
-                if !run.rows.is_empty()
-                    && (run.rows.len() >= run.budget.max_items || run.over_budget())
+                // A page ends when it is full, or when its budget is spent once it has moved on
+                // (rows or not: a filter that matches little must not read the whole container
+                // in one page; the continuation resumes after the last key read, as Cosmos DB
+                // answers empty pages with a continuation).
+                if (!run.rows.is_empty() && run.rows.len() >= run.budget.max_items)
+                    || (run.last_key.is_some() && run.over_budget())
                 {
                     return Ok(false);
                 }
