@@ -20,8 +20,8 @@ fn an_or_chain_of_equalities_is_an_index_union_and_a_page_keeps_its_budget() {
             .collect();
         for chunk in items.chunks(200) {
             let mut set = tokio::task::JoinSet::new();
-            for item in chunk.iter().cloned() {
-                let c = c.clone();
+            for item in chunk {
+                let (c, item) = (c.clone(), item.clone());
                 set.spawn(async move { c.create_item(&item, None, None).await.unwrap() });
             }
             while set.join_next().await.is_some() {}
