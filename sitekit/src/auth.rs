@@ -60,9 +60,28 @@ fn dummy_hash() -> &'static str {
     })
 }
 
+/// How many times a password was verified against each hash, for tests (e.g. that simultaneous
+/// guesses verify no more passwords than the throttle lets through).
+#[cfg(feature = "testing")]
+fn verifications() -> &'static parking_lot::Mutex<std::collections::HashMap<String, u64>> {
+    static COUNTS: OnceLock<parking_lot::Mutex<std::collections::HashMap<String, u64>>> =
+        OnceLock::new();
+    COUNTS.get_or_init(Default::default)
+}
+
+/// How many passwords were verified against `phc` in this process (tests only).
+#[cfg(feature = "testing")]
+pub fn verifications_against(phc: &str) -> u64 {
+    verifications().lock().get(phc).copied().unwrap_or(0)
+}
+
 /// Whether `password` matches `phc`; `None` (no such account) takes as long and answers false.
 pub async fn verify_password(phc: Option<String>, password: String) -> bool {
     let known = phc.is_some();
+    #[cfg(feature = "testing")]
+    if let Some(phc) = &phc {
+        *verifications().lock().entry(phc.clone()).or_default() += 1;
+    }
     let Ok(_slot) = argon2_slots().acquire().await else {
         return false;
     };

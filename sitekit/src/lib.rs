@@ -1,6 +1,6 @@
 //! The web plumbing both sites share, written once: RU accounting per request ([`ru`]), the
 //! engine handle of a request ([`db`]), signed cookie sessions ([`session`]), CSRF tokens on every
-//! form ([`csrf`]), argon2id sign-in with throttling ([`auth`], [`signin`]), what access patterns
+//! form ([`csrf`]), argon2id sign-in with throttling ([`auth`], [`signin`], [`throttle`], [`device`]), what access patterns
 //! return ([`access`]), form checks ([`form`]), the page
 //! layout ([`layout`]), error pages ([`error`]), static assets ([`assets`]), request metrics
 //! ([`telemetry`]), change-feed workers and their lag ([`workers`]) and the server
@@ -14,6 +14,7 @@ pub mod claim;
 pub mod csrf;
 pub mod db;
 pub mod dead_letter;
+pub mod device;
 pub mod error;
 pub mod form;
 pub mod format;

@@ -12,7 +12,7 @@ use actix_web::{web, App, HttpServer};
 use crate::guard::{InFlight, Limits};
 use crate::layout::Site;
 use crate::proxy::TrustedProxy;
-use crate::throttle::{ExpensiveLimit, RateLimit, SignInThrottle, SignUpLimit};
+use crate::throttle::{ExpensiveLimit, RateLimit, SignInPolicy, SignInThrottle, SignUpLimit};
 use crate::{assets, gate, ru, session, telemetry, WebError};
 
 /// How to serve a site.
@@ -32,6 +32,8 @@ pub struct ServeOptions {
     pub expensive_per_minute: u32,
     /// The reverse proxy whose `X-Forwarded-*` headers are believed (none: believe none).
     pub trusted_proxy: Option<IpAddr>,
+    /// Free sign-in failures and the waits after them.
+    pub sign_in: SignInPolicy,
 }
 
 impl ServeOptions {
@@ -47,6 +49,7 @@ impl ServeOptions {
             signups_per_minute: 10,
             expensive_per_minute: 30,
             trusted_proxy: None,
+            sign_in: SignInPolicy::default(),
         }
     }
 }
@@ -65,7 +68,7 @@ where
     // Shared by every worker: one count per address, whichever worker serves it.
     let in_flight = web::Data::new(Arc::new(InFlight::default()));
     let limits = web::Data::new(options.limits.clone());
-    let throttle = web::Data::new(SignInThrottle::default());
+    let throttle = web::Data::new(SignInThrottle::with_policy(&options.sign_in));
     let signups = web::Data::new(SignUpLimit(RateLimit::per_minute(
         options.signups_per_minute,
         options.signups_per_minute,
@@ -75,6 +78,10 @@ where
         options.expensive_per_minute.min(10),
     )));
     let proxy = web::Data::new(TrustedProxy(options.trusted_proxy));
+    let device_key = web::Data::new(crate::device::DeviceKey {
+        key: options.session_key.clone(),
+        secure: options.secure_cookies,
+    });
     let mut server = HttpServer::new(move || {
         let opts = opts.clone();
         App::new()
@@ -85,6 +92,7 @@ where
             .app_data(signups.clone())
             .app_data(expensive.clone())
             .app_data(proxy.clone())
+            .app_data(device_key.clone())
             .app_data(web::QueryConfig::default().error_handler(|e, _| {
                 WebError::BadRequest(format!("invalid query string: {e}")).into()
             }))
@@ -94,6 +102,7 @@ where
             .configure(crate::ceiling::configure)
             .configure(configure.clone())
             .default_service(web::to(|| async { Err::<&str, _>(WebError::NotFound) }))
+            .wrap(from_fn(crate::device::set_cookie))
             .wrap(from_fn(crate::error::in_site_layout))
             .wrap(from_fn(ru::track_request_charge))
             .wrap(from_fn(crate::guard::limit_clients))

@@ -1,15 +1,19 @@
 //! Throttles, in memory (a restart forgets, which only ever helps a legitimate user).
 //!
-//! [`SignInThrottle`] slows password guessing with two separate counters: one per account, one
-//! per client address (a name like `127.0.0.30` and the address 127.0.0.30 are different keys in
-//! different maps). After a few free failures each further failure doubles the wait, up to a
-//! cap: an attacker is slowed to a crawl while the real user, from another address, waits
-//! seconds instead of being locked out for 15 minutes. A successful sign-in resets only its own
-//! account's counter, never the address's (a guesser must not clear their slate by signing in to
-//! their own account between guesses).
+//! [`SignInThrottle`] slows password guessing with separate counters: one per account, one per
+//! client address (a name like `127.0.0.30` and the address 127.0.0.30 are different keys in
+//! different maps), and one per device cookie ([`crate::device`]). After a few free failures each
+//! further failure doubles the wait, up to a cap. An attempt is counted as a failure *before* its
+//! password is verified ([`SignInThrottle::begin`], one lock per counter), and given back only
+//! when the password was right: sixty simultaneous guesses get five verified, not sixty, and a
+//! request abandoned half-way stays counted. A browser that signed in to the account before
+//! (OWASP's device cookie) is counted on its own counter instead of the account's, so failures
+//! from anywhere else cannot keep the owner out. A successful sign-in resets only its own
+//! account's (or device's) counter and gives its own attempt back to the address, never more (a
+//! guesser must not clear their slate by signing in to their own account between guesses).
 //!
-//! [`RateLimit`] bounds how often one address may do something costly (sign up: an argon2id
-//! hash; an anonymous fan-out page: hundreds of RU).
+//! [`RateLimit`] bounds how often one address (or account) may do something costly (sign up: an
+//! argon2id hash; a fan-out page: hundreds of RU; a post: a Markdown render).
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -47,6 +51,7 @@ impl Backoff {
         }
     }
 
+    #[cfg(test)]
     fn wait(&self, key: &str) -> Option<Duration> {
         let keys = self.keys.lock();
         let f = keys.get(key)?;
@@ -54,9 +59,33 @@ impl Backoff {
         (f.blocked_until > now).then(|| f.blocked_until - now)
     }
 
-    fn failed(&self, key: &str) {
+    /// Counts one attempt of `key` as failed, unless the key must wait: then the wait, and
+    /// nothing counted. Check and count are one step under one lock.
+    fn take(&self, key: &str) -> Result<(), Duration> {
         let now = Instant::now();
         let mut keys = self.keys.lock();
+        if let Some(f) = keys.get(key) {
+            if f.blocked_until > now {
+                return Err(f.blocked_until - now);
+            }
+        }
+        self.count(&mut keys, key, now);
+        Ok(())
+    }
+
+    /// Gives back one attempt counted by [`take`](Self::take) (its password was right).
+    fn refund(&self, key: &str) {
+        let now = Instant::now();
+        let mut keys = self.keys.lock();
+        if let Some(f) = keys.get_mut(key) {
+            f.count = f.count.saturating_sub(1);
+            if f.count < self.free {
+                f.blocked_until = f.blocked_until.min(now);
+            }
+        }
+    }
+
+    fn count(&self, keys: &mut HashMap<String, Failures>, key: &str, now: Instant) {
         if keys.len() > 100_000 {
             let forget = self.forget_after;
             keys.retain(|_, f| now.duration_since(f.last) < forget);
@@ -86,53 +115,109 @@ impl Backoff {
     }
 }
 
+/// How many failures are free and how long the waits after them get.
+#[derive(Debug, Clone)]
+pub struct SignInPolicy {
+    /// Free failures per account from browsers it does not recognise, and per device cookie.
+    pub account_free: u32,
+    /// Free failures per client address (one address may hold many accounts' users: an office).
+    pub address_free: u32,
+    /// The wait after the last free failure, doubled by each further one.
+    pub first_wait: Duration,
+    pub account_max_wait: Duration,
+    pub address_max_wait: Duration,
+}
+
+impl Default for SignInPolicy {
+    /// Accounts and devices: 5 free failures, then 1 s doubling up to 5 minutes. Addresses: 20
+    /// free, then 1 s doubling up to 15 minutes.
+    fn default() -> Self {
+        SignInPolicy {
+            account_free: 5,
+            address_free: 20,
+            first_wait: Duration::from_secs(1),
+            account_max_wait: Duration::from_secs(300),
+            address_max_wait: Duration::from_secs(900),
+        }
+    }
+}
+
 pub struct SignInThrottle {
+    /// Attempts from browsers the account does not recognise.
     accounts: Backoff,
     addresses: Backoff,
+    /// Attempts from a browser holding a device cookie of the account, by the cookie's id.
+    devices: Backoff,
 }
 
 impl Default for SignInThrottle {
-    /// Accounts: 5 free failures, then 1 s doubling up to 5 minutes. Addresses: 20 free, then
-    /// 1 s doubling up to 15 minutes (one address may hold many accounts' users: an office).
     fn default() -> Self {
-        SignInThrottle {
-            accounts: Backoff::new(5, Duration::from_secs(1), Duration::from_secs(300)),
-            addresses: Backoff::new(20, Duration::from_secs(1), Duration::from_secs(900)),
-        }
+        SignInThrottle::with_policy(&SignInPolicy::default())
     }
 }
 
+/// A sign-in attempt, counted as a failure until [`SignInThrottle::succeeded`] says otherwise.
+#[must_use = "an attempt stays counted as a failure unless it succeeded"]
+pub struct Attempt {
+    account: String,
+    address: String,
+    device: Option<String>,
+}
+
 impl SignInThrottle {
-    /// For tests: `free` failures per account and per address, then `first_wait` doubling.
-    pub fn new(free: u32, first_wait: Duration, max_wait: Duration) -> Self {
+    pub fn with_policy(p: &SignInPolicy) -> Self {
         SignInThrottle {
-            accounts: Backoff::new(free, first_wait, max_wait),
-            addresses: Backoff::new(free, first_wait, max_wait),
+            accounts: Backoff::new(p.account_free, p.first_wait, p.account_max_wait),
+            addresses: Backoff::new(p.address_free, p.first_wait, p.address_max_wait),
+            devices: Backoff::new(p.account_free, p.first_wait, p.account_max_wait),
         }
     }
 
-    /// A 429 with the wait when the account or the address must wait.
-    pub fn check(&self, account: &str, address: &str) -> Result<(), WebError> {
-        let wait = self
-            .accounts
-            .wait(account)
-            .into_iter()
-            .chain(self.addresses.wait(address))
-            .max();
-        match wait {
-            Some(w) => Err(WebError::TooManyAttempts(w)),
-            None => Ok(()),
+    /// For tests: `free` failures per account, device and address, then `first_wait` doubling.
+    pub fn new(free: u32, first_wait: Duration, max_wait: Duration) -> Self {
+        SignInThrottle::with_policy(&SignInPolicy {
+            account_free: free,
+            address_free: free,
+            first_wait,
+            account_max_wait: max_wait,
+            address_max_wait: max_wait,
+        })
+    }
+
+    /// Counts an attempt on `account` from `address` as failed before its password is checked,
+    /// or a 429 with the wait (nothing counted) when the account or the address must wait.
+    /// `device` is the id of the account's device cookie the browser holds, if any: its own
+    /// counter is used instead of the account's.
+    pub fn begin(
+        &self,
+        account: &str,
+        address: &str,
+        device: Option<&str>,
+    ) -> Result<Attempt, WebError> {
+        let (counter, key) = match device {
+            Some(d) => (&self.devices, d),
+            None => (&self.accounts, account),
+        };
+        counter.take(key).map_err(WebError::TooManyAttempts)?;
+        if let Err(wait) = self.addresses.take(address) {
+            counter.refund(key);
+            return Err(WebError::TooManyAttempts(wait));
         }
+        Ok(Attempt {
+            account: account.to_owned(),
+            address: address.to_owned(),
+            device: device.map(str::to_owned),
+        })
     }
 
-    pub fn failed(&self, account: &str, address: &str) {
-        self.accounts.failed(account);
-        self.addresses.failed(address);
-    }
-
-    /// A correct password for `account`: its counter starts over (the address's does not).
-    pub fn succeeded(&self, account: &str) {
-        self.accounts.reset(account);
+    /// The attempt's password was right: its account's (or device's) counter starts over, and
+    /// the address gets this one attempt back (only this one).
+    pub fn succeeded(&self, attempt: Attempt) {
+        match &attempt.device {
+            Some(d) => self.devices.reset(d),
+            None => self.accounts.reset(&attempt.account),
+        }
+        self.addresses.refund(&attempt.address);
     }
 }
 
@@ -197,27 +282,60 @@ mod tests {
         matches!(r, Err(WebError::TooManyAttempts(_)))
     }
 
+    /// `n` attempts that failed.
+    fn fail(t: &SignInThrottle, n: usize, account: &str, address: &str, device: Option<&str>) {
+        for _ in 0..n {
+            drop(t.begin(account, address, device).unwrap());
+        }
+    }
+
     #[test]
     fn accounts_and_addresses_are_separate_key_spaces() {
         let t = SignInThrottle::new(3, Duration::from_secs(60), Duration::from_secs(600));
-        for _ in 0..3 {
-            t.failed("127.0.0.30", "10.0.0.1");
-        }
+        fail(&t, 3, "127.0.0.30", "10.0.0.1", None);
         // The account named like an address is slowed; the address itself is not.
-        assert!(waits(t.check("127.0.0.30", "10.0.0.2")));
-        assert!(t.check("someone", "127.0.0.30").is_ok());
+        assert!(waits(t.begin("127.0.0.30", "10.0.0.2", None).map(drop)));
+        assert!(t.begin("someone", "127.0.0.30", None).is_ok());
+    }
+
+    #[test]
+    fn attempts_are_counted_before_their_outcome() {
+        let t = SignInThrottle::new(5, Duration::from_secs(60), Duration::from_secs(600));
+        // Sixty at once: five get through to a password check, the rest wait.
+        let attempts: Vec<_> = (0..60).map(|_| t.begin("victim", "a", None)).collect();
+        assert_eq!(attempts.iter().filter(|a| a.is_ok()).count(), 5);
     }
 
     #[test]
     fn success_resets_only_its_own_account() {
         let t = SignInThrottle::new(3, Duration::from_secs(60), Duration::from_secs(600));
-        for _ in 0..3 {
-            t.failed("victim", "attacker");
+        fail(&t, 3, "victim", "attacker", None);
+        // The attacker's own account: refused too (the address waits), nothing reset.
+        assert!(waits(t.begin("attackers-own", "attacker", None).map(drop)));
+        let right = t.begin("victim", "elsewhere", None);
+        assert!(waits(right.map(drop)), "the account waits");
+        // Success gives back its own attempt, never the address's earlier failures.
+        let t = SignInThrottle::new(3, Duration::from_secs(60), Duration::from_secs(600));
+        fail(&t, 2, "victim", "attacker", None);
+        t.succeeded(t.begin("attackers-own", "attacker", None).unwrap());
+        fail(&t, 1, "victim2", "attacker", None);
+        assert!(waits(t.begin("other", "attacker", None).map(drop)));
+    }
+
+    #[test]
+    fn a_recognised_device_is_not_kept_out_by_others_failures() {
+        let t = SignInThrottle::new(3, Duration::from_secs(60), Duration::from_secs(600));
+        for i in 0..12 {
+            let _ = t.begin("owner", &format!("10.0.0.{i}"), None);
         }
-        t.succeeded("attackers-own");
-        assert!(waits(t.check("other", "attacker")), "address still slowed");
-        t.succeeded("victim");
-        assert!(t.check("victim", "elsewhere").is_ok());
+        assert!(waits(t.begin("owner", "10.9.9.9", None).map(drop)));
+        let a = t.begin("owner", "10.9.9.9", Some("device-1")).unwrap();
+        t.succeeded(a);
+        // A stolen device cookie gets its own few guesses, no more.
+        fail(&t, 3, "owner", "10.0.1.1", Some("device-1"));
+        assert!(waits(
+            t.begin("owner", "10.0.1.2", Some("device-1")).map(drop)
+        ));
     }
 
     #[test]
@@ -225,7 +343,8 @@ mod tests {
         let b = Backoff::new(2, Duration::from_secs(1), Duration::from_secs(5));
         let mut seen = Vec::new();
         for _ in 0..6 {
-            b.failed("k");
+            let now = Instant::now();
+            b.count(&mut b.keys.lock(), "k", now);
             seen.push(b.wait("k").map(|d| d.as_secs_f64().round() as u64));
         }
         assert_eq!(
