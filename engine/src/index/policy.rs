@@ -177,6 +177,41 @@ impl CompiledPolicy {
     }
 }
 
+/// A policy as Cosmos DB completes the one it is given, before storing it: a consistent policy
+/// with no included path and the root not excluded includes `/*`; the legacy root `/` (and any
+/// path ending in `/`) means everything under it (`/*`); `/"_etag"/?` is always excluded; the
+/// legacy per-path `indexes` (kind, data type, precision) are dropped, as the service ignores them
+/// (the Python SDK's own tests: `test_crud_container.py`, `_check_default_indexing_policy_paths`).
+/// `{}` stays `{}`: the default policy, shown completed by the gateway.
+pub fn complete(v: &Value) -> Result<Value> {
+    if v.is_null() || v.as_object().is_some_and(|o| o.is_empty()) {
+        return Ok(Value::Object(Default::default()));
+    }
+    let mut policy: IndexingPolicy = serde_json::from_value(v.clone())
+        .map_err(|e| Error::bad("indexingPolicy", e.to_string()))?;
+    let legacy = |p: &mut IndexPath| {
+        if p.path.ends_with('/') {
+            p.path.push('*');
+        }
+    };
+    policy.included_paths.iter_mut().for_each(legacy);
+    policy.excluded_paths.iter_mut().for_each(legacy);
+    let is_root = |p: &IndexPath| p.path == "/*";
+    if policy.indexing_mode.eq_ignore_ascii_case("consistent")
+        && policy.included_paths.is_empty()
+        && !policy.excluded_paths.iter().any(is_root)
+    {
+        policy.included_paths.push(IndexPath { path: "/*".into() });
+    }
+    let etag = r#"/"_etag"/?"#;
+    let consistent = policy.indexing_mode.eq_ignore_ascii_case("consistent");
+    if consistent && !policy.excluded_paths.iter().any(|p| p.path == etag) {
+        policy.excluded_paths.push(IndexPath { path: etag.into() });
+    }
+    policy.compile()?;
+    serde_json::to_value(&policy).map_err(|e| Error::bad("indexingPolicy", e.to_string()))
+}
+
 impl IndexingPolicy {
     pub(crate) fn compile(&self) -> Result<CompiledPolicy> {
         let mode = self.indexing_mode.to_ascii_lowercase();
@@ -346,5 +381,34 @@ mod tests {
         }
         let none = CompiledPolicy::from_json(&json!({"indexingMode": "none"})).unwrap();
         assert!(!none.indexes(&p("a")));
+    }
+}
+
+#[cfg(test)]
+mod completion {
+    use super::complete;
+    use serde_json::json;
+
+    #[test]
+    fn policies_are_completed_as_cosmos_db_completes_them() {
+        let defaults = json!({
+            "indexingMode": "consistent", "automatic": true,
+            "includedPaths": [{"path": "/*"}], "excludedPaths": [{"path": "/\"_etag\"/?"}],
+            "compositeIndexes": [],
+        });
+        let partial = json!({"indexingMode": "consistent", "automatic": true});
+        assert_eq!(complete(&partial).unwrap(), defaults);
+        assert_eq!(complete(&json!({})).unwrap(), json!({}));
+        // The legacy root and its per-path indexes (test_orderby.py's policy).
+        let legacy = json!({"includedPaths": [{"path": "/", "indexes": [{"kind": "Range", "dataType": "Number"}]}],
+                            "excludedPaths": [{"path": "/\"systemMetadata\"/*"}]});
+        let done = complete(&legacy).unwrap();
+        assert_eq!(done["includedPaths"], json!([{"path": "/*"}]));
+        assert_eq!(done["excludedPaths"].as_array().unwrap().len(), 2);
+        // Still refused: a policy that neither includes nor excludes the root.
+        assert!(complete(&json!({"includedPaths": [{"path": "/name/?"}]})).is_err());
+        let none = complete(&json!({"indexingMode": "none", "automatic": false})).unwrap();
+        assert_eq!(none["includedPaths"], json!([]));
+        assert_eq!(none["excludedPaths"], json!([]));
     }
 }

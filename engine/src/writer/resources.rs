@@ -109,7 +109,9 @@ pub(super) fn apply_resource(
                 database.clone(),
                 rid,
                 partition_key,
-                props.indexing_policy.clone().unwrap_or_else(|| json!({})),
+                crate::index::policy::complete(
+                    props.indexing_policy.as_ref().unwrap_or(&json!({})),
+                )?,
                 props.default_ttl,
                 props.throughput,
                 props.change_feed_retention,
@@ -152,7 +154,7 @@ pub(super) fn apply_resource(
                 what: format!("container '{database}/{id}'"),
             })?;
             let def = state.containers.get_mut(&rid).expect("rid_of found it");
-            *def = def.with_indexing_policy(policy.clone())?;
+            *def = def.with_indexing_policy(crate::index::policy::complete(policy)?)?;
             dirty.containers.insert(rid);
             Ok(WriteOutput::Container(def.clone()))
         }
