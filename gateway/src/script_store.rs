@@ -32,13 +32,14 @@ pub struct StoredScript {
     pub ts: u64,
 }
 
+/// A trigger operation in any case: the service takes `All` and the Python SDK's constant `all`.
 pub fn trigger_operation(s: &str) -> Option<TriggerOperation> {
-    Some(match s {
-        "All" => TriggerOperation::All,
-        "Create" => TriggerOperation::Create,
-        "Replace" => TriggerOperation::Replace,
-        "Delete" => TriggerOperation::Delete,
-        "Upsert" => TriggerOperation::Upsert,
+    Some(match s.to_ascii_lowercase().as_str() {
+        "all" => TriggerOperation::All,
+        "create" => TriggerOperation::Create,
+        "replace" => TriggerOperation::Replace,
+        "delete" => TriggerOperation::Delete,
+        "upsert" => TriggerOperation::Upsert,
         _ => return None,
     })
 }
@@ -69,9 +70,11 @@ pub fn register_compiled(
                         "triggerOperation must be All, Create, Replace, Delete or Upsert",
                     )
                 })?;
-            let trigger = match s.trigger_type.as_deref() {
-                Some("Pre") => js.pre_trigger(op),
-                Some("Post") => js.post_trigger(op),
+            // In any case, as the operation: the Python SDK's constants are `pre` and `post`.
+            let kind = s.trigger_type.as_deref().map(str::to_ascii_lowercase);
+            let trigger = match kind.as_deref() {
+                Some("pre") => js.pre_trigger(op),
+                Some("post") => js.post_trigger(op),
                 _ => {
                     return Err(engine::Error::bad(
                         "triggerType",

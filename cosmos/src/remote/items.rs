@@ -176,6 +176,8 @@ impl RemoteContainer {
                 .map_err(|e| Error::bad("body", e.to_string()))?,
             request_charge: a.charge,
             diagnostics: charged(a.charge),
+            // Not asked for: the REST call does not enable script logging.
+            script_log: String::new(),
         })
     }
 

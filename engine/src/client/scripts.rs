@@ -21,6 +21,8 @@ pub struct StoredProcedureResponse<T> {
     /// Everything the procedure did, in RU.
     pub request_charge: f64,
     pub diagnostics: Diagnostics,
+    /// What a JavaScript procedure wrote with `console.log` (Cosmos DB's script log).
+    pub script_log: String,
 }
 
 pub struct ScriptsClient {
@@ -230,6 +232,7 @@ impl ScriptsClient {
                 .map_err(|e| Error::bad("body", e.to_string()))?,
             request_charge: charge,
             diagnostics,
+            script_log: out.log,
         })
     }
 }

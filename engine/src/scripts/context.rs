@@ -23,6 +23,8 @@ pub struct ScriptContext<'c, 'a, 't> {
     pub(crate) budget: ScriptBudget,
     pub(crate) started: Instant,
     pub(crate) name: String,
+    /// What a JavaScript procedure wrote with `console.log`.
+    pub(crate) log: String,
 }
 
 impl<'c, 'a, 't> ScriptContext<'c, 'a, 't> {

@@ -41,6 +41,7 @@ pub(crate) fn run_procedure(
             budget,
             started: Instant::now(),
             name: name.to_owned(),
+            log: String::new(),
         };
         let body = procedure.execute(&mut sctx, args);
         used = sctx.meter;
@@ -50,6 +51,7 @@ pub(crate) fn run_procedure(
             body,
             meter: sctx.meter,
             partition,
+            log: std::mem::take(&mut sctx.log),
         })
     })?;
     Ok(out.map_err(|error| ScriptFailure { error, meter: used }))
@@ -96,6 +98,7 @@ pub(crate) fn run_item_with_triggers(
             budget,
             started,
             name: String::new(),
+            log: String::new(),
         };
         let ran = triggers.post.iter().try_for_each(|(name, post)| {
             sctx.name = name.clone();

@@ -183,6 +183,8 @@ pub struct ScriptOutcome {
     pub body: Value,
     pub meter: Meter,
     pub partition: u32,
+    /// What the script wrote with `console.log`.
+    pub log: String,
 }
 
 /// Why a script (a stored procedure, or a write's triggers) did not commit, and the work it did

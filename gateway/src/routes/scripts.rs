@@ -239,5 +239,23 @@ pub async fn execute(ctx: &Ctx<'_>, db: &str, c: &str, id: &str) -> Result<HttpR
         .scripts()
         .execute_stored_procedure::<Value>(id, pk, &args)
         .await?;
-    Ok(Reply::new(200, r.request_charge).json(r.resource.to_string()))
+    let mut reply = Reply::new(200, r.request_charge);
+    // The script's console.log, when the request asks for it, URL-encoded as the service sends
+    // it (the Python SDK's test_crud.py compares it with urllib's quote()).
+    let logging = ctx
+        .headers()
+        .get("x-ms-documentdb-script-enable-logging")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.eq_ignore_ascii_case("true"));
+    if logging {
+        const QUOTE: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+            .remove(b'-')
+            .remove(b'_')
+            .remove(b'.')
+            .remove(b'~')
+            .remove(b'/');
+        let log = percent_encoding::utf8_percent_encode(&r.script_log, QUOTE).to_string();
+        reply = reply.header("x-ms-documentdb-script-log-results", log);
+    }
+    Ok(reply.json(r.resource.to_string()))
 }

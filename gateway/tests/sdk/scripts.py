@@ -114,4 +114,25 @@ try:
     raise AssertionError("deleted")
 except exceptions.CosmosResourceNotFoundError:
     pass
+# The SDK's own constants (documents.TriggerType.Pre is "pre", TriggerOperation.All is "all").
+from azure.cosmos import documents
+c.scripts.create_trigger({"id": "upper", "triggerType": documents.TriggerType.Pre,
+                          "triggerOperation": documents.TriggerOperation.All,
+                          "body": "function upper() { var r = getContext().getRequest(); var d = r.getBody(); d.id = d.id.toUpperCase(); r.setBody(d); }"})
+assert c.create_item({"id": "low", "pk": "k"}, pre_trigger_include="upper")["id"] == "LOW"
+
+# console.log is the script log the request may ask for (test_crud.py's script-logging test),
+# and appendValue appends to the body (its stored-procedure test).
+c.scripts.create_stored_procedure({"id": "logs", "body":
+    "function () { var t = 'x'; var v = 1; console.log('The value of %s is %s.', t, v); "
+    "for (var i = 0; i < 10; i++) getContext().getResponse().appendValue('Body', i); }"})
+assert c.scripts.execute_stored_procedure("logs", partition_key="k") == "0123456789"
+headers = c.scripts.client_connection.last_response_headers
+assert "x-ms-documentdb-script-log-results" not in headers, headers
+c.scripts.execute_stored_procedure("logs", partition_key="k", enable_script_logging=True)
+log = c.scripts.client_connection.last_response_headers.get("x-ms-documentdb-script-log-results")
+import urllib.parse
+assert log == urllib.parse.quote("The value of x is 1."), log
+c.scripts.delete_stored_procedure("logs")
+c.scripts.delete_trigger("upper")
 print("scripts: ok")

@@ -18,6 +18,8 @@ const PRELUDE: &str = include_str!("prelude.js");
 struct Outcome {
     request: Option<Value>,
     response: Option<Value>,
+    /// What the script wrote with `console.log`.
+    log: String,
 }
 
 /// A stored procedure: what it set as the response body.
@@ -27,7 +29,8 @@ pub(super) fn procedure(
     body: &str,
     args: &[Value],
 ) -> Result<Value> {
-    let out = run(Some(ctx), id, body, args, None)?;
+    let out = run(Some(&mut *ctx), id, body, args, None)?;
+    ctx.log = out.log;
     Ok(out.response.unwrap_or(Value::Null))
 }
 
@@ -247,9 +250,11 @@ impl Run<'_, '_, '_, '_, '_> {
             })
             .transpose()
         };
+        let log = host_fn("logText")?;
         Ok(Outcome {
             request: get("requestBodyJson")?,
             response: get("responseBodyJson")?,
+            log: self.javascript(|| log.call(())).map_err(caught)?,
         })
     }
 }

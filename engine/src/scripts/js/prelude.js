@@ -76,6 +76,11 @@
       setBody: set,
       getValue: get,
       setValue: set,
+      // `appendValue("Body", v)`: the body as text, with `v` appended (Cosmos DB's API).
+      appendValue: function (name, v) {
+        var body = get();
+        set((body === undefined ? "" : String(body)) + v);
+      },
     };
   }
   var request = holder(
@@ -92,6 +97,22 @@
     getResponse: function () { return response; },
   };
   global.getContext = function () { return context; };
+
+  // `console.log(format, args…)` with `%s` (and `%d`, `%j`) substituted: the script log Cosmos
+  // DB returns when the request enables it (x-ms-documentdb-script-log-results).
+  var logLines = [];
+  global.console = {
+    log: function (format) {
+      var args = Array.prototype.slice.call(arguments, 1);
+      var text = String(format).replace(/%[sdj]/g, function (m) {
+        if (!args.length) return m;
+        var a = args.shift();
+        return m === "%j" ? stringify(a) : String(a);
+      });
+      if (args.length) text += " " + args.map(String).join(" ");
+      logLines.push(text);
+    },
+  };
 
   // The `__` shorthand for the collection, with the fluent query API: `__.filter(pred, cb)`,
   // `map`, `pluck`, `sortBy`, `sortByDescending`, and `__.chain().filter(..).map(..).value(cb)`.
@@ -175,6 +196,9 @@
     },
     requestBodyJson: function () {
       return requestBody === undefined ? null : stringify(requestBody);
+    },
+    logText: function () {
+      return logLines.join("\n");
     },
     responseBodyJson: function () {
       return responseBody === undefined ? null : stringify(responseBody);
