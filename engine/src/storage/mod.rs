@@ -3,6 +3,7 @@
 //! Containers are key prefixes, not LMDB databases: opening a named database is a linear search
 //! and their number is fixed at open, so the layout uses seven and never more (see `keys`).
 
+pub mod audit;
 pub mod keys;
 
 use std::path::Path;
@@ -291,6 +292,11 @@ impl Store {
     /// A failed write's error: 507 whenever the cause is a full disk (see [`classify`]).
     pub fn classify(&self, e: heed::Error) -> Error {
         classify(e, &self.dir)
+    }
+
+    /// The data file, named when a read finds it damaged.
+    pub fn data_file(&self) -> std::path::PathBuf {
+        self.dir.join("data.mdb")
     }
 }
 

@@ -5,6 +5,7 @@ use std::collections::BTreeSet;
 use serde_json::Value;
 
 use super::super::plan::Predicate;
+use super::audit::Scope;
 use super::{Run, Target};
 use crate::error::Result;
 use crate::index::{self, scan};
@@ -108,22 +109,42 @@ impl<'a> Run<'a> {
         mut f: impl FnMut(&mut Self, &[u8], &'a [u8]) -> Result<bool>,
     ) -> Result<bool> {
         let (store, rtxn, rid) = (self.store, self.rtxn, self.def.rid);
-        let after_ok = |k: &[u8]| after.is_none_or(|a| k > a);
         let pk_path = super::routing_path(self.def)?;
         let access = self.access_for(t.epks.is_some(), &pk_path);
         if let (Some(epks), None) = (&t.epks, access) {
+            // Each logical partition is a scope of its own, checked against its `lps` counter.
             for epk in epks {
+                let prefix = keys::partition_prefix(rid, epk);
+                let resumes = after.is_some_and(|a| a.starts_with(&prefix));
+                // Wholly before the cursor: read and checked by an earlier page.
+                if !resumes && after.is_some_and(|a| a > prefix.as_slice()) {
+                    continue;
+                }
+                let scope = Scope::Logical(*epk);
+                let mut tally = self.tally(t, &scope, resumes);
+                let end = scan::successor(&prefix);
+                let (from, lo) = match after {
+                    Some(a) if resumes => (std::ops::Bound::Excluded(a), a),
+                    _ => (std::ops::Bound::Included(&prefix[..]), &prefix[..]),
+                };
+                let mut prev: Option<&[u8]> = None;
                 for entry in store
                     .docs
-                    .prefix_iter(rtxn, &keys::partition_prefix(rid, epk))?
+                    .range(rtxn, &(from, std::ops::Bound::Excluded(end.as_slice())))?
                 {
                     let (k, v) = entry?;
-                    if after_ok(k) && !f(self, k, v)? {
+                    self.in_order(k, prev.or(resumes.then_some(lo)), lo)?;
+                    prev = Some(k);
+                    if !f(self, k, v)? {
+                        self.carry(tally);
                         return Ok(false);
                     }
+                    tally.n += 1;
                 }
+                self.settle(t, &scope, &tally)?;
             }
         } else if let Some(p) = access {
+            let after_ok = |k: &[u8]| after.is_none_or(|a| k > a);
             let prefix = scan::path_prefix(rid, t.pp, p.path());
             let values: &[Value] = match p {
                 Predicate::Eq(_, v) => std::slice::from_ref(v),
@@ -151,8 +172,13 @@ impl<'a> Run<'a> {
                     std::ops::Bound::Included(r.from.as_slice()),
                     std::ops::Bound::Excluded(r.to.as_slice()),
                 );
+                let mut prev: Option<&[u8]> = None;
                 for entry in store.index.range(rtxn, &range)? {
                     let (k, id_key) = entry?;
+                    // A filter narrows the scan, so no counter gives its length; its keys must
+                    // still advance inside the range (a jump back would read other partitions').
+                    self.in_order(k, prev, &r.from)?;
+                    prev = Some(k);
                     self.metrics.index_lookups += 1;
                     let epk = index::epk_of_entry(k)?;
                     if t.excludes(&epk) || !self.passes_index_checks(k, Some(p))? {
@@ -175,24 +201,34 @@ impl<'a> Run<'a> {
                 }
             }
         } else {
+            // The target's range (a physical partition, or a prefix's share of one): one scope.
             let lo = keys::coordinate_key(rid, t.start);
             let hi = t
                 .end
                 .map(|e| keys::coordinate_key(rid, e).to_vec())
                 .unwrap_or_else(|| (rid + 1).to_be_bytes().to_vec());
-            let from = match after {
-                Some(a) if a > lo.as_slice() => std::ops::Bound::Excluded(a),
-                _ => std::ops::Bound::Included(lo.as_slice()),
+            let resumes = after.is_some_and(|a| a > lo.as_slice());
+            let (from, low) = match after {
+                Some(a) if resumes => (std::ops::Bound::Excluded(a), a),
+                _ => (std::ops::Bound::Included(lo.as_slice()), lo.as_slice()),
             };
+            let scope = Scope::Range;
+            let mut tally = self.tally(t, &scope, resumes);
+            let mut prev: Option<&[u8]> = resumes.then_some(low);
             for entry in store
                 .docs
                 .range(rtxn, &(from, std::ops::Bound::Excluded(hi.as_slice())))?
             {
                 let (k, v) = entry?;
+                self.in_order(k, prev, low)?;
+                prev = Some(k);
                 if !f(self, k, v)? {
+                    self.carry(tally);
                     return Ok(false);
                 }
+                tally.n += 1;
             }
+            self.settle(t, &scope, &tally)?;
         }
         Ok(true)
     }

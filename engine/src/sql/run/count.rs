@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::{Run, Target, Token};
 use crate::error::{Error, Result};
+use crate::storage::audit;
 use crate::storage::keys::{self, DocHeader};
 use crate::ttl;
 
@@ -71,12 +72,37 @@ impl<'a> Run<'a> {
     /// No filter and no TTL (so no item can have expired unseen): the counters every write keeps
     /// in the same transaction as the items answer, per physical partition or, routed, per
     /// logical partition, in this snapshot. Still charged one index entry per item counted.
+    /// A physical partition's counter must equal the sum of its logical partitions' (`lps`).
     fn count_from_counters(&mut self, targets: &[Target], token: &mut Token) -> Result<bool> {
         let mut n = 0u64;
         for t in targets {
             self.visit(t.pp);
             let items = match &t.epks {
-                None => self.def.partitions.by_id(t.pp).map_or(0, |p| p.items),
+                // The partition's counter, cross-checked against its logical partitions'
+                // (another table: damage to either is caught, at one small entry per logical
+                // partition rather than a read of every item).
+                None => {
+                    let counted = self.def.partitions.by_id(t.pp).map_or(0, |p| p.items);
+                    let name = self.def.full_id();
+                    let lps = audit::lp_totals(
+                        self.store,
+                        self.rtxn,
+                        self.def.rid,
+                        t.start,
+                        t.end,
+                        &name,
+                    )?;
+                    if lps.items != counted {
+                        return Err(audit::damaged(
+                            self.store,
+                            format!(
+                                "physical partition {} of container '{name}' counts {counted} items, its logical partitions {}",
+                                t.pp, lps.items
+                            ),
+                        ));
+                    }
+                    counted
+                }
                 Some(epks) => {
                     let mut items = 0;
                     for epk in epks {

@@ -5,6 +5,7 @@
 //! position per EPK range for ORDER BY merges, a row offset for whole results.
 
 mod access;
+mod audit;
 mod count;
 mod mode;
 mod ordered;
@@ -246,6 +247,7 @@ pub fn run_page(store: &Store, rtxn: &RoTxn, def: &ContainerDef, req: PageReques
     let execution = run.choose_execution(&policy, &targets, resumed.as_ref().map(|t| t.mode))?;
     run.exact = run.selects_exactly(&execution.mode, &targets, &pk_path);
     let mut token = resumed.unwrap_or_else(|| Token::first(def.rid, req.qhash));
+    run.audit_in = token.audit.take();
     let deadline = started + req.budget.hard_limit();
     let done = crate::sql::bounds::with_deadline(deadline, || {
         run.execute(&execution, &targets, &mut token)
@@ -399,6 +401,10 @@ struct Run<'a> {
     now: u64,
     /// DISTINCT streamed: hashes of the rows returned by this and earlier pages.
     seen: Option<std::collections::HashSet<u64>>,
+    /// The count of the scan the previous page cut short (`audit.rs`).
+    audit_in: Option<audit::Audit>,
+    /// The count of the scan this page cut short, for the continuation.
+    audit_out: Option<audit::Audit>,
 }
 
 impl<'a> Run<'a> {
@@ -441,6 +447,8 @@ impl<'a> Run<'a> {
             finished: false,
             now: ttl::now(),
             seen: None,
+            audit_in: None,
+            audit_out: None,
         }
     }
 

@@ -109,6 +109,7 @@ impl<'a> Run<'a> {
                 if let Some(k) = &self.last_key {
                     token.key = Some(pack(k));
                 }
+                token.audit = self.audit_out.take();
                 if let Some(seen) = &self.seen {
                     token.seen = pack_hashes(seen);
                 }

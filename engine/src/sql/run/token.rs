@@ -46,6 +46,9 @@ pub(super) struct Token {
     /// Stream with DISTINCT: the 64-bit hashes of the rows returned so far, packed (base64).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub(super) seen: String,
+    /// Stream: the count of the scan the page cut short, checked when it ends (`audit.rs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) audit: Option<super::audit::Audit>,
 }
 
 impl Token {

@@ -1,0 +1,145 @@
+//! A page's scans checked against the counters (issue 34; `storage::audit`): each scan of a
+//! whole scope counts the keys it visits, and when it reaches the scope's end (in this page, or
+//! in a later one: the count travels in the continuation) the count must equal the scope's
+//! counter. A write to the partition between pages changes its LSN and makes the count moot:
+//! that scope is then not compared (it is on every unchanged re-read).
+
+use serde::{Deserialize, Serialize};
+
+use super::token::pack;
+use super::{Run, Target};
+use crate::error::Result;
+use crate::partition::Epk;
+use crate::storage::{audit, keys};
+
+/// The count of a scan cut by a page's end, carried in the continuation.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(super) struct Audit {
+    /// The scope counted (see [`Scope::tag`]).
+    s: String,
+    /// The physical partition's LSN when the count began.
+    l: u64,
+    /// Keys visited in the scope so far.
+    n: u64,
+}
+
+/// What one scan covers.
+pub(super) enum Scope {
+    /// A target's coordinate range: a whole physical partition, or a prefix's share of one.
+    Range,
+    /// One logical partition.
+    Logical(Epk),
+}
+
+/// A scan's running count.
+pub(super) struct Tally {
+    tag: String,
+    lsn: u64,
+    pub(super) n: u64,
+    /// False when the count cannot be known (a page resumed a scope counted under another map).
+    on: bool,
+}
+
+impl Scope {
+    /// The scope's name in a continuation: the range's bounds or the EPK.
+    fn tag(&self, t: &Target) -> String {
+        let mut b = Vec::with_capacity(17);
+        match self {
+            Scope::Range => {
+                b.push(b'r');
+                b.extend_from_slice(&t.start.to_be_bytes());
+                if let Some(e) = t.end {
+                    b.extend_from_slice(&e.to_be_bytes());
+                }
+            }
+            Scope::Logical(epk) => {
+                b.push(b'l');
+                b.extend_from_slice(&epk.0);
+            }
+        }
+        pack(&b)
+    }
+}
+
+impl<'a> Run<'a> {
+    /// The count of `scope` in target `t`: carried on from the continuation when the page
+    /// `resumes` inside it, else from zero.
+    pub(super) fn tally(&self, t: &Target, scope: &Scope, resumes: bool) -> Tally {
+        let tag = scope.tag(t);
+        let lsn = self.def.partitions.by_id(t.pp).map_or(0, |p| p.lsn);
+        match (&self.audit_in, resumes) {
+            (_, false) => Tally {
+                tag,
+                lsn,
+                n: 0,
+                on: true,
+            },
+            (Some(a), true) if a.s == tag => Tally {
+                tag,
+                lsn: a.l,
+                n: a.n,
+                on: true,
+            },
+            (_, true) => Tally {
+                tag,
+                lsn,
+                n: 0,
+                on: false,
+            },
+        }
+    }
+
+    /// A scan stopped inside its scope (the page ended): its count goes in the continuation.
+    pub(super) fn carry(&mut self, tally: Tally) {
+        self.audit_out = tally.on.then_some(Audit {
+            s: tally.tag,
+            l: tally.lsn,
+            n: tally.n,
+        });
+    }
+
+    /// A scan reached the end of its scope: its count must be the scope's counter, unless the
+    /// partition was written since the count began.
+    pub(super) fn settle(&self, t: &Target, scope: &Scope, tally: &Tally) -> Result<()> {
+        let Some(p) = self.def.partitions.by_id(t.pp) else {
+            return Ok(());
+        };
+        if !tally.on || p.lsn != tally.lsn {
+            return Ok(());
+        }
+        let name = self.def.full_id();
+        let (expected, what) = match scope {
+            Scope::Range if !t.narrowed => (p.items, format!("physical partition {}", t.pp)),
+            Scope::Range => (
+                audit::lp_totals(self.store, self.rtxn, self.def.rid, t.start, t.end, &name)?.items,
+                format!("a key prefix's range of physical partition {}", t.pp),
+            ),
+            Scope::Logical(epk) => (
+                audit::lp_items(
+                    self.store,
+                    self.rtxn,
+                    &keys::partition_prefix(self.def.rid, epk),
+                )?,
+                format!("logical partition {}", keys::show(&epk.0)),
+            ),
+        };
+        if tally.n != expected {
+            return Err(audit::damaged(
+                self.store,
+                format!(
+                    "a scan of {what} of container '{name}' read {} items where its counters record {expected}",
+                    tally.n
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// A scanned key must come after the previous one and at or above the scan's lower bound.
+    pub(super) fn in_order(&self, key: &[u8], prev: Option<&[u8]>, lo: &[u8]) -> Result<()> {
+        if key < lo || prev.is_some_and(|p| key <= p) {
+            return Err(audit::went_back(self.store, &self.def.full_id()));
+        }
+        Ok(())
+    }
+}
