@@ -103,8 +103,11 @@ fn export_fails_on_a_shortfall_against_the_counters() {
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(1), "an error exit: {err}");
     assert!(export_lines(&o) < 2000);
+    // The read feed's cross-check of each partition against its counter stops it at the first
+    // partition that comes up short (issue 34); `export`'s own count is the last line of defence.
     assert!(
-        err.contains("items missing") && err.contains("engine check"),
+        (err.contains("items missing") || err.contains("where its counter records"))
+            && err.contains("engine check"),
         "{err}"
     );
     // Every logical partition that lost an item says so too.
@@ -115,7 +118,9 @@ fn export_fails_on_a_shortfall_against_the_counters() {
                 &data,
                 &["export", "--db", "d", "--container", "c", "--pk", &pk],
             );
-            !o.status.success() && stderr(&o).contains("items missing")
+            let err = stderr(&o);
+            !o.status.success()
+                && (err.contains("items missing") || err.contains("where its counter records"))
         })
         .count();
     assert!(failed > 0);
@@ -409,7 +414,7 @@ fn no_command_dies_by_a_signal_on_a_damaged_file() {
             }
             if args[0] == "backup" {
                 assert!(
-                    !out.join("data.mdb.partial").exists(),
+                    !out.join(".backup-partial").join("data.mdb").exists(),
                     "seed {seed}: no partial"
                 );
                 if code != Some(0) {

@@ -8,6 +8,7 @@ use super::response::{Diagnostics, FeedResponse};
 use crate::error::{Error, Result};
 use crate::partition::PartitionKey;
 use crate::ru::Meter;
+use crate::storage::audit;
 use crate::storage::keys::{self, DocHeader};
 use crate::ttl;
 
@@ -48,55 +49,29 @@ impl ContainerClient {
     }
     /// Reads the whole container in key order, `max_item_count` items per page (a "read feed":
     /// visits every physical partition). Pass the previous page's continuation to go on.
+    ///
+    /// Each physical partition read to its end is checked against its item counter (the count
+    /// of a partition a page leaves unfinished travels in the continuation): a damaged B-tree
+    /// that ends the walk early or skips a subtree is an error naming the file, never a short
+    /// feed (issue 34).
     pub async fn read_all_items<T: DeserializeOwned + Send + 'static>(
         &self,
         max_item_count: usize,
         continuation: Option<&str>,
     ) -> Result<FeedResponse<T>> {
         let shared = self.shared()?;
-        let def = shared.def.load_full();
-        let after = match continuation {
-            Some(c) => Some(decode_continuation(c, def.rid)?),
+        let rid = shared.def.load().rid;
+        let resume = match continuation {
+            Some(c) => Some(FeedCursor::decode(c, rid)?),
             None => None,
         };
         let now = ttl::now();
         let me = self.clone();
-        let def_in = def.clone();
-        let (items, last, meter, visited) = super::blocking::heavy(move || {
-            let def = def_in;
+        let (items, next, meter, visited) = super::blocking::heavy(move || {
             let store = &me.engine.inner.store;
-            let prefix = keys::container_prefix(def.rid);
             store.read(|rtxn| {
-                let mut meter = Meter {
-                    queries: 1,
-                    ..Default::default()
-                };
-                let mut items = Vec::new();
-                let mut last: Option<Vec<u8>> = None;
-                let mut visited: Vec<u32> = Vec::new();
-                let lower = after.clone().unwrap_or_else(|| prefix.to_vec());
-                for entry in store.docs.range(rtxn, &crate::storage::from(&lower))? {
-                    let (k, v) = entry?;
-                    if !k.starts_with(&prefix) || items.len() >= max_item_count.max(1) {
-                        break;
-                    }
-                    if after.as_deref() == Some(k) {
-                        continue;
-                    }
-                    let pp = def.partitions.owner(&keys::epk_of(k)).id;
-                    if visited.last() != Some(&pp) {
-                        visited.push(pp);
-                    }
-                    last = Some(k.to_vec());
-                    let (h, json) = DocHeader::read(k, v, &def.full_id())?;
-                    if ttl::is_expired(&h, def.default_ttl, now) {
-                        continue;
-                    }
-                    meter.scan_item(v.len());
-                    items.push(parse_item::<T>(k, json, &def.full_id())?);
-                }
-                meter.partitions_visited = visited.len() as u64;
-                Ok((items, last, meter, visited))
+                let def = me.definition_in(rtxn)?;
+                me.read_feed_page::<T>(rtxn, &def, resume.as_ref(), max_item_count.max(1), now)
             })
         })
         .await?;
@@ -104,18 +79,113 @@ impl ContainerClient {
         for pp in &visited {
             shared.throughput.charge(*pp, charge / visited.len() as f64);
         }
-        let continuation = if items.len() >= max_item_count.max(1) {
-            last.map(|k| keys::hex(&k))
-        } else {
-            None
-        };
         Ok(FeedResponse {
             items,
             request_charge: charge,
-            continuation,
+            continuation: next.map(|c| c.encode()),
             diagnostics: Diagnostics::from_meter(&meter, visited),
             query_metrics: None,
         })
+    }
+
+    /// One page of the read feed in one snapshot: its items, the cursor of the next page (when
+    /// the page is full), the work, the partitions visited.
+    #[allow(clippy::type_complexity)]
+    fn read_feed_page<T: DeserializeOwned>(
+        &self,
+        rtxn: &heed::RoTxn,
+        def: &crate::catalog::ContainerDef,
+        after: Option<&FeedCursor>,
+        max: usize,
+        now: u64,
+    ) -> Result<(Vec<T>, Option<FeedCursor>, Meter, Vec<u32>)> {
+        let store = &self.engine.inner.store;
+        let name = def.full_id();
+        let parts = &def.partitions;
+        let prefix = keys::container_prefix(def.rid);
+        let mut meter = Meter {
+            queries: 1,
+            ..Default::default()
+        };
+        let mut items = Vec::new();
+        let mut visited: Vec<u32> = Vec::new();
+        // The partition being walked and the keys counted in it; partitions before it were
+        // checked by earlier pages.
+        let mut tally = match after {
+            Some(c) => {
+                let i = parts.index_of(&keys::epk_of(&c.key));
+                let p = &parts.partitions[i];
+                let carried = c.tally.filter(|t| t.start == p.start);
+                PartitionTally {
+                    index: i,
+                    n: carried.map_or(0, |t| t.n),
+                    lsn: carried.map_or(p.lsn, |t| t.lsn),
+                    on: carried.is_some(),
+                }
+            }
+            None => PartitionTally::fresh(parts, 0),
+        };
+        let lower: Vec<u8> = after.map_or_else(|| prefix.to_vec(), |c| c.key.clone());
+        let from = match after {
+            Some(_) => std::ops::Bound::Excluded(lower.as_slice()),
+            None => std::ops::Bound::Included(lower.as_slice()),
+        };
+        let mut prev: Option<&[u8]> = after.map(|c| c.key.as_slice());
+        let mut last: Option<Vec<u8>> = None;
+        let mut full = false;
+        for entry in store
+            .docs
+            .range(rtxn, &(from, std::ops::Bound::Unbounded))?
+        {
+            let (k, v) = entry?;
+            if k < lower.as_slice() || prev.is_some_and(|p| k <= p) {
+                return Err(audit::went_back(store, &name));
+            }
+            prev = Some(k);
+            if !k.starts_with(&prefix) {
+                break;
+            }
+            if items.len() >= max {
+                full = true;
+                break;
+            }
+            let i = parts.index_of(&keys::epk_of(k));
+            if i != tally.index {
+                // Every partition from the one just left up to this one is finished.
+                tally.settle(store, def, i)?;
+                tally = PartitionTally::fresh(parts, i);
+            }
+            tally.n += 1;
+            let pp = parts.partitions[i].id;
+            if visited.last() != Some(&pp) {
+                visited.push(pp);
+            }
+            last = Some(k.to_vec());
+            let (h, json) = DocHeader::read(k, v, &name)?;
+            if ttl::is_expired(&h, def.default_ttl, now) {
+                continue;
+            }
+            meter.scan_item(v.len());
+            items.push(parse_item::<T>(k, json, &name)?);
+        }
+        if !full {
+            // The container's end: the partition walked and every one after it are finished.
+            tally.settle(store, def, parts.partitions.len())?;
+        }
+        meter.partitions_visited = visited.len() as u64;
+        let next = if items.len() >= max {
+            last.map(|key| FeedCursor {
+                key,
+                tally: tally.on.then(|| Carried {
+                    start: parts.partitions[tally.index].start,
+                    lsn: tally.lsn,
+                    n: tally.n,
+                }),
+            })
+        } else {
+            None
+        };
+        Ok((items, next, meter, visited))
     }
 
     /// Loads every live item under `prefix` in one read transaction.
@@ -134,14 +204,32 @@ impl ContainerClient {
             };
             let mut out = Vec::new();
             let name = format!("{}/{}", self.database, self.id);
+            // The keys walked, checked against the logical partition's counter (issue 34).
+            let mut walked = 0u64;
+            let mut prev: Option<&[u8]> = None;
             for entry in store.docs.prefix_iter(rtxn, prefix)? {
                 let (k, v) = entry?;
+                if prev.is_some_and(|p| k <= p) {
+                    return Err(audit::went_back(store, &name));
+                }
+                prev = Some(k);
+                walked += 1;
                 let (h, json) = DocHeader::read(k, v, &name)?;
                 if ttl::is_expired(&h, default_ttl, now) {
                     continue;
                 }
                 meter.scan_item(v.len());
                 out.push(parse_item::<T>(k, json, &name)?);
+            }
+            let counted = audit::lp_items(store, rtxn, prefix)?;
+            if walked != counted {
+                return Err(audit::damaged(
+                    store,
+                    format!(
+                        "a read of logical partition {} of container '{name}' found {walked} items where its counter records {counted}",
+                        keys::show(&prefix[4..])
+                    ),
+                ));
             }
             Ok((out, meter))
         })
@@ -158,13 +246,113 @@ fn parse_item<T: DeserializeOwned>(key: &[u8], json: &[u8], container: &str) -> 
     })
 }
 
-fn decode_continuation(c: &str, rid: u32) -> Result<Vec<u8>> {
-    match keys::unhex(c) {
-        Some(bytes) if bytes.len() >= 20 && bytes[..4] == rid.to_be_bytes() => Ok(bytes),
-        _ => Err(Error::bad(
-            "continuation",
-            "the continuation token is not one this container issued",
-        )),
+/// Where a read feed resumes: after `key`, with the count of the partition it is inside.
+struct FeedCursor {
+    key: Vec<u8>,
+    tally: Option<Carried>,
+}
+
+/// A partition's count carried from page to page.
+#[derive(Clone, Copy)]
+struct Carried {
+    /// The partition's start coordinate (a split keeps the lower half's, whose count stays true).
+    start: u64,
+    /// Its LSN when the count began: a write since makes the count moot.
+    lsn: u64,
+    n: u64,
+}
+
+impl FeedCursor {
+    /// `hex(key)`, then `.start.lsn.n` in hex when a count is carried (a bare key, as pages
+    /// handed out before, resumes without one).
+    fn encode(&self) -> String {
+        match self.tally {
+            Some(t) => format!(
+                "{}.{:x}.{:x}.{:x}",
+                keys::hex(&self.key),
+                t.start,
+                t.lsn,
+                t.n
+            ),
+            None => keys::hex(&self.key),
+        }
+    }
+
+    fn decode(c: &str, rid: u32) -> Result<FeedCursor> {
+        let bad = || {
+            Error::bad(
+                "continuation",
+                "the continuation token is not one this container issued",
+            )
+        };
+        let mut parts = c.split('.');
+        let key = match parts.next().and_then(keys::unhex) {
+            Some(bytes) if bytes.len() >= 20 && bytes[..4] == rid.to_be_bytes() => bytes,
+            _ => return Err(bad()),
+        };
+        let nums: Vec<u64> = parts
+            .map(|p| u64::from_str_radix(p, 16).map_err(|_| bad()))
+            .collect::<Result<_>>()?;
+        let tally = match nums[..] {
+            [] => None,
+            [start, lsn, n] => Some(Carried { start, lsn, n }),
+            _ => return Err(bad()),
+        };
+        Ok(FeedCursor { key, tally })
+    }
+}
+
+/// The keys a read feed counted in one physical partition (by its index in the map).
+struct PartitionTally {
+    index: usize,
+    n: u64,
+    lsn: u64,
+    /// False when the count cannot be known (resumed without one, or under another map).
+    on: bool,
+}
+
+impl PartitionTally {
+    fn fresh(parts: &crate::partition::map::PartitionMap, index: usize) -> Self {
+        PartitionTally {
+            index,
+            n: 0,
+            lsn: parts.partitions.get(index).map_or(0, |p| p.lsn),
+            on: true,
+        }
+    }
+
+    /// The walk left this partition for partition `next` (or the container's end): this one,
+    /// and every one between (the walk found none of their keys), must hold what they count.
+    fn settle(
+        &self,
+        store: &crate::storage::Store,
+        def: &crate::catalog::ContainerDef,
+        next: usize,
+    ) -> Result<()> {
+        let parts = &def.partitions.partitions;
+        let check = |i: usize, n: u64, on: bool, lsn: u64| -> Result<()> {
+            let Some(p) = parts.get(i) else {
+                return Ok(());
+            };
+            if on && p.lsn == lsn && p.items != n {
+                return Err(audit::damaged(
+                    store,
+                    format!(
+                        "a read of physical partition {} of container '{}' found {n} items where its counter records {}",
+                        p.id,
+                        def.full_id(),
+                        p.items
+                    ),
+                ));
+            }
+            Ok(())
+        };
+        check(self.index, self.n, self.on, self.lsn)?;
+        let between = parts.iter().enumerate().take(next).skip(self.index + 1);
+        for (i, p) in between {
+            check(i, 0, true, p.lsn)?;
+        }
+        Ok(())
     }
 }
 
