@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::container::ContainerClient;
 use crate::error::Result;
-use crate::storage::keys;
+use crate::storage::{audit, keys};
 use crate::throughput::PartitionLoad;
 use crate::writer::apply::decode_lp_stats;
 
@@ -55,41 +55,82 @@ impl ContainerClient {
         super::blocking::heavy(move || c.stats_now(top)).await
     }
 
+    /// Read in one snapshot, with the partition map and counters of that snapshot. What it walks
+    /// is checked against what the engine counts (issue 34): a physical partition's logical
+    /// partitions (from `lps`) must sum to its item counter, and its index entries to its
+    /// per-path entry counts (kept by every write, in other pages), so a damaged page is an
+    /// error naming the file instead of wrong figures.
     fn stats_now(&self, top: usize) -> Result<ContainerStats> {
         let shared = self.shared()?;
-        let def = shared.def.load_full();
         let loads = shared.throughput.loads();
         let store = &self.engine.inner.store;
         let mut partitions = Vec::new();
-        store.read(|rtxn| {
+        let def = store.read(|rtxn| {
+            let def = self.definition_in(rtxn)?;
+            let name = def.full_id();
             for (i, p) in def.partitions.partitions.iter().enumerate() {
                 let (start, end) = def.partitions.range_of(i);
                 let lo = keys::coordinate_key(def.rid, start);
+                let hi = end
+                    .map(|e| keys::coordinate_key(def.rid, e).to_vec())
+                    .unwrap_or_else(|| (def.rid + 1).to_be_bytes().to_vec());
                 let mut lps = Vec::new();
-                for entry in store.lps.range(rtxn, &crate::storage::from(&lo))? {
+                let mut lp_items = 0u64;
+                let mut prev: Option<&[u8]> = None;
+                for entry in store.lps.range(
+                    rtxn,
+                    &(
+                        std::ops::Bound::Included(lo.as_slice()),
+                        std::ops::Bound::Excluded(hi.as_slice()),
+                    ),
+                )? {
                     let (k, v) = entry?;
-                    if k[..4] != def.rid.to_be_bytes()
-                        || end.is_some_and(|e| keys::epk_of(k).coordinate() >= e)
-                    {
-                        break;
+                    if k < lo.as_slice() || prev.is_some_and(|p| k <= p) {
+                        return Err(audit::went_back(store, &name));
                     }
+                    prev = Some(k);
                     let (bytes, items, pk) = decode_lp_stats(v);
+                    lp_items += items;
                     lps.push(LogicalPartitionStats {
                         partition_key: pk.unwrap_or(Value::Null),
                         bytes,
                         items,
                     });
                 }
+                if lp_items != p.items {
+                    return Err(audit::damaged(
+                        store,
+                        format!(
+                            "physical partition {} of container '{name}' counts {} items, its logical partitions {lp_items}",
+                            p.id, p.items
+                        ),
+                    ));
+                }
                 let count = lps.len() as u64;
-                let mut index_entries = 0;
-                for entry in store
-                    .index
-                    .prefix_iter(rtxn, &keys::feed_prefix(def.rid, p.id))?
-                {
-                    if crate::index::is_count_key(entry?.0) {
+                let (mut index_entries, mut counted) = (0u64, 0u64);
+                let prefix = keys::feed_prefix(def.rid, p.id);
+                let mut prev: Option<&[u8]> = None;
+                for entry in store.index.prefix_iter(rtxn, &prefix)? {
+                    let (k, v) = entry?;
+                    if prev.is_some_and(|p| k <= p) {
+                        return Err(audit::went_back(store, &name));
+                    }
+                    prev = Some(k);
+                    if crate::index::is_count_key(k) {
+                        counted += v.try_into().map(u64::from_be_bytes).unwrap_or(u64::MAX);
                         continue;
                     }
                     index_entries += 1;
+                }
+                // A rebuild rewrites entries and counts as it goes: compared once it is done.
+                if def.index_rebuild.is_none() && counted != index_entries {
+                    return Err(audit::damaged(
+                        store,
+                        format!(
+                            "physical partition {} of container '{name}' holds {index_entries} index entries, its index counts {counted}",
+                            p.id
+                        ),
+                    ));
                 }
                 lps.sort_by_key(|l| std::cmp::Reverse(l.bytes));
                 lps.truncate(top);
@@ -108,7 +149,7 @@ impl ContainerClient {
                     largest_logical_partitions: lps,
                 });
             }
-            Ok(())
+            Ok(def)
         })?;
         Ok(ContainerStats {
             database: def.database.clone(),
