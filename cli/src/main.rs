@@ -245,7 +245,7 @@ async fn run(cli: Cli) -> Result<(), import::ImportError> {
     let data_file = cli.data.join("data.mdb");
     crash::install(&data_file);
     if let Command::Backup { out } = &cli.command {
-        crash::remove_on_crash(&out.join("data.mdb.partial"));
+        crash::remove_on_crash(&Engine::backup_staging(out).join("data.mdb"));
     }
     let engine = Engine::open(
         &cli.data,
