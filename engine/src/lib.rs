@@ -48,7 +48,7 @@ pub use client::database::DatabaseClient;
 pub use client::engine::Engine;
 pub use client::load::PhysicalPartitionInfo;
 pub use client::options::{EngineOptions, ItemOptions, RetryOptions};
-pub use client::query::{check_query, QueryOptions, NO_PARAMS};
+pub use client::query::{check_query, query_values, QueryOptions, NO_PARAMS};
 pub use client::read_feed::ItemCount;
 pub use client::response::{Diagnostics, FeedResponse, ItemResponse};
 pub use client::scripts::{ScriptsClient, StoredProcedureResponse};

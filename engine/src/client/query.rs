@@ -79,6 +79,23 @@ pub fn check_query(sql: &str) -> std::result::Result<(), crate::sql::QueryError>
     crate::sql::parse(sql).map(|_| ())
 }
 
+/// Runs `sql` with `params` over `values` held in memory rather than a container: the gateway
+/// answers its offers feed this way, so an SDK's query selects exactly the offers it names.
+/// Bounded like a page (`bounds.rs`): a second at most.
+pub fn query_values(
+    sql: &str,
+    params: &[(String, Value)],
+    values: Vec<Value>,
+) -> Result<Vec<Value>> {
+    let q = crate::sql::parse(sql)?;
+    let params: crate::sql::Params = params.iter().cloned().collect();
+    crate::sql::check_params(&q, &params)?;
+    let deadline = std::time::Instant::now() + Duration::from_secs(1);
+    Ok(crate::sql::bounds::with_deadline(deadline, || {
+        crate::sql::execute(&q, &params, values)
+    })?)
+}
+
 impl ContainerClient {
     /// Runs one page of `sql` with `params` (`@name` → value).
     pub async fn query_items<T: DeserializeOwned + 'static>(

@@ -37,30 +37,29 @@ pub fn list(ctx: &Ctx) -> Result<HttpResponse> {
     ))
 }
 
-/// The SDKs query offers by their resource (`SELECT * FROM root r WHERE r.resource=@link`):
-/// offers are few, so a parameter naming a container's `_self` or `_rid` selects its offer and
-/// anything else lists them all.
+/// The SDKs query offers by their resource: the Python SDK as `SELECT * FROM root r WHERE
+/// r.resource=@link`, the JavaScript SDK with the link in the text (`… where root.resource =
+/// "dbs/…/colls/…/"`). The query runs over the offers as it would over documents, so it selects
+/// the offers it names and no other (answering every offer let the JavaScript SDK take another
+/// container's for its own, and change it).
 pub fn query(ctx: &Ctx) -> Result<HttpResponse> {
     let body = ctx.json()?;
-    let wanted: Vec<String> = body
+    let sql = body
+        .get("query")
+        .and_then(Value::as_str)
+        .ok_or_else(|| GatewayError::BadRequest("The query body needs a string 'query'.".into()))?;
+    let params: Vec<(String, Value)> = body
         .get("parameters")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
-        .filter_map(|p| p.get("value").and_then(Value::as_str).map(str::to_owned))
+        .filter_map(|p| Some((p.get("name")?.as_str()?.to_owned(), p.get("value")?.clone())))
         .collect();
     let offers = provisioned(ctx)
         .iter()
         .map(|(c, t)| resources::offer(c, *t))
-        .filter(|o| {
-            wanted.is_empty()
-                || wanted.iter().any(|w| {
-                    o["resource"].as_str() == Some(w.as_str())
-                        || o["offerResourceId"].as_str() == Some(w.as_str())
-                })
-        })
         .collect();
-    Ok(page(offers))
+    Ok(page(engine::query_values(sql, &params, offers)?))
 }
 
 fn find(ctx: &Ctx, id: &str) -> Result<(Arc<ContainerDef>, u32)> {
