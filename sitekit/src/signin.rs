@@ -55,7 +55,9 @@ where
             device::remember(req, key);
             Ok(Some(account.record))
         }
-        // The attempt stays counted.
-        _ => Ok(None),
+        _ => {
+            throttle.failed(attempt);
+            Ok(None)
+        }
     }
 }

@@ -100,13 +100,30 @@ impl Backoff {
         }
         f.count += 1;
         f.last = now;
-        if f.count >= self.free {
-            let doublings = (f.count - self.free).min(20);
-            let wait = self
-                .first_wait
-                .saturating_mul(1 << doublings)
-                .min(self.max_wait);
+        if let Some(wait) = self.wait_after(f.count) {
             f.blocked_until = now + wait;
+        }
+    }
+
+    /// The wait after `count` failures, if any.
+    fn wait_after(&self, count: u32) -> Option<Duration> {
+        (count >= self.free).then(|| {
+            let doublings = (count - self.free).min(20);
+            self.first_wait
+                .saturating_mul(1 << doublings)
+                .min(self.max_wait)
+        })
+    }
+
+    /// The attempt counted by [`take`](Self::take) turned out wrong: its wait runs from now
+    /// (the verdict), not from when it was counted (a slow verification would eat the wait).
+    fn confirm(&self, key: &str) {
+        let now = Instant::now();
+        let mut keys = self.keys.lock();
+        if let Some(f) = keys.get_mut(key) {
+            if let Some(wait) = self.wait_after(f.count) {
+                f.blocked_until = f.blocked_until.max(now + wait);
+            }
         }
     }
 
@@ -208,6 +225,16 @@ impl SignInThrottle {
             address: address.to_owned(),
             device: device.map(str::to_owned),
         })
+    }
+
+    /// The attempt's password was wrong (or it had no account): it stays counted, and the waits
+    /// it started run from now.
+    pub fn failed(&self, attempt: Attempt) {
+        match &attempt.device {
+            Some(d) => self.devices.confirm(d),
+            None => self.accounts.confirm(&attempt.account),
+        }
+        self.addresses.confirm(&attempt.address);
     }
 
     /// The attempt's password was right: its account's (or device's) counter starts over, and
