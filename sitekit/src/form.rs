@@ -23,7 +23,8 @@ impl FieldErrors {
             .unwrap_or("")
     }
 
-    /// A trimmed, non-empty value of at most `max` characters.
+    /// A trimmed, non-empty value of at most `max` characters, without control characters or
+    /// bidirectional overrides, that shows something ([`crate::names::check_free_text`]).
     pub fn text(&mut self, field: &'static str, value: &str, max: usize) -> String {
         let v = value.trim();
         if v.is_empty() {
@@ -35,6 +36,8 @@ impl FieldErrors {
             .any(|c| c.is_control() && c != '\n' && c != '\r' && c != '\t')
         {
             self.add(field, "contains control characters");
+        } else if let Err(m) = crate::names::check_free_text(v) {
+            self.add(field, m);
         }
         v.to_owned()
     }

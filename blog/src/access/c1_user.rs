@@ -5,10 +5,14 @@
 //! document in its own logical partition (`userId = "username:<name>"`, see
 //! [`sitekit::claim`]), created first: the engine refuses a second create of the same id in one
 //! partition (409), so two people can never hold one name, and sign-in finds a user by name with
-//! a point read. Names are compared folded (NFKC + case folding: `ＤＥＭＯ` is `demo`). A rename
-//! claims the new name, updates the user only if nobody changed it since it was read, then
-//! releases the old name (only if this user still holds it); the change feed carries the new
-//! name to every copy (`workers::propagate_usernames`).
+//! a point read. Names are compared folded (NFKC + case folding: `ＤＥＭＯ` is `demo`). Names
+//! that look alike are one name too: each user also holds a second claim, on the name's UTS #39
+//! skeleton (`skeleton:<skeleton>`, [`LOOK_ALIKE`]), taken the same way, so a Cyrillic
+//! `јеѕѕісароре92` beside the Latin `jessicapope92` is refused as taken, whatever the
+//! concurrency (a claim per value, one create wins). A rename claims the new name (both
+//! claims), updates the user only if nobody changed it since it was read, then releases the old
+//! name's claims (only if this user still holds them); the change feed carries the new name to
+//! every copy (`workers::propagate_usernames`).
 
 use cosmos::Labelled;
 use cosmos::{ItemOptions, PatchOperation};
@@ -34,6 +38,47 @@ pub const USERNAME: UniqueValue = UniqueValue {
     normalize: sitekit::names::fold,
 };
 
+/// The look-alike claim's id and partition key value (the skeleton, with the characters an id
+/// may not hold escaped).
+pub fn skeleton_key(username: &str) -> String {
+    locate_skeleton(&sitekit::names::skeleton(username)).0
+}
+
+fn locate_skeleton(skeleton: &str) -> (String, String) {
+    let mut key = String::from("skeleton:");
+    for c in skeleton.chars() {
+        if "/\\?#~".contains(c) {
+            key.push_str(&format!("~{:x}", c as u32));
+        } else {
+            key.push(c);
+        }
+    }
+    (key.clone(), key)
+}
+
+/// One claim per skeleton: names that look alike are one name.
+pub const LOOK_ALIKE: UniqueValue = UniqueValue {
+    kind: "usernameSkeleton",
+    partition_key: "userId",
+    owner_property: "username",
+    locate: locate_skeleton,
+    normalize: sitekit::names::skeleton,
+};
+
+/// Claims both of `name`'s values for `owner`: the name, then its look-alikes (the first given
+/// back when the second is taken).
+async fn claim_name<C: UsersContainer>(db: &DbOf<C>, name: &str, owner: &str) -> Result<()> {
+    USERNAME
+        .claim(db.users(), name, owner)
+        .await
+        .map_err(taken)?;
+    if let Err(e) = LOOK_ALIKE.claim(db.users(), name, owner).await {
+        USERNAME.release(db.users(), name, owner).await;
+        return Err(taken(e));
+    }
+    Ok(())
+}
+
 fn taken(e: ClaimError) -> BlogError {
     match e {
         ClaimError::Taken => BlogError::Taken(super::USERNAME_TAKEN),
@@ -43,10 +88,7 @@ fn taken(e: ClaimError) -> BlogError {
 
 /// Signs a user up: claims the name, then writes the user.
 pub async fn create_user<C: UsersContainer>(db: &DbOf<C>, user: User) -> Result<User> {
-    USERNAME
-        .claim(db.users(), &user.username, &user.user_id)
-        .await
-        .map_err(taken)?;
+    claim_name(db, &user.username, &user.user_id).await?;
     match db
         .users()
         .create_item(&user, None, None)
@@ -56,6 +98,9 @@ pub async fn create_user<C: UsersContainer>(db: &DbOf<C>, user: User) -> Result<
         Ok(r) => Ok(r.resource.unwrap_or(user)),
         Err(e) => {
             USERNAME
+                .release(db.users(), &user.username, &user.user_id)
+                .await;
+            LOOK_ALIKE
                 .release(db.users(), &user.username, &user.user_id)
                 .await;
             Err(e.into())
@@ -93,18 +138,28 @@ pub async fn change_username<C: UsersContainer>(
         Marked::Done(user) => return Ok(user),
         Marked::Renaming { old, etag } => (old, etag),
     };
-    if let Err(e) = USERNAME.claim(db.users(), new, user_id).await {
+    // `rn` → `m`: another name, the same look-alike claim (already this user's, kept).
+    let same_skeleton = sitekit::names::skeleton(&old) == sitekit::names::skeleton(new);
+    if let Err(e) = claim_name(db, new, user_id).await {
         unmark(db, user_id, &token).await;
-        return Err(taken(e));
+        return Err(e);
     }
     match set_name(db, user_id, new, &token, etag).await {
         Ok(user) => {
             USERNAME.release(db.users(), &old, user_id).await;
+            if !same_skeleton {
+                LOOK_ALIKE.release(db.users(), &old, user_id).await;
+            }
             Ok(user)
         }
         Err(e) => {
             // A patch that failed on the way back may still have landed: keep a name it set.
             USERNAME.release_unless_held(db.users(), new, user_id).await;
+            if !same_skeleton {
+                LOOK_ALIKE
+                    .release_unless_held(db.users(), new, user_id)
+                    .await;
+            }
             unmark(db, user_id, &token).await;
             Err(e)
         }

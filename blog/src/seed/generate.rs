@@ -8,14 +8,15 @@ use rand_chacha::ChaCha8Rng;
 
 use super::text;
 use super::DEMO_USERNAME;
-use crate::access::c1_user::claim_key;
+use crate::access::c1_user::{claim_key, skeleton_key};
 use crate::model::{Comment, Like, Post, User, UsernameClaim};
 use sitekit::time::iso;
 
 /// Generated user `n` with everything they wrote, ready to be written in any model.
 pub struct Generated {
     pub user: User,
-    pub claim: UsernameClaim,
+    /// The name's claim and its look-alikes' (see `access::c1_user`).
+    pub claims: [UsernameClaim; 2],
     pub posts: Vec<(Post, Vec<Comment>, Vec<Like>)>,
 }
 
@@ -47,15 +48,19 @@ pub fn generate(n: u64, users: u64, password: &str) -> Generated {
         propagated_at: None,
         renaming: None,
     };
-    let claim = UsernameClaim {
-        id: claim_key(&name),
-        kind: "username".into(),
-        user_id: claim_key(&name),
-        owner_id: id,
+    let claim = |kind: &str, key: String| UsernameClaim {
+        id: key.clone(),
+        kind: kind.into(),
+        user_id: key,
+        owner_id: id.clone(),
     };
+    let claims = [
+        claim("username", claim_key(&name)),
+        claim("usernameSkeleton", skeleton_key(&name)),
+    ];
     Generated {
         user,
-        claim,
+        claims,
         posts: posts_of(n, users),
     }
 }

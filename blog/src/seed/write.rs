@@ -48,7 +48,9 @@ async fn post_with_replies<P: Serialize, C: Serialize, L: Serialize>(
 /// V3: the user with short copies of their posts in their partition of `users`; returns the
 /// short copies (the feed is written once all users are).
 pub async fn v3(c: &Containers, g: &Generated) -> cosmos::Result<Vec<PostShort>> {
-    c.users.upsert_item(&g.claim, None, None).await?;
+    for claim in &g.claims {
+        c.users.upsert_item(claim, None, None).await?;
+    }
     let mut user_batch = TransactionalBatch::new(g.user.user_id.as_str()).upsert_item(&g.user);
     let mut shorts = Vec::with_capacity(g.posts.len());
     for (post, comments, likes) in &g.posts {
@@ -63,7 +65,9 @@ pub async fn v3(c: &Containers, g: &Generated) -> cosmos::Result<Vec<PostShort>>
 
 /// V2: the same posts, comments and likes as V3; `users` holds the user only.
 pub async fn v2(c: &v2::Containers, g: &Generated) -> cosmos::Result<()> {
-    c.users.upsert_item(&g.claim, None, None).await?;
+    for claim in &g.claims {
+        c.users.upsert_item(claim, None, None).await?;
+    }
     for (post, comments, likes) in &g.posts {
         post_with_replies(&c.posts, &post.post_id, post, comments, likes).await?;
     }
@@ -73,7 +77,9 @@ pub async fn v2(c: &v2::Containers, g: &Generated) -> cosmos::Result<()> {
 
 /// V1: posts, comments and likes without usernames or counts.
 pub async fn v1(c: &v1::Containers, g: &Generated) -> cosmos::Result<()> {
-    c.users.upsert_item(&g.claim, None, None).await?;
+    for claim in &g.claims {
+        c.users.upsert_item(claim, None, None).await?;
+    }
     for (post, comments, likes) in &g.posts {
         let comments: Vec<CommentV1> = comments.iter().map(CommentV1::from).collect();
         let likes: Vec<LikeV1> = likes.iter().map(LikeV1::from).collect();

@@ -591,3 +591,77 @@ async fn the_owner_signs_in_from_a_known_browser_during_an_attack() {
     assert_eq!(sign_in(&laptop, "Owner", "a long password").await, 303);
     assert_eq!(laptop.get("/account").await.status, 200);
 }
+
+async fn sign_up(app: &TestApp, username: &str) -> sitekit::testing::Reply {
+    app.visitor()
+        .submit(
+            "/signup",
+            "/signup",
+            &[("username", username), ("password", "a long password")],
+        )
+        .await
+}
+
+/// A whole-script look-alike is the same name (UTS #39 skeletons, claimed like the name itself),
+/// at sign-up and at a rename; names of invisible fillers or of punctuation only are refused
+/// (issue 33: all were accepted).
+#[tokio::test(flavor = "multi_thread")]
+async fn look_alikes_in_another_script_and_invisible_names_are_refused() {
+    let app = spawn_app().await;
+    app.new_user("jessicapope92").await;
+    let r = sign_up(&app, "јеѕѕісароре92").await;
+    assert_eq!(r.status, 409, "{}", r.body);
+    assert!(r.body.contains("is taken"));
+    let (v, _) = app.new_user("someone_else").await;
+    assert_eq!(rename(&v, "јеѕѕісароре92").await, 409);
+    // The look-alike claim follows a rename: the old name's is free again, the new one's taken.
+    let (w, _) = app.new_user("Nomen").await;
+    assert_eq!(rename(&w, "Nomen_c").await, 303);
+    assert_eq!(sign_up(&app, "Nоmen").await.status, 400, "mixed scripts");
+    assert_eq!(sign_up(&app, "Nomen").await.status, 303);
+    assert_eq!(sign_up(&app, "nomen_с").await.status, 400, "mixed scripts");
+    assert_eq!(sign_up(&app, "NOMEN_C").await.status, 409);
+    for name in [
+        "\u{3164}\u{3164}\u{3164}",
+        "\u{FFA0}\u{FFA0}\u{FFA0}",
+        "\u{115F}\u{115F}\u{115F}",
+        "...",
+        "___",
+    ] {
+        let r = sign_up(&app, name).await;
+        assert_eq!(r.status, 400, "{name:?}: {}", r.body);
+    }
+}
+
+/// Titles, posts and comments refuse bidirectional overrides and values of invisible
+/// characters only (issue 33).
+#[tokio::test(flavor = "multi_thread")]
+async fn free_text_refuses_bidi_overrides_and_invisible_values() {
+    let app = spawn_app().await;
+    let (v, _) = app.new_user("Writer_9").await;
+    let r = v
+        .submit(
+            "/posts/new",
+            "/posts/new",
+            &[("title", "innocent\u{202E}txt.exe"), ("content", "text")],
+        )
+        .await;
+    assert_eq!(r.status, 400);
+    assert!(r.body.contains("bidirectional control characters"));
+    let r = v
+        .submit(
+            "/posts/new",
+            "/posts/new",
+            &[("title", "\u{200B}"), ("content", "text")],
+        )
+        .await;
+    assert_eq!(r.status, 400);
+    let post = app.publish(&v, "Visible", "text").await;
+    let page = format!("/posts/{post}");
+    for comment in ["\u{200B}", "\u{200B}\u{FEFF} \u{3164}", "a\u{2067}b"] {
+        let r = v
+            .submit(&page, &format!("{page}/comments"), &[("content", comment)])
+            .await;
+        assert_eq!(r.status, 400, "{comment:?}");
+    }
+}

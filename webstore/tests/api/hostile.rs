@@ -412,3 +412,34 @@ async fn the_ceiling_page_is_served_to_loopback_clients_only() {
     assert_eq!(r.status, 200);
     assert_eq!(r.body.len(), 1_048_576);
 }
+
+/// Free text that shows nothing or reorders what follows it (issue 33): a last name of one
+/// zero-width space, a first name of Hangul fillers, a name carrying U+202E.
+#[tokio::test(flavor = "multi_thread")]
+async fn invisible_and_bidi_override_names_are_form_errors() {
+    let app = spawn_app().await;
+    for (field, value, message) in [
+        ("last_name", "\u{200B}", "invisible characters only"),
+        (
+            "first_name",
+            "\u{3164}\u{3164}",
+            "invisible characters only",
+        ),
+        (
+            "first_name",
+            "Ann\u{202E}nimda",
+            "bidirectional control characters",
+        ),
+    ] {
+        let v = app.visitor();
+        let mut form = sign_up_form("invisible@example.com");
+        form.retain(|(k, _)| *k != field);
+        form.push((field, value.into()));
+        form.push(("csrf_token", v.get("/signup").await.csrf_token()));
+        let fields: Vec<(&str, &str)> = form.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let r = v.post("/signup", &fields).await;
+        assert_eq!(r.status, 400, "{value:?}: {}", r.body);
+        assert!(r.body.contains(message), "{value:?}");
+    }
+    assert_eq!(customers_with_email(&app, "invisible@example.com").await, 0);
+}
