@@ -267,7 +267,9 @@ fn int64(v: &Val) -> Option<i64> {
     match v {
         Some(Value::Number(n)) => n.as_i64().or_else(|| {
             let x = n.as_f64()?;
-            (x.fract() == 0.0 && (-TWO_63..TWO_63).contains(&x)).then_some(x as i64)
+            // 2^63 included: the largest 64-bit integer (9223372036854775807) is 2^63 as a
+            // double, and Cosmos DB calls it an integer (IS_INTEGER is true).
+            (x.fract() == 0.0 && (-TWO_63..=TWO_63).contains(&x)).then_some(x as i64)
         }),
         _ => None,
     }

@@ -44,7 +44,12 @@ impl<'a> Run<'a> {
         if self.sorting_few {
             self.price_as_merge();
         }
-        if let Some(f) = folder {
+        if let Some(mut f) = folder {
+            // Without FROM there is one row, the query's own (`SELECT VALUE COUNT(1)` is 1, as
+            // in Cosmos DB's samples), which no item brings.
+            if self.q.from.is_none() {
+                f.add_item(serde_json::Value::Null)?;
+            }
             let all = f.finish()?;
             self.matched_docs = folded;
             return Ok(self.page_of(all, token));
