@@ -194,10 +194,9 @@ impl<'a> Run<'a> {
                 }
             }
             for k in keys_found {
-                if let Some(v) = store.docs.get(rtxn, &k)? {
-                    if !f(self, &k, v)? {
-                        return Ok(false);
-                    }
+                let v = self.indexed_item(&k)?;
+                if !f(self, &k, v)? {
+                    return Ok(false);
                 }
             }
         } else {

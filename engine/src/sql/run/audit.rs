@@ -142,4 +142,20 @@ impl<'a> Run<'a> {
         }
         Ok(())
     }
+
+    /// The item an index entry names. Entries are written and removed in their item's
+    /// transaction (and not used while a rebuild runs), so an entry without its item is damage:
+    /// a B-tree hiding the item, or a damaged entry (issue 34).
+    pub(super) fn indexed_item(&self, doc_key: &[u8]) -> Result<&'a [u8]> {
+        self.store.docs.get(self.rtxn, doc_key)?.ok_or_else(|| {
+            audit::damaged(
+                self.store,
+                format!(
+                    "an index entry of container '{}' names item {}, which a read does not find",
+                    self.def.full_id(),
+                    keys::shown_id(doc_key)
+                ),
+            )
+        })
+    }
 }

@@ -237,16 +237,15 @@ impl<'a> Run<'a> {
             let mut doc_key = rid.to_be_bytes().to_vec();
             doc_key.extend_from_slice(&index::epk_of_entry(k)?.0);
             doc_key.extend_from_slice(id_key);
-            if let Some(stored) = self.store.docs.get(self.rtxn, &doc_key)? {
-                self.current = i;
-                let matched = self.matched_docs;
-                let done = self.consume(&doc_key, stored, token)?;
-                if self.matched_docs > matched {
-                    produced[i] += 1;
-                }
-                if done {
-                    break true;
-                }
+            let stored = self.indexed_item(&doc_key)?;
+            self.current = i;
+            let matched = self.matched_docs;
+            let done = self.consume(&doc_key, stored, token)?;
+            if self.matched_docs > matched {
+                produced[i] += 1;
+            }
+            if done {
+                break true;
             }
         };
         if targets.len() > 1 {

@@ -1,0 +1,466 @@
+//! Issue 34: a damaged file never answers silently wrong. A seeded, reproducible damage campaign:
+//! copies of one store are damaged the ways a bad disk or copy damages a file (leaves whose key
+//! count shrank, branch pages and runs of pages overwritten with random bytes or zeros, page
+//! headers and bits flipped), and on each copy every command either refuses (a non-zero exit
+//! whose message names the damage) or answers exactly what the undamaged store answers: `query`
+//! COUNT, SUM and `SELECT VALUE c.id` paged (whole container, one logical partition, a
+//! hierarchical key's prefix), `stats`, `export`, `backup` (whose copy must then pass `check` and
+//! export the undamaged items), and a paged read feed through the engine's client as `engine
+//! serve` pages it (`read_all_items` with a continuation, in a child process).
+//!
+//! `DAMAGE_COPIES=N` runs N copies (default 4, about 40 s in a debug build; the benchmark-style
+//! run in BENCHMARKS.md used 24).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::{json, Value};
+
+const PAGE: usize = 4096;
+const P_BRANCH: u16 = 0x01;
+const P_LEAF: u16 = 0x02;
+
+fn engine(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_engine"))
+        .arg("--data")
+        .arg(dir)
+        .args(args)
+        .output()
+        .expect("run engine")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn import(data: &Path, file: &Path, container: &str, pk: &str) {
+    let o = engine(
+        data,
+        &[
+            "import",
+            "--db",
+            "d",
+            "--container",
+            container,
+            "--partition-key",
+            pk,
+            "--concurrency",
+            "1",
+            file.to_str().unwrap(),
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+/// 4 000 items in d/c (/pk, 40 logical partitions) and 2 000 in d/h (/t,/u: 10 tenants of 20
+/// users), each with a number to sum and a body that fills pages.
+fn store(root: &Path) -> PathBuf {
+    let data = root.join("data");
+    let plain = root.join("c.jsonl");
+    let lines: Vec<String> = (0..4000)
+        .map(|i| {
+            json!({"id": format!("i{i}"), "pk": format!("p{}", i % 40), "v": i, "body": "x".repeat(300)})
+                .to_string()
+        })
+        .collect();
+    std::fs::write(&plain, lines.join("\n")).unwrap();
+    import(&data, &plain, "c", "/pk");
+    let hier = root.join("h.jsonl");
+    let lines: Vec<String> = (0..2000)
+        .map(|i| {
+            json!({"id": format!("h{i}"), "t": format!("t{}", i % 10), "u": format!("u{}", i % 20), "body": "y".repeat(300)})
+                .to_string()
+        })
+        .collect();
+    std::fs::write(&hier, lines.join("\n")).unwrap();
+    import(&data, &hier, "h", "/t,/u");
+    data
+}
+
+/// One command of the campaign: its arguments (`{out}` stands for a fresh backup directory).
+struct Probe {
+    name: &'static str,
+    args: Vec<String>,
+}
+
+fn probes() -> Vec<Probe> {
+    let q = |name, container: &str, pk: Option<&str>, page: Option<&str>, sql: &str| {
+        let mut args: Vec<String> = ["query", "--db", "d", "--container", container]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        if let Some(pk) = pk {
+            args.extend(["--pk".into(), pk.into()]);
+        }
+        if let Some(n) = page {
+            args.extend(["--max-item-count".into(), n.into()]);
+        }
+        args.push(sql.into());
+        Probe { name, args }
+    };
+    let plain = |name, args: &[&str]| Probe {
+        name,
+        args: args.iter().map(|s| s.to_string()).collect(),
+    };
+    vec![
+        q("count", "c", None, None, "SELECT VALUE COUNT(1) FROM c"),
+        q(
+            "count filtered",
+            "c",
+            None,
+            None,
+            "SELECT VALUE COUNT(1) FROM c WHERE c.v >= 0",
+        ),
+        q("sum", "c", None, None, "SELECT VALUE SUM(c.v) FROM c"),
+        q(
+            "ids paged",
+            "c",
+            None,
+            Some("700"),
+            "SELECT VALUE c.id FROM c",
+        ),
+        q(
+            "ids of p7 paged",
+            "c",
+            Some("p7"),
+            Some("40"),
+            "SELECT VALUE c.id FROM c",
+        ),
+        q(
+            "prefix count",
+            "h",
+            Some(r#"["t1"]"#),
+            None,
+            "SELECT VALUE COUNT(1) FROM c",
+        ),
+        q(
+            "full key count",
+            "h",
+            Some(r#"["t1","u1"]"#),
+            None,
+            "SELECT VALUE COUNT(1) FROM c",
+        ),
+        q(
+            "prefix ids paged",
+            "h",
+            Some(r#"["t3"]"#),
+            Some("50"),
+            "SELECT VALUE c.id FROM c",
+        ),
+        plain("stats c", &["stats", "--db", "d", "--container", "c"]),
+        plain("stats h", &["stats", "--db", "d", "--container", "h"]),
+        plain("export c", &["export", "--db", "d", "--container", "c"]),
+        plain("backup", &["backup", "{out}"]),
+    ]
+}
+
+/// What a command answered: its output when it succeeded, or why it refused.
+enum Answer {
+    Output(String),
+    Refused(String),
+}
+
+fn run(dir: &Path, probe: &Probe, out: &Path) -> Answer {
+    let args: Vec<String> = probe
+        .args
+        .iter()
+        .map(|a| a.replace("{out}", out.to_str().unwrap()))
+        .collect();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = engine(dir, &args);
+    let err = stderr(&o);
+    let code = o.status.code();
+    assert!(
+        code.is_some(),
+        "{} on {} died by a signal: {err}",
+        probe.name,
+        dir.display()
+    );
+    if code != Some(0) {
+        return Answer::Refused(err);
+    }
+    if probe.name == "backup" {
+        // A backup that succeeded must hold the undamaged store: it checks, and exports it.
+        let o = engine(out, &["check"]);
+        assert!(
+            o.status.success(),
+            "backup of {} exited 0 but its copy fails check: {}",
+            dir.display(),
+            stderr(&o)
+        );
+        let o = engine(out, &["export", "--db", "d", "--container", "c"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        return Answer::Output(String::from_utf8_lossy(&o.stdout).into_owned());
+    }
+    Answer::Output(String::from_utf8_lossy(&o.stdout).into_owned())
+}
+
+/// A refusal must say the file is damaged.
+fn names_the_damage(err: &str) -> bool {
+    err.contains("damaged")
+        || err.contains("corrupt data")
+        || err.contains("engine check")
+        || err.contains("check found")
+}
+
+/// LMDB page header (64-bit): pgno(8) pad(2) flags(2) lower(2) upper(2).
+fn flags(page: &[u8]) -> u16 {
+    u16::from_le_bytes([page[10], page[11]])
+}
+
+fn pages_where(bytes: &[u8], keep: impl Fn(&[u8]) -> bool) -> Vec<usize> {
+    (2..bytes.len() / PAGE)
+        .filter(|&n| keep(&bytes[n * PAGE..(n + 1) * PAGE]))
+        .collect()
+}
+
+fn item_leaves(bytes: &[u8]) -> Vec<usize> {
+    pages_where(bytes, |page| {
+        let upper = usize::from(u16::from_le_bytes([page[14], page[15]])).min(PAGE);
+        flags(page) & P_LEAF != 0 && page[upper..].windows(6).any(|w| w == b"\"body\"")
+    })
+}
+
+/// A small deterministic generator (xorshift64*).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+    fn bytes(&mut self, n: usize) -> Vec<u8> {
+        (0..n).map(|_| (self.next() >> 32) as u8).collect()
+    }
+}
+
+/// Damages a copy of `clean` the way `seed` says; returns what was done.
+fn damage(clean: &[u8], seed: u64) -> (Vec<u8>, String) {
+    let mut b = clean.to_vec();
+    let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let pages = b.len() / PAGE;
+    let leaves = item_leaves(&b);
+    let what = match seed % 6 {
+        0 => {
+            // Key counts lowered on a few item leaves (lower = 16 + 2 × keys).
+            let k = 1 + rng.below(4);
+            for _ in 0..k {
+                let n = leaves[rng.below(leaves.len())];
+                let at = n * PAGE + 12;
+                let lower = u16::from_le_bytes([b[at], b[at + 1]]);
+                let cut = 2 * (1 + rng.below(3)) as u16;
+                if lower > 16 + cut {
+                    b[at..at + 2].copy_from_slice(&(lower - cut).to_le_bytes());
+                }
+            }
+            format!("key counts lowered on {k} item leaves")
+        }
+        1 => {
+            // A branch page randomised (below its header, which stays a branch's).
+            let branches = pages_where(&b, |p| flags(p) & P_BRANCH != 0);
+            let n = branches[rng.below(branches.len())];
+            let body = rng.bytes(PAGE - 16);
+            b[n * PAGE + 16..(n + 1) * PAGE].copy_from_slice(&body);
+            format!("branch page {n} randomised")
+        }
+        2 => {
+            // Bits flipped in item leaves.
+            for _ in 0..8 {
+                let n = leaves[rng.below(leaves.len())];
+                let at = n * PAGE + 16 + rng.below(PAGE - 16);
+                b[at] ^= 1 << rng.below(8);
+            }
+            "8 bits flipped in item leaves".into()
+        }
+        3 => {
+            // 32 KB of random bytes from a random page on.
+            let n = 2 + rng.below(pages - 2);
+            let len = (32 * 1024).min(b.len() - n * PAGE);
+            let noise = rng.bytes(len);
+            b[n * PAGE..n * PAGE + len].copy_from_slice(&noise);
+            format!("32 KB of random bytes from page {n}")
+        }
+        4 => {
+            // 8 KB of zeros from a random item leaf on.
+            let n = leaves[rng.below(leaves.len())];
+            let len = (8 * 1024).min(b.len() - n * PAGE);
+            b[n * PAGE..n * PAGE + len].fill(0);
+            format!("8 KB of zeros from page {n}")
+        }
+        _ => {
+            // Four page headers' lower/upper bytes flipped (any page).
+            for _ in 0..4 {
+                let n = 2 + rng.below(pages - 2);
+                let at = n * PAGE + 12 + rng.below(4);
+                b[at] ^= 1 << rng.below(8);
+            }
+            "four page headers flipped".into()
+        }
+    };
+    (b, what)
+}
+
+/// The paged read feed of d/c through the engine's client, as `engine serve` pages it for an
+/// SDK (`read_all_items`, 100 a page, the continuation handed back): run in a child process
+/// (a damaged file may stop LMDB by a signal), which prints the ids or the error.
+fn read_feed(dir: &Path) -> Answer {
+    let o = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "read_feed_child",
+            "--nocapture",
+            "--test-threads",
+            "1",
+        ])
+        .env("CAMPAIGN_READ_FEED_DIR", dir)
+        .output()
+        .expect("run the child");
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    // The harness may print "test read_feed_child ... " on the same line first.
+    let after = |l: &str, tag: &str| l.find(tag).map(|at| l[at + tag.len()..].to_owned());
+    if let Some(ids) = out.lines().find_map(|l| after(l, "IDS:")) {
+        return Answer::Output(ids.to_owned());
+    }
+    let err = out
+        .lines()
+        .find_map(|l| after(l, "ERR:"))
+        .unwrap_or_else(|| format!("the child stopped ({:?}): damaged {}", o.status, stderr(&o)));
+    Answer::Refused(err)
+}
+
+#[test]
+fn read_feed_child() {
+    let Some(dir) = std::env::var_os("CAMPAIGN_READ_FEED_DIR") else {
+        return;
+    };
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let result: Result<Vec<String>, engine::Error> = rt.block_on(async {
+        let e = engine::Engine::open(
+            &dir,
+            engine::EngineOptions {
+                storage: engine::StorageOptions {
+                    read_only: true,
+                    no_lock: true,
+                    ..Default::default()
+                },
+                ..Default::default()
+            },
+        )?;
+        let c = e.database("d").container("c");
+        let mut ids = Vec::new();
+        let mut continuation: Option<String> = None;
+        let mut seen = std::collections::HashSet::new();
+        loop {
+            let page = c
+                .read_all_items::<Value>(100, continuation.as_deref())
+                .await?;
+            ids.extend(
+                page.items
+                    .iter()
+                    .map(|i| i["id"].as_str().unwrap_or_default().to_owned()),
+            );
+            match page.continuation {
+                // The SDK would loop for ever; the CLI and this harness stop.
+                Some(next) if !seen.insert(next.clone()) => {
+                    return Err(engine::Error::Corrupt("pages repeat: damaged".into()))
+                }
+                Some(next) => continuation = Some(next),
+                None => break,
+            }
+        }
+        Ok(ids)
+    });
+    match result {
+        Ok(ids) => println!("IDS:{}", serde_json::to_string(&ids).unwrap()),
+        Err(e) => {
+            println!("ERR:{e}");
+            std::process::exit(1);
+        }
+    }
+}
+
+#[test]
+fn damaged_copies_never_answer_silently_wrong() {
+    let copies: u64 = std::env::var("DAMAGE_COPIES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(4);
+    let tmp = tempfile::tempdir().unwrap();
+    let data = store(tmp.path());
+    let clean = std::fs::read(data.join("data.mdb")).unwrap();
+    let probes = probes();
+    let truth: Vec<String> = probes
+        .iter()
+        .enumerate()
+        .map(
+            |(i, p)| match run(&data, p, &tmp.path().join(format!("truth{i}"))) {
+                Answer::Output(o) => o,
+                Answer::Refused(e) => panic!("{} on the undamaged store: {e}", p.name),
+            },
+        )
+        .collect();
+    let feed_truth = match read_feed(&data) {
+        Answer::Output(o) => o,
+        Answer::Refused(e) => panic!("read feed on the undamaged store: {e}"),
+    };
+    assert_eq!(
+        serde_json::from_str::<Vec<String>>(&feed_truth)
+            .unwrap()
+            .len(),
+        4000
+    );
+
+    let mut silent = Vec::new();
+    let (mut refused, mut answered) = (0, 0);
+    for seed in 1..=copies {
+        let (bytes, what) = damage(&clean, seed);
+        let dir = tmp.path().join(format!("copy{seed}"));
+        std::fs::create_dir(&dir).unwrap();
+        std::fs::write(dir.join("data.mdb"), &bytes).unwrap();
+        let mut line = format!("copy {seed} ({what}):");
+        let mut judge = |name: &str, answer: Answer, truth: &str| match answer {
+            Answer::Output(o) if o == truth => {
+                answered += 1;
+                line.push_str(&format!(" {name}=same"));
+            }
+            Answer::Output(o) => {
+                silent.push(format!(
+                    "copy {seed} ({what}): {name} answered {} where the undamaged store answers {}",
+                    &o[..o.len().min(200)],
+                    &truth[..truth.len().min(200)]
+                ));
+            }
+            Answer::Refused(err) => {
+                refused += 1;
+                assert!(
+                    names_the_damage(&err),
+                    "copy {seed} ({what}): {name} refused without naming the damage: {err}"
+                );
+                line.push_str(&format!(" {name}=refused"));
+            }
+        };
+        for (i, p) in probes.iter().enumerate() {
+            let out = tmp.path().join(format!("backup{seed}"));
+            let answer = run(&dir, p, &out);
+            judge(p.name, answer, &truth[i]);
+        }
+        judge("read feed", read_feed(&dir), &feed_truth);
+        eprintln!("{line}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    eprintln!("{copies} copies: {refused} refusals, {answered} exact answers");
+    assert!(
+        silent.is_empty(),
+        "silent wrong answers:\n{}",
+        silent.join("\n")
+    );
+    assert!(refused > 0, "the damage reached the commands");
+}
