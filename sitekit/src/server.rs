@@ -12,7 +12,9 @@ use actix_web::{web, App, HttpServer};
 use crate::guard::{InFlight, Limits};
 use crate::layout::Site;
 use crate::proxy::TrustedProxy;
-use crate::throttle::{ExpensiveLimit, RateLimit, SignInPolicy, SignInThrottle, SignUpLimit};
+use crate::throttle::{
+    ExpensiveLimit, RateLimit, SignInPolicy, SignInThrottle, SignUpLimit, WindowLimit, WriteLimit,
+};
 use crate::{assets, gate, ru, session, telemetry, WebError};
 
 /// How to serve a site.
@@ -28,8 +30,11 @@ pub struct ServeOptions {
     pub limits: Limits,
     /// Sign-ups per minute per client address (also the burst).
     pub signups_per_minute: u32,
-    /// Anonymous requests per minute per address to pages that cost hundreds of RU.
+    /// Requests per minute to pages that cost hundreds of RU, per signed-in account and per
+    /// anonymous visitor's address.
     pub expensive_per_minute: u32,
+    /// Posts, edits and comments per minute per signed-in account (a burst of up to 10).
+    pub writes_per_minute: u32,
     /// The reverse proxy whose `X-Forwarded-*` headers are believed (none: believe none).
     pub trusted_proxy: Option<IpAddr>,
     /// Free sign-in failures and the waits after them.
@@ -37,7 +42,8 @@ pub struct ServeOptions {
 }
 
 impl ServeOptions {
-    /// The defaults: 10 sign-ups and 30 expensive pages per minute per address, a 10 s body
+    /// The defaults: 10 sign-ups per minute per address, 30 expensive pages per minute per
+    /// account or address, 20 writes per minute per account, a 10 s body
     /// deadline, 256 requests in flight per address, no trusted proxy.
     pub fn new(site: Site, session_key: Key) -> ServeOptions {
         ServeOptions {
@@ -48,6 +54,7 @@ impl ServeOptions {
             limits: Limits::default(),
             signups_per_minute: 10,
             expensive_per_minute: 30,
+            writes_per_minute: 20,
             trusted_proxy: None,
             sign_in: SignInPolicy::default(),
         }
@@ -73,9 +80,12 @@ where
         options.signups_per_minute,
         options.signups_per_minute,
     )));
-    let expensive = web::Data::new(ExpensiveLimit(RateLimit::per_minute(
+    let expensive = web::Data::new(ExpensiveLimit(WindowLimit::per_minute(
         options.expensive_per_minute,
-        options.expensive_per_minute.min(10),
+    )));
+    let writes = web::Data::new(WriteLimit(RateLimit::per_minute(
+        options.writes_per_minute,
+        options.writes_per_minute.min(10),
     )));
     let proxy = web::Data::new(TrustedProxy(options.trusted_proxy));
     let device_key = web::Data::new(crate::device::DeviceKey {
@@ -91,6 +101,7 @@ where
             .app_data(throttle.clone())
             .app_data(signups.clone())
             .app_data(expensive.clone())
+            .app_data(writes.clone())
             .app_data(proxy.clone())
             .app_data(device_key.clone())
             .app_data(web::QueryConfig::default().error_handler(|e, _| {

@@ -15,7 +15,7 @@
 //! [`RateLimit`] bounds how often one address (or account) may do something costly (sign up: an
 //! argon2id hash; a fan-out page: hundreds of RU; a post: a Markdown render).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
@@ -297,9 +297,70 @@ impl RateLimit {
 /// Sign-ups per client address (each costs an argon2id hash and two writes).
 pub struct SignUpLimit(pub RateLimit);
 
-/// Anonymous requests per client address to pages that cost hundreds of RU (the blog's V1 and
-/// V2 demo feeds, the `/models` measurement).
-pub struct ExpensiveLimit(pub RateLimit);
+/// At most `n` events per key in any minute: the times of the last `n` are kept, so the
+/// `n + 1`-th within a minute is refused however they were spread (0: no limit).
+pub struct WindowLimit {
+    n: usize,
+    keys: Mutex<HashMap<String, VecDeque<Instant>>>,
+}
+
+impl WindowLimit {
+    const WINDOW: Duration = Duration::from_secs(60);
+
+    pub fn per_minute(n: u32) -> WindowLimit {
+        WindowLimit {
+            n: n as usize,
+            keys: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Takes one event for `key`, or a 429 with the time until one is available.
+    pub fn take(&self, key: &str) -> Result<(), WebError> {
+        if self.n == 0 {
+            return Ok(());
+        }
+        let now = Instant::now();
+        let mut keys = self.keys.lock();
+        if keys.len() > 100_000 {
+            keys.retain(|_, times| times.back().is_some_and(|t| now - *t < Self::WINDOW));
+        }
+        let times = keys.entry(key.to_owned()).or_default();
+        while times.front().is_some_and(|t| now - *t >= Self::WINDOW) {
+            times.pop_front();
+        }
+        if times.len() < self.n {
+            times.push_back(now);
+            return Ok(());
+        }
+        let oldest = times.front().copied().unwrap_or(now);
+        Err(WebError::TooManyAttempts(oldest + Self::WINDOW - now))
+    }
+}
+
+/// Pages that cost hundreds of RU (the blog's V1 and V2 feeds and fan-outs, the `/models`
+/// measurement, WebStore's search and tag fan-outs), metered per signed-in account, and per
+/// client address for anonymous visitors: an account is not a way around the limit.
+pub struct ExpensiveLimit(pub WindowLimit);
+
+impl ExpensiveLimit {
+    /// Takes one expensive page for `user` if signed in, else for the client's address.
+    pub fn take_for(
+        &self,
+        user: Option<&crate::auth::SignedIn>,
+        req: &actix_web::HttpRequest,
+    ) -> Result<(), WebError> {
+        match user {
+            Some(u) => self.0.take(&format!("account:{}", u.id)),
+            None => self
+                .0
+                .take(&format!("address:{}", crate::proxy::client_address(req))),
+        }
+    }
+}
+
+/// Posts, edits and comments per signed-in account (each may cost a Markdown render and a few
+/// writes), keyed by the account's id.
+pub struct WriteLimit(pub RateLimit);
 
 #[cfg(test)]
 mod tests {
@@ -378,6 +439,16 @@ mod tests {
             seen,
             vec![None, Some(1), Some(2), Some(4), Some(5), Some(5)]
         );
+    }
+
+    #[test]
+    fn a_window_limit_refuses_the_next_within_the_minute() {
+        let w = WindowLimit::per_minute(30);
+        assert!((0..30).all(|_| w.take("a").is_ok()));
+        assert!(waits(w.take("a")));
+        assert!(w.take("b").is_ok());
+        let off = WindowLimit::per_minute(0);
+        assert!((0..1000).all(|_| off.take("a").is_ok()));
     }
 
     #[test]

@@ -21,7 +21,8 @@ struct FeedPage {
     cached: Option<Cached>,
 }
 
-/// Q6. V1/V2 feeds for anonymous visitors come from a short cache (see `feed_cache`).
+/// Q6. V1/V2 feeds for anonymous visitors come from a short cache (see `feed_cache`); every
+/// live V1/V2 feed is metered (per account, or per address).
 pub async fn feed<M: Version>(
     ctx: Ctx,
     blog: Requests<M>,
@@ -29,12 +30,13 @@ pub async fn feed<M: Version>(
     cache: web::Data<FeedCache>,
     limit: web::Data<ExpensiveLimit>,
 ) -> Result<HttpResponse, WebError> {
-    let shared = !M::BASE.is_empty() && ctx.user.is_none();
+    let expensive = !M::BASE.is_empty();
+    let shared = expensive && ctx.user.is_none();
     let (posts, cached) = match shared.then(|| cache.get(M::NAME)).flatten() {
         Some((posts, cached)) => (posts, Some(cached)),
         None => {
-            if shared {
-                limit.0.take(&sitekit::auth::client_address(&req))?;
+            if expensive {
+                limit.take_for(ctx.user.as_ref(), &req)?;
             }
             let before = ctx.ru.total();
             let posts = blog.q6_feed().await?;
@@ -60,12 +62,18 @@ struct UserPage {
     pager: Pager,
 }
 
+/// Q1 + Q3. V1's and V2's Q3 fan out: metered as their feeds are.
 pub async fn user<M: Version>(
     ctx: Ctx,
     blog: Requests<M>,
+    req: HttpRequest,
+    limit: web::Data<ExpensiveLimit>,
     path: web::Path<String>,
     paging: web::Query<Paging>,
 ) -> Result<HttpResponse, WebError> {
+    if !M::BASE.is_empty() {
+        limit.take_for(ctx.user.as_ref(), &req)?;
+    }
     let user_id = path.into_inner();
     let user = blog.q1_user(&user_id).await?;
     let posts = blog.q3_user_posts(&user_id, paging.page.clone()).await?;

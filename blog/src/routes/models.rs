@@ -98,7 +98,7 @@ pub async fn models_json(
     HttpResponse::Ok().json(serde_json::json!({"users": users.0, "requests": rows}))
 }
 
-/// Measuring costs thousands of RU: signed-in users only (and per-address limited).
+/// Measuring costs thousands of RU: signed-in users only (and metered per account).
 pub async fn measure(
     ctx: Ctx,
     limit: web::Data<ExpensiveLimit>,
@@ -106,8 +106,8 @@ pub async fn measure(
     users: web::Data<SeededUsers>,
     _form: CsrfForm<Empty>,
 ) -> Result<HttpResponse, WebError> {
-    ctx.require_user()?;
-    limit.0.take(&sitekit::auth::client_address(&req))?;
+    let me = ctx.require_user()?;
+    limit.take_for(Some(me), &req)?;
     sample::run(&req, users.0).await?;
     ctx.flash("Measured Q1–Q6 on every model.");
     Ok(see_other("/models"))

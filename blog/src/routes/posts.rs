@@ -13,6 +13,7 @@ use sitekit::csrf::{CsrfForm, Empty};
 use sitekit::form::FieldErrors;
 use sitekit::layout::{html, html_status, see_other};
 use sitekit::paging::Pager;
+use sitekit::throttle::WriteLimit;
 use sitekit::{Ctx, Page, WebError};
 
 /// Largest post body (the engine's item limit is 2 MB; a blog post is far smaller).
@@ -56,9 +57,11 @@ pub async fn new_form<M: Version>(ctx: Ctx) -> Result<HttpResponse, WebError> {
 pub async fn create<M: Version>(
     ctx: Ctx,
     blog: Requests<M>,
+    limit: web::Data<WriteLimit>,
     form: CsrfForm<PostForm>,
 ) -> Result<HttpResponse, WebError> {
     let me = ctx.require_user()?.clone();
+    limit.0.take(&me.id)?;
     let form = form.into_inner();
     let (title, content, errors) = check(&form);
     if !errors.is_empty() {
@@ -127,10 +130,12 @@ pub async fn edit<M: Version>(
     ctx: Ctx,
     blog: Requests<M>,
     path: web::Path<String>,
+    limit: web::Data<WriteLimit>,
     form: CsrfForm<PostForm>,
 ) -> Result<HttpResponse, WebError> {
     let post_id = path.into_inner();
-    own_post(&ctx, &blog, &post_id).await?;
+    let post = own_post(&ctx, &blog, &post_id).await?;
+    limit.0.take(&post.user_id)?;
     let form = form.into_inner();
     let (title, content, errors) = check(&form);
     if !errors.is_empty() {
@@ -223,9 +228,11 @@ pub async fn comment<M: Version>(
     ctx: Ctx,
     blog: Requests<M>,
     path: web::Path<String>,
+    limit: web::Data<WriteLimit>,
     form: CsrfForm<CommentForm>,
 ) -> Result<HttpResponse, WebError> {
     let me = ctx.require_user()?.clone();
+    limit.0.take(&me.id)?;
     let post_id = path.into_inner();
     let mut errors = FieldErrors::default();
     let content = errors.text("content", &form.content, 5_000);

@@ -133,7 +133,7 @@ fn posts_of(n: u64, users: u64) -> Vec<(Post, Vec<Comment>, Vec<Like>)> {
                 user_id: user_id(n),
                 user_username: username(n),
                 title,
-                html: crate::markdown::to_safe_html(&content),
+                html: crate::markdown::to_safe_html(&content).unwrap_or_default(),
                 content,
                 comment_count: comments.len() as u64,
                 like_count: likes.len() as u64,

@@ -45,6 +45,7 @@ impl TestApp {
         // The apps' tests sign many users up from one address; the limit has its own test.
         options.signups_per_minute = 100_000;
         options.expensive_per_minute = 100_000;
+        options.writes_per_minute = 100_000;
         TestApp::serve_with(options, configure)
     }
 

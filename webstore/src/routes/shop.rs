@@ -1,6 +1,6 @@
 //! Browsing the shop: home, category pages, product pages, tags and search.
 
-use actix_web::{web, HttpResponse};
+use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
 
 use super::Listing;
@@ -9,6 +9,7 @@ use crate::access::{self, Db};
 use crate::model::{Category, FeaturedProduct, Product};
 use sitekit::layout::html;
 use sitekit::paging::{url_escape, Pager};
+use sitekit::throttle::ExpensiveLimit;
 use sitekit::{Ctx, Page, WebError};
 
 #[derive(Template)]
@@ -111,9 +112,12 @@ struct ProductList {
 pub async fn tag(
     ctx: Ctx,
     db: Db,
+    req: HttpRequest,
+    limit: web::Data<ExpensiveLimit>,
     path: web::Path<String>,
     query: web::Query<Listing>,
 ) -> Result<HttpResponse, WebError> {
+    limit.take_for(ctx.user.as_ref(), &req)?;
     let tag_id = path.into_inner();
     let listing =
         access::products_by_tag::products_by_tag(&db, &tag_id, query.page.clone()).await?;
@@ -142,6 +146,8 @@ pub async fn tag(
 pub async fn search(
     ctx: Ctx,
     db: Db,
+    req: HttpRequest,
+    limit: web::Data<ExpensiveLimit>,
     query: web::Query<Listing>,
 ) -> Result<HttpResponse, WebError> {
     let text = query.q.clone().unwrap_or_default().trim().to_owned();
@@ -156,6 +162,8 @@ pub async fn search(
             continuation: None,
         }
     } else {
+        // A fan-out: metered per account, or per address.
+        limit.take_for(ctx.user.as_ref(), &req)?;
         access::search_products::search_products(&db, &text, query.page.clone()).await?
     };
     html(&ProductList {
