@@ -7,7 +7,7 @@ run:
 # The demo for load tests: the per-address sign-up and expensive-page limits off (k6 signs many
 # users up from one address). The `loadtest*` recipes expect this (or `run`) to be running.
 run-for-load:
-    cargo run --release -- --signups-per-minute 0 --expensive-per-minute 0
+    cargo run --release -- --signups-per-minute 0 --expensive-per-minute 0 --writes-per-minute 0
 
 # The whole test suite (what CI runs, after fmt and clippy).
 test:

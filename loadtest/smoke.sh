@@ -135,7 +135,7 @@ esac
 echo "starting $BIN ($BACKEND): WebStore on 127.0.0.1:$WS_PORT, blog on 127.0.0.1:$BLOG_PORT, data $DATA ($CUSTOMERS customers, $USERS users)"
 "$BIN" --data "$DATA/db" --customers "$CUSTOMERS" --users "$USERS" \
   --webstore-addr "127.0.0.1:$WS_PORT" --blog-addr "127.0.0.1:$BLOG_PORT" --no-explorer --no-gateway \
-  --signups-per-minute 0 --expensive-per-minute 0 "${REMOTE_FLAGS[@]}" >"$LOG" 2>&1 &
+  --signups-per-minute 0 --expensive-per-minute 0 --writes-per-minute 0 "${REMOTE_FLAGS[@]}" >"$LOG" 2>&1 &
 SERVER_PID=$!
 
 answers() {

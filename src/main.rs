@@ -56,6 +56,10 @@ struct Args {
     /// blog's V1/V2 feeds); 0: no limit.
     #[arg(long, env = "EXPENSIVE_PER_MINUTE", default_value_t = 30)]
     expensive_per_minute: u32,
+    /// Posts, edits and comments per minute from one signed-in account (each renders Markdown
+    /// and writes); 0: no limit (for load tests, whose members write faster than people).
+    #[arg(long, env = "WRITES_PER_MINUTE", default_value_t = 20)]
+    writes_per_minute: u32,
     /// The reverse proxy (its IP address) whose X-Forwarded-For/-Host/-Proto headers are
     /// believed; without it they are ignored.
     #[arg(long, env = "TRUSTED_PROXY")]
@@ -284,6 +288,7 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         o.workers = args.workers;
         o.signups_per_minute = args.signups_per_minute;
         o.expensive_per_minute = args.expensive_per_minute;
+        o.writes_per_minute = args.writes_per_minute;
         o.trusted_proxy = args.trusted_proxy;
         o
     };
