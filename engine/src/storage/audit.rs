@@ -47,6 +47,20 @@ pub fn lp_totals(
     end: Option<u64>,
     container: &str,
 ) -> Result<LpTotals> {
+    Ok(lp_totals_within(store, rtxn, rid, start, end, container, u64::MAX)?.expect("unbounded"))
+}
+
+/// [`lp_totals`], or `None` once the walk passes `max` logical partitions (a check that would
+/// cost more than it is worth where it is called).
+pub fn lp_totals_within(
+    store: &Store,
+    rtxn: &RoTxn,
+    rid: u32,
+    start: u64,
+    end: Option<u64>,
+    container: &str,
+    max: u64,
+) -> Result<Option<LpTotals>> {
     let lo = keys::coordinate_key(rid, start);
     let hi = end
         .map(|e| keys::coordinate_key(rid, e).to_vec())
@@ -65,12 +79,15 @@ pub fn lp_totals(
             return Err(went_back(store, container));
         }
         prev = Some(k);
+        if totals.partitions >= max {
+            return Ok(None);
+        }
         let (bytes, items, _) = crate::writer::apply::decode_lp_stats(v);
         totals.partitions += 1;
         totals.items += items;
         totals.bytes += bytes;
     }
-    Ok(totals)
+    Ok(Some(totals))
 }
 
 /// The items the `lps` entry of one logical partition counts.

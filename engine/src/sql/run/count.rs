@@ -12,6 +12,10 @@ use crate::storage::audit;
 use crate::storage::keys::{self, DocHeader};
 use crate::ttl;
 
+/// The most logical partitions a COUNT(1) from the counters walks per physical partition to
+/// cross-check its counter.
+const LP_CHECK_MAX: u64 = 1024;
+
 impl<'a> Run<'a> {
     /// Whether this page is such a count: a count of items with an exact filter, on index
     /// ranges or scans that hold only the items asked for (not a hierarchical prefix's share of
@@ -79,20 +83,22 @@ impl<'a> Run<'a> {
             self.visit(t.pp);
             let items = match &t.epks {
                 // The partition's counter, cross-checked against its logical partitions'
-                // (another table: damage to either is caught, at one small entry per logical
-                // partition rather than a read of every item).
+                // (another table: damage to either is caught) while they are few enough for the
+                // walk to stay cheap (`LP_CHECK_MAX` small entries, about a millisecond); past
+                // that the counter answers alone, as scans that would contradict it refuse.
                 None => {
                     let counted = self.def.partitions.by_id(t.pp).map_or(0, |p| p.items);
                     let name = self.def.full_id();
-                    let lps = audit::lp_totals(
+                    let lps = audit::lp_totals_within(
                         self.store,
                         self.rtxn,
                         self.def.rid,
                         t.start,
                         t.end,
                         &name,
+                        LP_CHECK_MAX,
                     )?;
-                    if lps.items != counted {
+                    if let Some(lps) = lps.filter(|l| l.items != counted) {
                         return Err(audit::damaged(
                             self.store,
                             format!(
