@@ -47,8 +47,12 @@ impl Database {
                     &unique_keys,
                 )?;
                 if let Some(wanted) = wanted {
+                    // Compared as the engine stores them, completed (`/*` included,
+                    // `/"_etag"/?` excluded, …): an app's policy as written is not a change.
                     let parse = |v: &serde_json::Value| {
-                        serde_json::from_value::<engine::IndexingPolicy>(v.clone()).ok()
+                        engine::complete_indexing_policy(v)
+                            .ok()
+                            .and_then(|v| serde_json::from_value::<engine::IndexingPolicy>(v).ok())
                     };
                     if parse(c.read_container()?.indexing_policy()) != parse(&wanted) {
                         tracing::info!(

@@ -55,7 +55,9 @@ pub use client::scripts::{ScriptsClient, StoredProcedureResponse};
 pub use client::scripts_list::{ScriptList, TriggerInfo};
 pub use client::stats::{ContainerStats, LogicalPartitionStats, PhysicalPartitionStats};
 pub use error::{Error, Result};
-pub use index::policy::{CompositePath, IndexPath, IndexingPolicy, SpatialPath};
+pub use index::policy::{
+    complete as complete_indexing_policy, CompositePath, IndexPath, IndexingPolicy, SpatialPath,
+};
 pub use item::{PatchOperation, SYSTEM_PROPERTIES};
 pub use partition::cosmos::EpkRange;
 pub use partition::{PartitionKey, PartitionKeyDefinition, Placement};
