@@ -286,11 +286,6 @@ pub(super) fn setup_failed(id: &str, e: rquickjs::Error) -> Error {
     ))
 }
 
-/// A deadline `budget` from now.
-pub(super) fn after(budget: Duration) -> Instant {
-    Instant::now() + budget
-}
-
 /// A script's exception as Cosmos DB reports it (400 with the script's message), or, when the
 /// interrupt stopped it, the budget's 408.
 pub(super) fn script_error(

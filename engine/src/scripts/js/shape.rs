@@ -12,11 +12,11 @@
 //!    the realm's original `Function.prototype.toString`, before the text ran) is the whole
 //!    text, comments and white space aside.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rquickjs::{Ctx, Function};
 
-use super::sandbox::{after, exception_text, setup_failed, sloppy, with_sandbox, MEMORY_LIMIT};
+use super::sandbox::{exception_text, setup_failed, sloppy, with_sandbox, MEMORY_LIMIT};
 use crate::error::{Error, Result};
 
 /// How long evaluating a script's text may take when it is checked.
@@ -31,7 +31,7 @@ pub(super) fn check(body: &str) -> Result<()> {
     }
     with_sandbox("", |sandbox| {
         let realm = sandbox.realm().map_err(|e| setup_failed("", e))?;
-        let call = sandbox.begin(after(CHECK_BUDGET));
+        let call = sandbox.begin(Instant::now() + CHECK_BUDGET);
         realm.with(|js| {
             let source = format!("({body}\n)");
             compiles(&js, &source)
