@@ -10,6 +10,9 @@ use super::lexer::{tokenize, Tok, Token};
 use super::value::num;
 
 pub const MAX_DEPTH: usize = 128;
+/// The depth counter at the query's outermost expression (the query, then the expression):
+/// nesting is counted from there, so `SELECT VALUE ((1))` nests two levels.
+const OUTERMOST: usize = 2;
 
 /// Stack left before recursion grows it, and how much each growth adds.
 pub(crate) const RED_ZONE: usize = 128 * 1024;
@@ -214,7 +217,7 @@ impl<'a> Parser<'a> {
 
     fn enter(&mut self) -> Result<(), QueryError> {
         self.depth += 1;
-        if self.depth > MAX_DEPTH {
+        if self.depth > MAX_DEPTH + OUTERMOST {
             let at = self.tokens[self.pos].start;
             return Err(QueryError::syntax(
                 self.src,
@@ -442,11 +445,10 @@ impl<'a> Parser<'a> {
         })
     }
 
+    /// Every path below reaches `primary` or an operator, which count their own level: an
+    /// array's elements or a function's arguments are one level deeper, not two.
     pub fn expr(&mut self) -> Result<Expr, QueryError> {
-        self.enter()?;
-        let e = self.binary(0)?;
-        self.depth -= 1;
-        Ok(e)
+        self.binary(0)
     }
 
     /// Pratt loop: binding power of infix operators, lowest first.
@@ -838,6 +840,18 @@ mod tests {
             "SELECT c[\"a b\"], c.arr[0] ?? 1, (c.x > 1 ? 'big' : 'small') FROM root c",
         ] {
             parse(q).unwrap_or_else(|e| panic!("{q}: {e}"));
+        }
+    }
+
+    #[test]
+    fn nesting_is_counted_as_it_says() {
+        let nested = |open: &str, close: &str, n: usize| {
+            parse(&format!("SELECT VALUE {}1{}", open.repeat(n), close.repeat(n)))
+        };
+        for (open, close) in [("(", ")"), ("[", "]"), ("{a: ", "}")] {
+            nested(open, close, MAX_DEPTH).unwrap_or_else(|e| panic!("{open} x{MAX_DEPTH}: {e}"));
+            let e = nested(open, close, MAX_DEPTH + 1).unwrap_err().to_string();
+            assert!(e.contains("nests deeper than 128 levels"), "{open}: {e}");
         }
     }
 
