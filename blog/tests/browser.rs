@@ -143,3 +143,83 @@ async fn a_writer_joins_posts_comments_likes_and_sees_the_counts() {
     }
     browser.close().await.unwrap();
 }
+
+/// Issue 37: on a phone (390 px) the page's RU is in the header as the page opens, and neither
+/// the footer's breakdown nor `/models` (its table and chart) is wider than the screen.
+#[tokio::test(flavor = "multi_thread")]
+async fn on_a_phone_the_ru_badge_is_in_sight_and_nothing_overflows() {
+    let Some(browser) = Browser::start().await.expect("the browser starts") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let engine = Engine::open(dir.path(), EngineOptions::default()).unwrap();
+    let blog = Blog::start(
+        &cosmos::Account::embedded(engine.clone()),
+        &BlogOptions { users: 3 },
+    )
+    .await
+    .unwrap();
+    let app = TestApp::serve(blog::SITE, blog.configure(), 2);
+
+    let result = async {
+        browser.set_viewport(390, 844).await?;
+        // The seeded posts reach the feed through the change feed.
+        let mut post = None;
+        for _ in 0..100 {
+            browser.goto(&app.url("/")).await?;
+            post = browser
+                .client()
+                .execute(
+                    "const a = [...document.querySelectorAll('a[href^=\"/posts/\"]')]\
+                     .find(a => a.getAttribute('href') !== '/posts/new'); \
+                     return a ? a.getAttribute('href') : null;",
+                    vec![],
+                )
+                .await?
+                .as_str()
+                .map(str::to_owned);
+            if post.is_some() {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        let post = post.ok_or("no post reached the feed")?;
+        for (name, path) in [
+            ("home", "/"),
+            ("post", post.as_str()),
+            ("models", "/models"),
+        ] {
+            browser.goto(&app.url(path)).await?;
+            let shot = format!("blog-390-{name}");
+            browser.screenshot(&shot).await?;
+            assert!(
+                browser.in_first_viewport("#ru-badge").await?,
+                "{path}: the RU badge is not in the first screen (see {shot}.png)"
+            );
+            let badge = browser.text_of("#ru-badge").await?;
+            let ru: f64 = badge
+                .trim_end_matches(" RU")
+                .parse()
+                .map_err(|e| format!("{path}: badge {badge:?}: {e}"))?;
+            // /models reads no container: its figures are this process's own measurements.
+            assert!(
+                ru > 0.0 || name == "models",
+                "{path}: the badge says {badge}"
+            );
+            let footer = browser.body_text().await?;
+            assert!(
+                footer.contains(&format!("{ru:.2} RU for this page")),
+                "{path}: the badge ({badge}) and the footer agree: {footer}"
+            );
+            let out = browser.overflowing("footer, main").await?;
+            assert!(out.is_empty(), "{path} at 390 px: {out:#?}");
+        }
+        Ok::<_, Box<dyn std::error::Error + Send + Sync>>(())
+    }
+    .await;
+    if let Err(e) = &result {
+        let _ = browser.screenshot("blog-390-failure").await;
+        panic!("browser test failed: {e}");
+    }
+    browser.close().await.unwrap();
+}

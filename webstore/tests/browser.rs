@@ -73,3 +73,60 @@ async fn a_shopper_signs_up_fills_the_cart_checks_out_and_sees_the_order() {
     }
     browser.close().await.unwrap();
 }
+
+/// Issue 37: on a phone (390 px) the page's RU is in the header as the page opens on the home,
+/// a category and a product page, and the footer's breakdown is no wider than the screen.
+#[tokio::test(flavor = "multi_thread")]
+async fn on_a_phone_the_ru_badge_is_in_sight_and_the_footer_fits() {
+    let Some(browser) = Browser::start().await.expect("the browser starts") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let engine = Engine::open(dir.path(), EngineOptions::default()).unwrap();
+    let store = WebStore::start(
+        &cosmos::Account::embedded(engine.clone()),
+        &WebStoreOptions { customers: 10 },
+    )
+    .await
+    .unwrap();
+    let app = TestApp::serve(webstore::SITE, store.configure(), 2);
+    let p = &webstore::seed::catalog::catalog().products[42];
+
+    let result = async {
+        browser.set_viewport(390, 844).await?;
+        let pages = [
+            ("home", "/".to_owned()),
+            ("category", format!("/categories/{}", p.category_id)),
+            ("product", format!("/products/{}/{}", p.category_id, p.id)),
+        ];
+        for (name, path) in &pages {
+            browser.goto(&app.url(path)).await?;
+            let shot = format!("webstore-390-{name}");
+            browser.screenshot(&shot).await?;
+            assert!(
+                browser.in_first_viewport("#ru-badge").await?,
+                "{path}: the RU badge is not in the first screen (see {shot}.png)"
+            );
+            let badge = browser.text_of("#ru-badge").await?;
+            let ru: f64 = badge
+                .trim_end_matches(" RU")
+                .parse()
+                .map_err(|e| format!("{path}: badge {badge:?}: {e}"))?;
+            assert!(ru > 0.0, "{path}: the badge says {badge}");
+            let text = browser.body_text().await?;
+            assert!(
+                text.contains(&format!("{ru:.2} RU for this page")),
+                "{path}: the badge ({badge}) and the footer agree: {text}"
+            );
+            let out = browser.overflowing("footer").await?;
+            assert!(out.is_empty(), "{path} at 390 px: {out:#?}");
+        }
+        Ok::<_, Box<dyn std::error::Error + Send + Sync>>(())
+    }
+    .await;
+    if let Err(e) = &result {
+        let _ = browser.screenshot("webstore-390-failure").await;
+        panic!("browser test failed: {e}");
+    }
+    browser.close().await.unwrap();
+}

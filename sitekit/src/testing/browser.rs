@@ -217,6 +217,90 @@ impl Browser {
         Ok(())
     }
 
+    /// Emulates a screen of `width` × `height` CSS pixels (a phone is 390 × 844) through the
+    /// DevTools protocol: a window cannot be made narrower than 500 px. It holds for the rest of
+    /// the session, across navigations.
+    pub async fn set_viewport(&self, width: u32, height: u32) -> Result<(), BrowserError> {
+        let session = self.driver.session.clone().ok_or("no session")?;
+        let body = json!({
+            "cmd": "Emulation.setDeviceMetricsOverride",
+            "params": { "width": width, "height": height, "deviceScaleFactor": 1, "mobile": false },
+        })
+        .to_string();
+        let addr = self.driver.addr;
+        let path = format!("/session/{session}/goog/cdp/execute");
+        let answer = tokio::task::spawn_blocking(move || {
+            http_with_body(addr, "POST", &path, &body, Duration::from_secs(10))
+        })
+        .await??;
+        let got = self
+            .client
+            .execute("return window.innerWidth;", vec![])
+            .await?;
+        if got.as_u64() != Some(u64::from(width)) {
+            return Err(format!("the viewport is {got} px wide, not {width} ({answer})").into());
+        }
+        Ok(())
+    }
+
+    /// Elements under `css` that stick out of the viewport sideways, described (tag, class,
+    /// bounds, text), and the page's own horizontal overflow. An element inside a box that
+    /// scrolls or clips sideways and fits the viewport does not count: it scrolls there.
+    pub async fn overflowing(&self, css: &str) -> Result<Vec<String>, BrowserError> {
+        const SCRIPT: &str = r#"
+            const vw = document.documentElement.clientWidth;
+            const fits = r => r.left >= -0.5 && r.right <= vw + 0.5;
+            const bad = [];
+            const page = document.documentElement.scrollWidth;
+            if (page > vw) bad.push(`the page scrolls sideways: ${page} px in a ${vw} px viewport`);
+            for (const root of document.querySelectorAll(arguments[0])) {
+              for (const el of [root, ...root.querySelectorAll('*')]) {
+                const r = el.getBoundingClientRect();
+                if ((r.width === 0 && r.height === 0) || fits(r)) continue;
+                let box = el.parentElement, scrolls = false;
+                for (; box && box !== document.body; box = box.parentElement) {
+                  const o = getComputedStyle(box).overflowX;
+                  // An <svg> clips its own drawing; what matters is a box around it that fits.
+                  if ((o === 'auto' || o === 'scroll' || o === 'hidden')
+                      && fits(box.getBoundingClientRect())) {
+                    scrolls = true;
+                    break;
+                  }
+                }
+                if (!scrolls) bad.push(`${el.tagName.toLowerCase()}.${el.getAttribute('class') || ''} `
+                  + `${Math.round(r.left)}..${Math.round(r.right)} of ${vw}: `
+                  + (el.textContent || '').trim().slice(0, 60));
+              }
+            }
+            return bad.slice(0, 20);
+        "#;
+        let found = self.client.execute(SCRIPT, vec![json!(css)]).await?;
+        Ok(serde_json::from_value(found)?)
+    }
+
+    /// Whether the first element matching `css` is shown, whole, in the window as the page
+    /// opens (no scrolling).
+    pub async fn in_first_viewport(&self, css: &str) -> Result<bool, BrowserError> {
+        let script = "window.scrollTo(0, 0); \
+            const el = document.querySelector(arguments[0]); \
+            if (!el) return false; \
+            const r = el.getBoundingClientRect(); \
+            return r.width > 0 && r.top >= 0 && r.left >= 0 \
+              && r.bottom <= window.innerHeight && r.right <= window.innerWidth;";
+        let shown = self.client.execute(script, vec![json!(css)]).await?;
+        Ok(shown == serde_json::Value::Bool(true))
+    }
+
+    /// The text of the first element matching `css`.
+    pub async fn text_of(&self, css: &str) -> Result<String, BrowserError> {
+        let el = self
+            .client
+            .find(Locator::Css(css))
+            .await
+            .map_err(|e| format!("no element matches {css:?}: {e}"))?;
+        Ok(el.text().await?)
+    }
+
     /// The page's text as shown (`innerText` of the body).
     pub async fn body_text(&self) -> Result<String, BrowserError> {
         Ok(self.client.find(Locator::Css("body")).await?.text().await?)
@@ -345,12 +429,25 @@ impl Drop for Driver {
 /// A blocking HTTP/1.1 request to chromedriver, for the two places that cannot use the async
 /// client: before a session exists, and in Drop. Returns the body.
 fn http(addr: SocketAddr, method: &str, path: &str, timeout: Duration) -> std::io::Result<String> {
+    http_with_body(addr, method, path, "", timeout)
+}
+
+/// [`http`] with a JSON body.
+fn http_with_body(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    body: &str,
+    timeout: Duration,
+) -> std::io::Result<String> {
     let mut stream = TcpStream::connect_timeout(&addr, timeout)?;
     stream.set_read_timeout(Some(timeout))?;
     stream.set_write_timeout(Some(timeout))?;
     write!(
         stream,
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
     )?;
     let mut response = Vec::new();
     let mut chunk = [0u8; 4096];
