@@ -23,6 +23,7 @@ mod resources;
 mod routes;
 mod script_store;
 mod server;
+#[cfg(feature = "testing")]
 pub mod testing;
 pub mod tls;
 
