@@ -1,10 +1,11 @@
 //! The web plumbing both sites share, written once: RU accounting per request ([`ru`]), the
-//! engine handle of a request ([`db`]), signed cookie sessions ([`session`]), CSRF tokens on every
-//! form ([`csrf`]), argon2id sign-in with throttling ([`auth`], [`signin`], [`throttle`], [`device`]), what access patterns
-//! return ([`access`]), form checks ([`form`]), the page
-//! layout ([`layout`]), error pages ([`error`]), static assets ([`assets`]), request metrics
-//! ([`telemetry`]), change-feed workers and their lag ([`workers`]) and the server
-//! ([`server`]). An app brings its containers, access patterns, routes and templates.
+//! app's containers in a handler, reached through `cosmos` ([`db`]), signed cookie sessions
+//! ([`session`]), CSRF tokens on every form ([`csrf`]), argon2id sign-in with throttling
+//! ([`auth`], [`signin`], [`throttle`], [`device`]), what access patterns return ([`access`]),
+//! form checks ([`form`]), the page layout ([`layout`]), error pages ([`error`]), static assets
+//! ([`assets`]), request metrics ([`telemetry`]), change-feed workers and their lag ([`workers`])
+//! and the server ([`server`]). An app brings its containers, access patterns, routes and
+//! templates.
 
 pub mod access;
 pub mod assets;
