@@ -257,9 +257,12 @@ fn deep_nesting_is_an_error_not_a_stack_overflow() {
                 let e = parse(&text).unwrap_err().to_string();
                 assert!(e.contains("nests deeper than"), "{e}");
             }
-            // Just under the limit, queries parse and run: a parenthesis is one level.
+            // At the limit, queries parse and run: a parenthesis, a bracket or a brace is one
+            // level.
             for text in [
-                format!("SELECT VALUE {}1{}", "(".repeat(120), ")".repeat(120)),
+                format!("SELECT VALUE {}1{}", "(".repeat(128), ")".repeat(128)),
+                format!("SELECT VALUE {}1{}", "[".repeat(128), "]".repeat(128)),
+                format!("SELECT VALUE {}1{}", "{a: ".repeat(128), "}".repeat(128)),
                 format!("SELECT VALUE c{} FROM c", ".a".repeat(120)),
             ] {
                 let q = parse(&text).unwrap();
