@@ -26,7 +26,7 @@
 #                   test_config.py and several tests hard-code (TestConfig.local_host); the
 #                   certificate is trusted through REQUESTS_CA_BUNDLE / SSL_CERT_FILE. With it
 #                   test_config's is_emulator is True by itself. [default 0: http, port 18383]
-#   ENGINE          default target/release/engine of the directory you run it from (the project root)
+#   ENGINE          default $CARGO_TARGET_DIR (or target)/release/engine of the project root you run it from
 #   DATA            default $TMPDIR/sdk-suite-data, with TLS=1 …-tls (removed and re-created when START_GATEWAY=1)
 #   FILE_TIMEOUT    seconds per test file (default 600); TEST_TIMEOUT per test (default 240)
 #   PRECREATE_DB=1  before each file, create the shared test database without throughput and
@@ -58,7 +58,7 @@ export SDKTESTS_IS_EMULATOR="${SDKTESTS_IS_EMULATOR:-1}"
 START_GATEWAY="${START_GATEWAY:-1}"
 PRECREATE_DB="${PRECREATE_DB:-0}"
 PROJECT_DIR="$PWD"
-ENGINE="${ENGINE:-$PROJECT_DIR/target/release/engine}"
+ENGINE="${ENGINE:-${CARGO_TARGET_DIR:-$PROJECT_DIR/target}/release/engine}"
 DATA="${DATA:-${TMPDIR:-/tmp}/sdk-suite-data$([ "$TLS" = 1 ] && echo -tls)}"
 FILE_TIMEOUT="${FILE_TIMEOUT:-600}"
 TEST_TIMEOUT="${TEST_TIMEOUT:-240}"
