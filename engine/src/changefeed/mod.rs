@@ -2,6 +2,7 @@
 //! the same LMDB transaction as the item (so no acknowledged write is ever missing from it), and
 //! the change-feed processor that delivers it to handlers with leases and checkpoints.
 
+pub(crate) mod audit;
 pub mod processor;
 pub mod read;
 pub mod status;

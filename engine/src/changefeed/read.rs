@@ -2,6 +2,7 @@
 
 use serde_json::Value;
 
+use super::audit::Walk;
 use super::token::{ChangeFeedMode, Cursor, FeedRange, FeedToken};
 use crate::catalog::ContainerDef;
 use crate::client::container::ContainerClient;
@@ -143,6 +144,7 @@ impl ContainerClient {
                 range,
                 partition: 0,
                 lsn: 0,
+                count: None,
             }],
         };
         t.refine(&def.partitions);
@@ -173,7 +175,7 @@ impl ContainerClient {
         let (c, max) = (self.clone(), options.max_item_count.max(1));
         let (items, meter, visited, token) = crate::client::blocking::heavy(move || {
             let (items, meter, visited) = c.read_page(&mut token, max)?;
-            Ok((items, meter, visited, token))
+            Ok::<_, Error>((items, meter, visited, token))
         })
         .await?;
         let charge = meter.charge();
@@ -273,19 +275,22 @@ impl ContainerClient {
                 ChangeFeedMode::LatestVersion => store.feed,
                 ChangeFeedMode::AllVersionsAndDeletes => store.log,
             };
+            let all_versions = token.mode == ChangeFeedMode::AllVersionsAndDeletes;
             'cursors: for c in token.cursors.iter_mut() {
                 if items.len() >= max {
                     break;
                 }
                 visited.push(c.partition);
+                let mut walk = Walk::begin(store, rtxn, &def, c, all_versions)?;
                 let prefix = keys::feed_prefix(def.rid, c.partition);
                 let from = keys::feed_key(def.rid, c.partition, c.lsn.saturating_add(1));
                 for entry in db.range(rtxn, &crate::storage::from(&from))? {
                     let (k, v) = entry?;
-                    if k[..8] != prefix {
+                    walk.key(k)?;
+                    if k.get(..8) != Some(prefix.as_slice()) {
                         break;
                     }
-                    let lsn = keys::lsn_of_feed_key(k);
+                    let lsn = walk.entry(k)?;
                     let epk = keys::epk_of_feed_value(v);
                     let ours = c.range.contains(epk.coordinate())
                         && only_epk.as_deref().is_none_or(|e| *e == hex(&epk.0));
@@ -296,9 +301,10 @@ impl ContainerClient {
                             &def,
                             token.mode,
                             token.since,
-                            v,
+                            (lsn, v),
                             now,
                             &mut meter,
+                            &walk,
                         )? {
                             let keep = only_prefix.as_ref().is_none_or(|p| {
                                 key_of_change(&def, &item)
@@ -311,9 +317,12 @@ impl ContainerClient {
                     }
                     c.lsn = lsn;
                     if items.len() >= max {
+                        c.count = walk.carry();
                         break 'cursors;
                     }
                 }
+                walk.finish()?;
+                c.count = None;
             }
             meter.partitions_visited = visited.len() as u64;
             Ok((items, meter, visited))
@@ -343,19 +352,21 @@ fn load(
     def: &ContainerDef,
     mode: ChangeFeedMode,
     since: Option<u64>,
-    value: &[u8],
+    (lsn, value): (u64, &[u8]),
     now: u64,
     meter: &mut Meter,
+    walk: &Walk,
 ) -> Result<Option<Value>> {
     match mode {
         ChangeFeedMode::LatestVersion => {
             let mut key = def.rid.to_be_bytes().to_vec();
             key.extend_from_slice(value);
             let Some(v) = store.docs.get(rtxn, &key)? else {
-                return Ok(None);
+                return Err(walk.no_item(lsn, &key));
             };
-            let (h, json) =
-                DocHeader::decode(v).ok_or_else(|| Error::Corrupt("short item header".into()))?;
+            let (h, json) = DocHeader::verify(v)
+                .map_err(|d| keys::corrupt_item(&key, &def.full_id(), d.describe()))?;
+            walk.item(lsn, &key, h.lsn)?;
             if ttl::is_expired(&h, def.default_ttl, now) || since.is_some_and(|s| h.ts < s) {
                 return Ok(None);
             }
@@ -369,9 +380,16 @@ fn load(
                 return Ok(None);
             }
             meter.scan_item(value.len());
-            Ok(Some(
-                serde_json::from_slice(&value[24..]).map_err(|e| Error::Corrupt(e.to_string()))?,
-            ))
+            let record = value.get(24..).unwrap_or_default();
+            Ok(Some(serde_json::from_slice(record).map_err(|e| {
+                crate::storage::audit::damaged(
+                    store,
+                    format!(
+                        "an all-versions change feed record of container '{}' at LSN {lsn} does not parse: {e}",
+                        def.full_id()
+                    ),
+                )
+            })?))
         }
     }
 }

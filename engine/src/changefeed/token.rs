@@ -9,6 +9,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 
+use super::audit::FeedCount;
 use crate::error::{Error, Result};
 use crate::partition::cosmos::EpkRange;
 use crate::partition::{PartitionKeyDefinition, PartitionMap, Placement};
@@ -71,6 +72,9 @@ pub struct Cursor {
     pub partition: u32,
     /// Entries with an LSN above this are still to be read.
     pub lsn: u64,
+    /// A latest-version walk from the beginning, cut by a page's end: its count so far.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) count: Option<FeedCount>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -117,10 +121,13 @@ impl FeedToken {
             for i in 0..map.len() {
                 let (s, e) = map.range_of(i);
                 if let Some(range) = c.range.intersect(s, e) {
+                    let partition = map.partitions[i].id;
                     out.push(Cursor {
                         range,
-                        partition: map.partitions[i].id,
+                        partition,
                         lsn: c.lsn,
+                        // A count is of one partition's entries (its bounds are checked too).
+                        count: c.count.filter(|_| partition == c.partition),
                     });
                 }
             }
@@ -146,6 +153,7 @@ mod tests {
                 range: FeedRange::FULL,
                 partition: 0,
                 lsn: 42,
+                count: None,
             }],
         };
         map.partitions.push(crate::partition::PhysicalPartition {
