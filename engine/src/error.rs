@@ -145,3 +145,73 @@ impl From<heed::Error> for Error {
         }
     }
 }
+
+/// A request that failed, and the work it did before it failed: Cosmos DB charges a failed
+/// request for what it consumed (a 404 point read ~1 RU, a unique-key 409 the write, a query its
+/// reads; RU.md, "Failed requests"), and so does the engine, against the partition's budget and
+/// in [`Failed::request_charge`]. `?` turns it into the plain [`Error`] where the charge is not
+/// wanted, and an [`Error`] into a `Failed` that cost nothing (refused before any work).
+#[derive(Debug, thiserror::Error)]
+#[error("{error}")]
+pub struct Failed {
+    pub error: Error,
+    /// `None`: refused before the engine did anything (a 429, a malformed request): 0 RU.
+    /// Boxed: errors travel by value through every `?`.
+    spent: Option<Box<crate::ru::Meter>>,
+}
+
+impl Failed {
+    pub(crate) fn spent(error: Error, meter: crate::ru::Meter) -> Self {
+        Failed {
+            error,
+            spent: Some(Box::new(meter)),
+        }
+    }
+
+    /// The RU this failure cost, as `x-ms-request-charge` reports it (0 when nothing was done).
+    pub fn request_charge(&self) -> f64 {
+        self.spent.as_ref().map_or(0.0, |m| m.charge())
+    }
+
+    /// The work recorded so far, to add to (a query's user-defined functions).
+    pub(crate) fn meter_mut(&mut self) -> &mut crate::ru::Meter {
+        self.spent.get_or_insert_with(Default::default)
+    }
+}
+
+impl std::ops::Deref for Failed {
+    type Target = Error;
+    fn deref(&self) -> &Error {
+        &self.error
+    }
+}
+
+impl From<Error> for Failed {
+    fn from(error: Error) -> Self {
+        Failed { error, spent: None }
+    }
+}
+
+impl From<Failed> for Error {
+    fn from(f: Failed) -> Self {
+        f.error
+    }
+}
+
+impl From<heed::Error> for Failed {
+    fn from(e: heed::Error) -> Self {
+        Error::from(e).into()
+    }
+}
+
+impl From<serde_json::Error> for Failed {
+    fn from(e: serde_json::Error) -> Self {
+        Error::from(e).into()
+    }
+}
+
+impl From<crate::sql::QueryError> for Failed {
+    fn from(e: crate::sql::QueryError) -> Self {
+        Error::from(e).into()
+    }
+}

@@ -43,6 +43,7 @@ pub use changefeed::{
 };
 pub use check::{failed as check_failed, ContainerReport};
 pub use client::batch::{BatchOperationResult, BatchResponse, TransactionalBatch};
+pub use client::charged::ChargedContainer;
 pub use client::container::ContainerClient;
 pub use client::database::DatabaseClient;
 pub use client::engine::Engine;
@@ -54,7 +55,7 @@ pub use client::response::{Diagnostics, FeedResponse, ItemResponse};
 pub use client::scripts::{ScriptsClient, StoredProcedureResponse};
 pub use client::scripts_list::{ScriptList, TriggerInfo};
 pub use client::stats::{ContainerStats, LogicalPartitionStats, PhysicalPartitionStats};
-pub use error::{Error, Result};
+pub use error::{Error, Failed, Result};
 pub use index::policy::{
     complete as complete_indexing_policy, CompositePath, IndexPath, IndexingPolicy, SpatialPath,
 };

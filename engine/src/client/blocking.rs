@@ -66,10 +66,11 @@ fn lower_priority() {
     }
 }
 
-/// A point read (or other short read): on tokio's blocking pool, never queued.
-pub(crate) async fn light<R: Send + 'static>(
-    f: impl FnOnce() -> Result<R> + Send + 'static,
-) -> Result<R> {
+/// A point read (or other short read): on tokio's blocking pool, never queued. Generic over
+/// the error, so work that fails with its charge (`Failed`) keeps it.
+pub(crate) async fn light<R: Send + 'static, E: From<Error> + Send + 'static>(
+    f: impl FnOnce() -> Result<R, E> + Send + 'static,
+) -> Result<R, E> {
     match tokio::runtime::Handle::try_current() {
         Ok(handle) => handle
             .spawn_blocking(f)
@@ -83,6 +84,13 @@ pub(crate) async fn light<R: Send + 'static>(
 pub(crate) async fn heavy<R: Send + 'static>(
     f: impl FnOnce() -> Result<R> + Send + 'static,
 ) -> Result<R> {
+    heavy_charged(f).await
+}
+
+/// [`heavy`] for work that fails with its charge.
+async fn heavy_charged<R: Send + 'static, E: From<Error> + Send + 'static>(
+    f: impl FnOnce() -> Result<R, E> + Send + 'static,
+) -> Result<R, E> {
     if tokio::runtime::Handle::try_current().is_err() {
         return f();
     }
@@ -100,14 +108,15 @@ pub(crate) async fn heavy<R: Send + 'static>(
         .map_err(|_| Error::Unavailable("a query task failed".into()))?
 }
 
-/// [`light`] when `light_work`, else [`heavy`].
-pub(crate) async fn by_weight<R: Send + 'static>(
+/// [`light`] when `light_work`, else [`heavy`]; the error is the work's own (a query page's
+/// `Failed` keeps its charge).
+pub(crate) async fn by_weight<R: Send + 'static, E: From<Error> + Send + 'static>(
     light_work: bool,
-    f: impl FnOnce() -> Result<R> + Send + 'static,
-) -> Result<R> {
+    f: impl FnOnce() -> Result<R, E> + Send + 'static,
+) -> Result<R, E> {
     if light_work {
         light(f).await
     } else {
-        heavy(f).await
+        heavy_charged(f).await
     }
 }

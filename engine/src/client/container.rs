@@ -11,7 +11,7 @@ use super::engine::Engine;
 use super::options::ItemOptions;
 use super::response::{Diagnostics, ItemResponse};
 use crate::catalog::{ContainerDef, ContainerShared};
-use crate::error::{Error, Result};
+use crate::error::{Error, Failed, Result};
 use crate::item::{self, PatchOperation};
 use crate::partition::PartitionKey;
 use crate::ru::Meter;
@@ -93,18 +93,19 @@ impl ContainerClient {
     }
 
     /// Runs `attempt` again after each 429's retry-after, within the engine's retry options.
-    pub(crate) async fn retrying<R, F, Fut>(&self, mut attempt: F) -> Result<(R, u32)>
+    pub(crate) async fn retrying<R, E, F, Fut>(&self, mut attempt: F) -> Result<(R, u32), E>
     where
+        E: Throttled,
         F: FnMut() -> Fut,
-        Fut: Future<Output = Result<R>>,
+        Fut: Future<Output = Result<R, E>>,
     {
         let retry = &self.engine.inner.opts.retry;
         let mut retries = 0;
         let mut waited = std::time::Duration::ZERO;
         loop {
             match attempt().await {
-                Err(e @ Error::TooManyRequests { .. }) => {
-                    let wait = e.retry_after().unwrap_or_default();
+                Err(e) if e.throttled().is_some() => {
+                    let wait = e.throttled().unwrap_or_default();
                     if retries >= retry.max_retry_attempts_on_throttled
                         || waited + wait > retry.max_retry_wait
                     {
@@ -126,13 +127,22 @@ impl ContainerClient {
         &self,
         id: &str,
         partition_key: impl Into<PartitionKey>,
-        _options: Option<ItemOptions>,
+        options: Option<ItemOptions>,
     ) -> Result<ItemResponse<T>> {
+        Ok(self.read_item_charged(id, partition_key, options).await?)
+    }
+
+    pub(crate) async fn read_item_charged<T: DeserializeOwned>(
+        &self,
+        id: &str,
+        partition_key: impl Into<PartitionKey>,
+        _options: Option<ItemOptions>,
+    ) -> Result<ItemResponse<T>, Failed> {
         let pk = partition_key.into();
         let (raw, retries) = self
             .retrying(|| {
                 let (me, id, pk) = (self.clone(), id.to_owned(), pk.clone());
-                super::blocking::light(move || me.read_item_raw(&id, &pk))
+                super::blocking::light(move || me.read_item_raw_charged(&id, &pk))
             })
             .await?;
         let mut r = raw.into_typed_stored::<T>(id, &format!("{}/{}", self.database, self.id))?;
@@ -143,6 +153,16 @@ impl ContainerClient {
     /// A point read returning the stored JSON bytes without deserializing them (for handlers
     /// that pass items through). One attempt: a 429 is returned to the caller.
     pub fn read_item_raw(&self, id: &str, pk: &PartitionKey) -> Result<ItemResponse<Vec<u8>>> {
+        Ok(self.read_item_raw_charged(id, pk)?)
+    }
+
+    /// [`Self::read_item_raw`], failing with its charge: a missing item cost the lookup (1 RU,
+    /// as Cosmos DB charges a 404 point read).
+    pub(crate) fn read_item_raw_charged(
+        &self,
+        id: &str,
+        pk: &PartitionKey,
+    ) -> Result<ItemResponse<Vec<u8>>, Failed> {
         item::validate_id(id)?;
         let shared = self.shared()?;
         let def = shared.def.load();
@@ -164,23 +184,24 @@ impl ContainerClient {
             Ok(Some((header, json.to_vec(), v.len())))
         });
         let mut meter = Meter::default();
+        let missing = |meter: Meter| {
+            shared.throughput.charge(pp, meter.charge());
+            Err(Failed::spent(not_found(id, pk), meter))
+        };
         let (header, json, len) = match found {
             Ok(Some(f)) => f,
-            Ok(None) => {
-                shared.throughput.charge(pp, Meter::default().charge());
-                return Err(not_found(id, pk));
-            }
-            Err(e) => return Err(e),
+            Ok(None) => return missing(meter),
+            Err(e) => return Err(e.into()),
         };
+        meter.read_item(len);
         if keys::is_truncated(id) {
             // A truncated key could collide: confirm the stored id is the one asked for.
             let doc: Value =
                 serde_json::from_slice(&json).map_err(|e| Error::Corrupt(e.to_string()))?;
             if doc.get("id").and_then(Value::as_str) != Some(id) {
-                return Err(not_found(id, pk));
+                return missing(meter);
             }
         }
-        meter.read_item(len);
         let charge = meter.charge();
         shared.throughput.charge(pp, charge);
         Ok(ItemResponse {
@@ -202,9 +223,9 @@ impl ContainerClient {
         partition_key: Option<PartitionKey>,
         options: Option<ItemOptions>,
     ) -> Result<ItemResponse<T>> {
-        let doc = serde_json::to_value(item)?;
-        self.write_typed(ItemOpKind::Create(doc), partition_key, options)
-            .await
+        Ok(self
+            .write_typed(create(item)?, partition_key, options)
+            .await?)
     }
 
     /// Creates the item, or replaces it if its id exists in the partition.
@@ -214,9 +235,9 @@ impl ContainerClient {
         partition_key: Option<PartitionKey>,
         options: Option<ItemOptions>,
     ) -> Result<ItemResponse<T>> {
-        let doc = serde_json::to_value(item)?;
-        self.write_typed(ItemOpKind::Upsert(doc), partition_key, options)
-            .await
+        Ok(self
+            .write_typed(upsert(item)?, partition_key, options)
+            .await?)
     }
 
     /// Replaces item `id` (404 if missing; 412 if `if_match_etag` is stale).
@@ -227,16 +248,9 @@ impl ContainerClient {
         partition_key: Option<PartitionKey>,
         options: Option<ItemOptions>,
     ) -> Result<ItemResponse<T>> {
-        let doc = serde_json::to_value(item)?;
-        self.write_typed(
-            ItemOpKind::Replace {
-                id: id.to_owned(),
-                doc,
-            },
-            partition_key,
-            options,
-        )
-        .await
+        Ok(self
+            .write_typed(replace(item, id)?, partition_key, options)
+            .await?)
     }
 
     /// Deletes item `id` (404 if missing; 412 if `if_match_etag` is stale).
@@ -246,12 +260,9 @@ impl ContainerClient {
         partition_key: impl Into<PartitionKey>,
         options: Option<ItemOptions>,
     ) -> Result<ItemResponse<Value>> {
-        self.write_typed(
-            ItemOpKind::Delete { id: id.to_owned() },
-            Some(partition_key.into()),
-            options,
-        )
-        .await
+        Ok(self
+            .write_typed(delete(id), Some(partition_key.into()), options)
+            .await?)
     }
 
     /// Applies patch operations to item `id` atomically.
@@ -262,20 +273,18 @@ impl ContainerClient {
         operations: &[PatchOperation],
         options: Option<ItemOptions>,
     ) -> Result<ItemResponse<T>> {
-        let kind = ItemOpKind::Patch {
-            id: id.to_owned(),
-            operations: operations.to_vec(),
-        };
-        self.write_typed(kind, Some(partition_key.into()), options)
-            .await
+        Ok(self
+            .write_typed(patch(id, operations), Some(partition_key.into()), options)
+            .await?)
     }
 
-    async fn write_typed<T: DeserializeOwned>(
+    /// One item write with its retries; a failure carries what it cost.
+    pub(crate) async fn write_typed<T: DeserializeOwned>(
         &self,
         kind: ItemOpKind,
         partition_key: Option<PartitionKey>,
         options: Option<ItemOptions>,
-    ) -> Result<ItemResponse<T>> {
+    ) -> Result<ItemResponse<T>, Failed> {
         let options = options.unwrap_or_default();
         let op = ItemOp {
             kind,
@@ -292,8 +301,12 @@ impl ContainerClient {
     }
 
     /// One attempt of an item write: admission against the target partition's budget, the
-    /// writer round trip, and the charge.
-    async fn write_once(&self, op: ItemOp, triggers: RequestedTriggers) -> Result<ItemOutcome> {
+    /// writer round trip, and the charge (a refused write's too: what the writer did for it).
+    async fn write_once(
+        &self,
+        op: ItemOp,
+        triggers: RequestedTriggers,
+    ) -> Result<ItemOutcome, Failed> {
         let shared = self.shared()?;
         let (rid, pp) = {
             let def = shared.def.load();
@@ -309,7 +322,8 @@ impl ContainerClient {
                     return Err(Error::bad(
                         "partitionKey",
                         "this operation needs a partition key value",
-                    ))
+                    )
+                    .into())
                 }
             };
             (
@@ -328,18 +342,67 @@ impl ContainerClient {
                 shared.throughput.charge(o.partition, o.meter.charge());
                 Ok(o)
             }
-            // Triggers that failed: rolled back, charged for what they did.
+            // Refused (404, 409, 412, ...) or triggers that failed: rolled back, charged for
+            // what was done.
             Ok(WriteOutput::ScriptFailed(f)) => {
                 shared.throughput.charge(pp, f.meter.charge());
-                Err(f.error)
+                Err(Failed::spent(f.error, f.meter))
             }
-            Ok(_) => Err(Error::Corrupt("unexpected writer answer".into())),
+            Ok(_) => Err(Error::Corrupt("unexpected writer answer".into()).into()),
             Err(e) => {
-                // Failed requests cost the minimum charge too.
+                // The writer failed the whole group (storage): the minimum charge.
                 shared.throughput.charge(pp, Meter::default().charge());
-                Err(e)
+                Err(Failed::spent(e, Meter::default()))
             }
         }
+    }
+}
+
+/// The writer's operations behind `create_item`, `upsert_item`, ... (shared with
+/// [`super::charged::ChargedContainer`]).
+pub(crate) fn create<T: Serialize>(item: &T) -> Result<ItemOpKind> {
+    Ok(ItemOpKind::Create(serde_json::to_value(item)?))
+}
+
+pub(crate) fn upsert<T: Serialize>(item: &T) -> Result<ItemOpKind> {
+    Ok(ItemOpKind::Upsert(serde_json::to_value(item)?))
+}
+
+pub(crate) fn replace<T: Serialize>(item: &T, id: &str) -> Result<ItemOpKind> {
+    Ok(ItemOpKind::Replace {
+        id: id.to_owned(),
+        doc: serde_json::to_value(item)?,
+    })
+}
+
+pub(crate) fn delete(id: &str) -> ItemOpKind {
+    ItemOpKind::Delete { id: id.to_owned() }
+}
+
+pub(crate) fn patch(id: &str, operations: &[PatchOperation]) -> ItemOpKind {
+    ItemOpKind::Patch {
+        id: id.to_owned(),
+        operations: operations.to_vec(),
+    }
+}
+
+/// What [`ContainerClient::retrying`] needs of an error: the wait a 429 asks for.
+pub(crate) trait Throttled {
+    fn throttled(&self) -> Option<std::time::Duration>;
+}
+
+impl Throttled for Error {
+    fn throttled(&self) -> Option<std::time::Duration> {
+        match self {
+            Error::TooManyRequests { retry_after, .. } => Some(*retry_after),
+            _ => None,
+        }
+    }
+}
+
+impl Throttled for Failed {
+    fn throttled(&self) -> Option<std::time::Duration> {
+        self.error.throttled()
     }
 }
 

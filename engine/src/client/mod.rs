@@ -2,6 +2,7 @@
 
 pub mod batch;
 pub(crate) mod blocking;
+pub mod charged;
 pub mod container;
 pub mod database;
 pub mod engine;

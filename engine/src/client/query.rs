@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::container::ContainerClient;
 use super::response::{Diagnostics, FeedResponse};
-use crate::error::{Error, Result};
+use crate::error::{Error, Failed, Result};
 use crate::partition::PartitionKey;
 use crate::ru::Meter;
 use crate::sql::run::{self, PageBudget, PageRequest, QueryMetrics, Row};
@@ -104,6 +104,17 @@ impl ContainerClient {
         params: &[(impl AsRef<str>, Value)],
         options: QueryOptions,
     ) -> Result<FeedResponse<T>> {
+        Ok(self.query_page(sql, params, options).await?)
+    }
+
+    /// [`Self::query_items`], failing with its charge: a page that fails after reading (its
+    /// hard time limit, a runtime error of the evaluator) costs what it read.
+    pub(crate) async fn query_page<T: DeserializeOwned + 'static>(
+        &self,
+        sql: &str,
+        params: &[(impl AsRef<str>, Value)],
+        options: QueryOptions,
+    ) -> Result<FeedResponse<T>, Failed> {
         let query = self.parsed(sql)?;
         let params: Params = params
             .iter()
@@ -114,7 +125,8 @@ impl ContainerClient {
                 return Err(Error::bad(
                     "parameters",
                     format!("parameter names start with @: '{k}'"),
-                ));
+                )
+                .into());
             }
         }
         sql::check_params(&query, &params)?;
@@ -153,8 +165,10 @@ impl ContainerClient {
                         }
                         None => 0..=def.partitions.len() - 1,
                     };
-                    for i in visits {
-                        shared.throughput.admit(def.partitions.partitions[i].id)?;
+                    let visited: Vec<u32> =
+                        visits.map(|i| def.partitions.partitions[i].id).collect();
+                    for pp in &visited {
+                        shared.throughput.admit(*pp)?;
                     }
                     let functions = shared.scripts.read().functions.clone();
                     let deadline = std::time::Instant::now() + budget.hard_limit();
@@ -171,14 +185,29 @@ impl ContainerClient {
                                     budget,
                                     continuation: options.continuation.as_deref(),
                                 };
-                                run::run_page(&me.engine.inner.store, rtxn, &def, req)
+                                // The page's own failure keeps its charge (the outer
+                                // `Result` is the read transaction's).
+                                Ok(run::run_page(&me.engine.inner.store, rtxn, &def, req))
                             })
                         });
-                    page.map(|mut p| {
-                        p.meter.udf_calls += udf.calls;
-                        p.meter.script_ticks += udf.ticks;
-                        p
-                    })
+                    match page.map_err(Failed::from).and_then(|p| p) {
+                        Ok(mut p) => {
+                            p.meter.udf_calls += udf.calls;
+                            p.meter.script_ticks += udf.ticks;
+                            Ok(p)
+                        }
+                        Err(mut f) => {
+                            f.meter_mut().udf_calls += udf.calls;
+                            f.meter_mut().script_ticks += udf.ticks;
+                            // Spread over the partitions it was admitted to: none knows its
+                            // share of a page that did not finish.
+                            let share = f.request_charge() / visited.len().max(1) as f64;
+                            for pp in &visited {
+                                shared.throughput.charge(*pp, share);
+                            }
+                            Err(f)
+                        }
+                    }
                 })
             })
             .await?;

@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::container::ContainerClient;
 use super::options::ItemOptions;
 use super::response::Diagnostics;
-use crate::error::{Error, Result};
+use crate::error::{Error, Failed, Result};
 use crate::partition::PartitionKey;
 use crate::ru::Meter;
 use crate::scripts::{RequestedTriggers, StoredProcedure, Trigger, TriggerOperation};
@@ -174,6 +174,16 @@ impl ScriptsClient {
         partition_key: impl Into<PartitionKey>,
         args: &[Value],
     ) -> Result<StoredProcedureResponse<T>> {
+        Ok(self.execute_charged(id, partition_key, args).await?)
+    }
+
+    /// [`Self::execute_stored_procedure`], failing with what the call cost.
+    pub(crate) async fn execute_charged<T: DeserializeOwned>(
+        &self,
+        id: &str,
+        partition_key: impl Into<PartitionKey>,
+        args: &[Value],
+    ) -> Result<StoredProcedureResponse<T>, Failed> {
         let pk = partition_key.into();
         let shared = self.container.shared()?;
         let procedure = shared
@@ -212,16 +222,23 @@ impl ScriptsClient {
                 }
             })
             .await
-            .inspect_err(|_| shared.throughput.charge(pp, Meter::default().charge()))?;
+            .map_err(|e| match e {
+                // A 429 did nothing: it costs nothing.
+                Error::TooManyRequests { .. } => Failed::from(e),
+                e => {
+                    shared.throughput.charge(pp, Meter::default().charge());
+                    Failed::spent(e, Meter::default())
+                }
+            })?;
         let out = match out {
             WriteOutput::Script(out) => out,
             // Rolled back, yet charged for what it did, its CPU included (Cosmos DB bills a
             // failed script too): a script that keeps failing meets the 429s of its partition.
             WriteOutput::ScriptFailed(f) => {
                 shared.throughput.charge(pp, f.meter.charge());
-                return Err(f.error);
+                return Err(Failed::spent(f.error, f.meter));
             }
-            _ => return Err(Error::Corrupt("unexpected writer answer".into())),
+            _ => return Err(Error::Corrupt("unexpected writer answer".into()).into()),
         };
         let charge = out.meter.charge();
         shared.throughput.charge(out.partition, charge);

@@ -47,23 +47,39 @@ struct Existing {
 }
 
 pub fn apply_item(ctx: &mut Ctx, def: &mut ContainerDef, op: &ItemOp) -> Result<ItemOutcome> {
-    let mut meter = Meter::default();
+    apply_item_metered(ctx, def, op, &mut Meter::default())
+}
+
+/// [`apply_item`] recording its work in `meter` as it goes, so a refused operation is charged
+/// what it did: the lookup of a missing item (404), the read of the item it conflicts with
+/// (409) or whose etag differs (412), the write a unique key refuses (409).
+pub fn apply_item_metered(
+    ctx: &mut Ctx,
+    def: &mut ContainerDef,
+    op: &ItemOp,
+    meter: &mut Meter,
+) -> Result<ItemOutcome> {
+    // A stale etag is found by reading the item: that read is the 412's charge.
+    let etag_matches = |def: &ContainerDef, e: &Existing, meter: &mut Meter| {
+        check_etag(def, op, e).inspect_err(|_| meter.read_item(e.len))
+    };
     match &op.kind {
         ItemOpKind::Create(doc) => {
             let t = target_of_doc(def, doc, op.partition_key.as_ref())?;
-            if live(ctx, def, &t)?.is_some() {
+            if let Some(e) = live(ctx, def, &t)? {
+                meter.read_item(e.len);
                 return Err(Error::Conflict {
                     id: item::id_of(doc)?.to_owned(),
                 });
             }
             let old = stored(ctx, def, &t)?; // an expired item not yet purged is overwritten
-            write(ctx, def, &t, doc.clone(), old, &mut meter, 201)
+            write(ctx, def, &t, doc.clone(), old, meter, 201)
         }
         ItemOpKind::Upsert(doc) => {
             let t = target_of_doc(def, doc, op.partition_key.as_ref())?;
             let existing = live(ctx, def, &t)?;
             match &existing {
-                Some(e) => check_etag(def, op, e)?,
+                Some(e) => etag_matches(def, e, meter)?,
                 None if op.if_match.is_some() => return Err(not_found(item::id_of(doc)?, &t.pk)),
                 None => {}
             }
@@ -73,7 +89,7 @@ pub fn apply_item(ctx: &mut Ctx, def: &mut ContainerDef, op: &ItemOp) -> Result<
             } else {
                 stored(ctx, def, &t)?
             };
-            write(ctx, def, &t, doc.clone(), old, &mut meter, status)
+            write(ctx, def, &t, doc.clone(), old, meter, status)
         }
         ItemOpKind::Replace { id, doc } => {
             let doc_id = item::id_of(doc)?;
@@ -85,13 +101,13 @@ pub fn apply_item(ctx: &mut Ctx, def: &mut ContainerDef, op: &ItemOp) -> Result<
             }
             let t = target_of_doc(def, doc, op.partition_key.as_ref())?;
             let existing = live(ctx, def, &t)?.ok_or_else(|| not_found(id, &t.pk))?;
-            check_etag(def, op, &existing)?;
-            write(ctx, def, &t, doc.clone(), Some(existing), &mut meter, 200)
+            etag_matches(def, &existing, meter)?;
+            write(ctx, def, &t, doc.clone(), Some(existing), meter, 200)
         }
         ItemOpKind::Patch { id, operations } => {
             let t = target_of_id(def, id, op.partition_key.as_ref())?;
             let existing = live(ctx, def, &t)?.ok_or_else(|| not_found(id, &t.pk))?;
-            check_etag(def, op, &existing)?;
+            etag_matches(def, &existing, meter)?;
             meter.read_item(existing.len);
             let mut doc: Value = serde_json::from_slice(&existing.json)
                 .map_err(|e| Error::Corrupt(e.to_string()))?;
@@ -99,12 +115,12 @@ pub fn apply_item(ctx: &mut Ctx, def: &mut ContainerDef, op: &ItemOp) -> Result<
             let mut fixed = vec!["/id"];
             fixed.extend(def.partition_key.paths.iter().map(String::as_str));
             item::patch::apply(&mut doc, operations, &fixed)?;
-            write(ctx, def, &t, doc, Some(existing), &mut meter, 200)
+            write(ctx, def, &t, doc, Some(existing), meter, 200)
         }
         ItemOpKind::Delete { id } => {
             let t = target_of_id(def, id, op.partition_key.as_ref())?;
             let existing = live(ctx, def, &t)?.ok_or_else(|| not_found(id, &t.pk))?;
-            check_etag(def, op, &existing)?;
+            etag_matches(def, &existing, meter)?;
             let terms = index::terms(&parse(&existing.json)?, &def.policy()).len() as u64;
             let partition = remove(ctx, def, &t, &existing, false)?;
             meter.write_item(existing.len, terms);
@@ -112,7 +128,7 @@ pub fn apply_item(ctx: &mut Ctx, def: &mut ContainerDef, op: &ItemOp) -> Result<
                 status: 204,
                 body: None,
                 etag: None,
-                meter,
+                meter: *meter,
                 partition,
             })
         }
@@ -124,7 +140,7 @@ pub fn apply_item(ctx: &mut Ctx, def: &mut ContainerDef, op: &ItemOp) -> Result<
                 status: 200,
                 etag: Some(item::etag(def.rid, existing.header.lsn)),
                 body: Some(existing.json),
-                meter,
+                meter: *meter,
                 partition: def.partitions.owner(&t.epk).id,
             })
         }
@@ -331,7 +347,13 @@ fn write(
         None => Vec::new(),
     };
     let new_unique = unique::entries(def, &t.epk, &sealed);
-    check_unique(ctx, def, t, &old_unique, &new_unique)?;
+    if let Err(e) = check_unique(ctx, def, t, &old_unique, &new_unique) {
+        // Refused once the write was prepared: charged as the write it would have been, as
+        // Cosmos DB charges a unique-key 409 (RU.md, "Failed requests").
+        let terms = new_terms.len() + new_unique.len();
+        meter.write_item(value.len(), terms as u64);
+        return Err(e);
+    }
 
     // Past this point nothing fails but storage itself.
     ctx.store.docs.put(ctx.wtxn, &t.key, &value)?;

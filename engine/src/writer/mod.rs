@@ -26,7 +26,7 @@ use crate::scripts::run;
 use crate::storage::Store;
 use crate::ttl;
 use apply::{Ctx, Limits};
-use ops::{BatchFailure, ItemOpKind, WriteOp, WriteOutput};
+use ops::{BatchFailure, ItemOpKind, ScriptFailure, WriteOp, WriteOutput};
 
 pub struct Job {
     pub op: WriteOp,
@@ -303,7 +303,17 @@ impl Writer {
         match op {
             WriteOp::Item { rid, op } => {
                 let def = self.state.container_mut(*rid)?;
-                let out = apply::apply_item(ctx, def, op)?;
+                let mut meter = crate::ru::Meter::default();
+                let out = match apply::apply_item_metered(ctx, def, op, &mut meter) {
+                    Ok(out) => out,
+                    // Storage failures abort the group (`try_group`).
+                    Err(e @ Error::Storage(_)) => return Err(e),
+                    // Refused, with nothing written: answered as a failed script is, with
+                    // what the refusal cost.
+                    Err(error) => {
+                        return Ok(WriteOutput::ScriptFailed(ScriptFailure { error, meter }))
+                    }
+                };
                 if !matches!(op.kind, ItemOpKind::Read { .. }) {
                     dirty.containers.insert(*rid);
                 }

@@ -26,7 +26,7 @@ use super::exec;
 use super::plan::{self, Plan, Predicate};
 use crate::catalog::ContainerDef;
 use crate::changefeed::FeedRange;
-use crate::error::{Error, Result};
+use crate::error::{Error, Failed, Result};
 use crate::partition::cosmos::EpkRange;
 use crate::partition::{Epk, KeyScope, PartitionKey};
 use crate::ru::Meter;
@@ -234,7 +234,14 @@ pub struct PageRequest<'a> {
 }
 
 /// Runs one page of `req` on container `def`, resuming where its continuation stopped.
-pub fn run_page(store: &Store, rtxn: &RoTxn, def: &ContainerDef, req: PageRequest) -> Result<Page> {
+/// A page that fails while executing (its hard time limit, a runtime error, damage) fails with
+/// what it read: Cosmos DB charges a failed request for the work it did.
+pub fn run_page(
+    store: &Store,
+    rtxn: &RoTxn,
+    def: &ContainerDef,
+    req: PageRequest,
+) -> Result<Page, Failed> {
     let started = Instant::now();
     let pk_path = routing_path(def)?;
     let plan = plan::plan(req.q, req.params, &def.partition_key.all_segments()?)?;
@@ -251,7 +258,15 @@ pub fn run_page(store: &Store, rtxn: &RoTxn, def: &ContainerDef, req: PageReques
     let deadline = started + req.budget.hard_limit();
     let done = crate::sql::bounds::with_deadline(deadline, || {
         run.execute(&execution, &targets, &mut token)
-    })?;
+    });
+    let done = match done {
+        Ok(done) => done,
+        Err(error) => {
+            // Every partition visited ran the query as a request of its own (as `into_page`).
+            run.meter.queries = run.visited.len().max(1) as u64;
+            return Err(Failed::spent(error, run.meter));
+        }
+    };
     Ok(run.into_page(&execution, &targets, &pk_path, (!done).then_some(token)))
 }
 
