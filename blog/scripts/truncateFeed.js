@@ -1,8 +1,7 @@
-// The post-trigger truncateFeed of 004_*, as the article prints it, with two changes:
-// - no "+ 1": the article's count query misses the item just written, but here the trigger
-//   runs inside that write's transaction and its query counts it, so the "+ 1" would keep 99;
-// - the number to remove is a parameter rather than pasted into the SQL text, and only the ids
-//   are read (the delete needs nothing else).
+// The post-trigger truncateFeed of 004_*, as the article prints it (its "+ 1" included: a
+// post-trigger's queries do not see the write that triggered it, as on the service), with one
+// change: the number to remove is a parameter rather than pasted into the SQL text, and only the
+// ids are read (the delete needs nothing else).
 function truncateFeed() {
   const maxDocs = 100;
   var context = getContext();
@@ -18,8 +17,9 @@ function truncateFeed() {
     });
 
   function processCountResults(results) {
-    if (results[0] > maxDocs) {
-      var docsToRemove = results[0] - maxDocs;
+    // + 1 because the query didn't count the newly inserted doc
+    if ((results[0] + 1) > maxDocs) {
+      var docsToRemove = results[0] + 1 - maxDocs;
       collection.queryDocuments(
         collection.getSelfLink(),
         {

@@ -26,6 +26,7 @@ mod error;
 mod index;
 mod item;
 mod partition;
+pub mod rid;
 mod ru;
 mod scripts;
 mod sql;

@@ -228,6 +228,56 @@ fn update_usernames_as_printed_rewrites_the_partition() {
 }
 
 #[test]
+fn a_post_triggers_queries_see_the_partition_as_it_was_before_its_write() {
+    let rt = common::rt();
+    let t = common::open(EngineOptions::default());
+    rt.block_on(async {
+        let c = common::container(&t, ContainerProperties::new("seen", "/pk")).await;
+        // The trigger records what its query sees of the item written and what a point read of
+        // it answers, in a log item of the same partition.
+        let probe = r#"function probe() {
+  var c = getContext().getCollection();
+  var written = getContext().getResponse().getBody();
+  c.queryDocuments(c.getSelfLink(), "SELECT VALUE c.v FROM c WHERE c.id = 'x'", function (err, seen) {
+    if (err) throw err;
+    c.readDocument(c.getAltLink() + "/docs/x", function (err, read) {
+      var v = err ? null : read.v;
+      c.upsertDocument(c.getSelfLink(), {id: "log-" + written.v, pk: "p", seen: seen, read: v});
+    });
+  });
+}"#;
+        for op in [TriggerOperation::Create, TriggerOperation::Replace] {
+            let name = format!("probe{op:?}");
+            c.scripts()
+                .upsert_trigger(&name, JavaScript::new(probe).unwrap().post_trigger(op))
+                .unwrap();
+        }
+        let with = |name: &str| ItemOptions {
+            post_triggers: vec![name.into()],
+            ..Default::default()
+        };
+        c.create_item(&json!({"id": "x", "pk": "p", "v": 1}), None, Some(with("probeCreate")))
+            .await
+            .unwrap();
+        c.replace_item(&json!({"id": "x", "pk": "p", "v": 2}), "x", None, Some(with("probeReplace")))
+            .await
+            .unwrap();
+        let log = |id: &'static str| {
+            let c = c.clone();
+            async move { c.read_item::<Value>(id, "p", None).await.unwrap().resource.unwrap() }
+        };
+        // After the create the query saw nothing; after the replace, the old version.
+        let created = log("log-1").await;
+        assert_eq!(created["seen"], json!([]), "{created}");
+        let replaced = log("log-2").await;
+        assert_eq!(replaced["seen"], json!([1]), "{replaced}");
+        // A point read sees the write, as the trigger's own writes are seen.
+        assert_eq!(created["read"], json!(1));
+        assert_eq!(replaced["read"], json!(2));
+    });
+}
+
+#[test]
 fn truncate_feed_as_printed_bounds_the_feed() {
     let rt = common::rt();
     let t = common::open(EngineOptions::default());
@@ -254,10 +304,10 @@ fn truncate_feed_as_printed_bounds_the_feed() {
             .await
             .unwrap();
         }
-        // The article's "+ 1" assumes its count query does not see the new item; here it does
-        // (the trigger runs in the write's transaction), so the feed holds 99, never more.
+        // The article's "+ 1": a post-trigger's count does not see the item just written, so
+        // the feed holds exactly 100, as on the service.
         let n = count(&c, "SELECT VALUE COUNT(1) FROM c").await;
-        assert_eq!(n, 99);
+        assert_eq!(n, 100);
         // The oldest went: the newest is still there.
         c.read_item::<Value>("f129", "post", None).await.unwrap();
         assert!(c.read_item::<Value>("f000", "post", None).await.is_err());

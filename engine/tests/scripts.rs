@@ -31,8 +31,9 @@ fn truncate_feed(ctx: &mut ScriptContext, _written: &Value) -> engine::Result<()
     let max_docs = 5;
     let count = ctx.query("SELECT VALUE COUNT(1) FROM f", &[])?;
     let count = count[0].as_u64().unwrap_or(0) as usize;
-    if count > max_docs {
-        let docs_to_remove = count - max_docs;
+    // + 1 because the query didn't count the newly inserted doc
+    if count + 1 > max_docs {
+        let docs_to_remove = count + 1 - max_docs;
         let oldest = ctx.query(
             "SELECT TOP @n * FROM f ORDER BY f.creationDate",
             &[("@n", json!(docs_to_remove))],

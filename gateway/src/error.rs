@@ -10,6 +10,10 @@ pub enum GatewayError {
     /// Whatever the engine refused: its own status and sub-status.
     #[error("{0}")]
     Engine(#[from] engine::Error),
+    /// The same, with the RU the attempt cost (Cosmos DB charges failed requests: a 404 point
+    /// read 1 RU, a unique-key 409 the write; engine/RU.md, "Failed requests").
+    #[error("{0}")]
+    Charged(#[from] engine::Failed),
     #[error("{0}")]
     Unauthorized(String),
     #[error("{0}")]
@@ -60,9 +64,28 @@ impl GatewayError {
         }
     }
 
-    fn substatus(&self) -> u16 {
+    /// The engine's error behind this one, charged or not.
+    fn engine(&self) -> Option<&engine::Error> {
         match self {
-            GatewayError::Engine(e) => e.sub_status().unwrap_or(0),
+            GatewayError::Engine(e) => Some(e),
+            GatewayError::Charged(f) => Some(&f.error),
+            _ => None,
+        }
+    }
+
+    /// What the failed attempt cost: the engine's charge; 0 where the gateway refused it.
+    fn request_charge(&self) -> f64 {
+        match self {
+            GatewayError::Charged(f) => f.request_charge(),
+            _ => 0.0,
+        }
+    }
+
+    fn substatus(&self) -> u16 {
+        if let Some(e) = self.engine() {
+            return e.sub_status().unwrap_or(0);
+        }
+        match self {
             GatewayError::Gone { substatus, .. } => *substatus,
             _ => 0,
         }
@@ -71,8 +94,12 @@ impl GatewayError {
 
 impl ResponseError for GatewayError {
     fn status_code(&self) -> StatusCode {
+        if let Some(e) = self.engine() {
+            return StatusCode::from_u16(e.status_code())
+                .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        }
         let code = match self {
-            GatewayError::Engine(e) => e.status_code(),
+            GatewayError::Engine(_) | GatewayError::Charged(_) => 500,
             GatewayError::Unauthorized(_) => 401,
             GatewayError::BadRequest(_) => 400,
             GatewayError::Forbidden(_) => 403,
@@ -97,9 +124,12 @@ impl ResponseError for GatewayError {
         let mut res = HttpResponse::build(status);
         res.insert_header(("x-ms-substatus", self.substatus().to_string()))
             .insert_header(("x-ms-activity-id", crate::headers::activity_id()))
-            .insert_header(("x-ms-request-charge", "0"))
+            .insert_header((
+                "x-ms-request-charge",
+                crate::headers::format_charge(self.request_charge()),
+            ))
             .content_type("application/json");
-        if let GatewayError::Engine(e) = self {
+        if let Some(e) = self.engine() {
             if let Some(wait) = e.retry_after() {
                 res.insert_header(("x-ms-retry-after-ms", wait.as_millis().max(1).to_string()));
             }

@@ -2,6 +2,7 @@
 
 pub mod batch;
 pub(crate) mod blocking;
+mod by_rid;
 pub mod charged;
 pub mod container;
 pub mod database;

@@ -25,6 +25,19 @@ pub struct ScriptContext<'c, 'a, 't> {
     pub(crate) name: String,
     /// What a JavaScript procedure wrote with `console.log`.
     pub(crate) log: String,
+    /// In a post-trigger: the item its write changed, as it was before that write. The
+    /// trigger's queries and read feeds see that version (see [`Before`]).
+    pub(crate) before: Option<Before>,
+}
+
+/// The triggering item as it was before its write, for a post-trigger's queries. Cosmos DB's
+/// own post-trigger in `004_*` (`truncateFeed`, run on the service by its authors) counts
+/// "+ 1 because the query didn't count the newly inserted doc": a post-trigger's queries do not
+/// see the write that triggered it, while point reads and the trigger's own writes are seen.
+pub(crate) struct Before {
+    pub id: String,
+    /// `None` when the write created the item.
+    pub doc: Option<Value>,
 }
 
 impl<'c, 'a, 't> ScriptContext<'c, 'a, 't> {
@@ -141,11 +154,29 @@ impl<'c, 'a, 't> ScriptContext<'c, 'a, 't> {
                 continue;
             }
             self.meter.scan_item(v.len());
-            out.push(serde_json::from_slice(json).map_err(|e| Error::Corrupt(e.to_string()))?);
+            let doc: Value =
+                serde_json::from_slice(json).map_err(|e| Error::Corrupt(e.to_string()))?;
+            if !self.is_before_write(&doc) {
+                out.push(doc);
+            }
+        }
+        if let Some(Before { doc: Some(old), .. }) = &self.before {
+            // Before the write the item was there (replaced, upserted or deleted): in id order.
+            let id = old.get("id").and_then(Value::as_str).unwrap_or_default();
+            let at = out.partition_point(|d| d.get("id").and_then(Value::as_str) < Some(id));
+            out.insert(at, old.clone());
         }
         self.meter.queries += 1;
         self.check_budget()?;
         Ok(out)
+    }
+
+    /// Whether `doc` is the triggering item as its write left it, which a post-trigger's queries
+    /// do not see ([`Before`]).
+    fn is_before_write(&self, doc: &Value) -> bool {
+        self.before
+            .as_ref()
+            .is_some_and(|b| doc.get("id").and_then(Value::as_str) == Some(b.id.as_str()))
     }
 
     /// Runs a query over this logical partition, as this transaction sees it (the scripts'

@@ -5,6 +5,7 @@ use std::time::Instant;
 
 use serde_json::Value;
 
+use super::context::Before;
 use super::{RequestedTriggers, ScriptBudget, ScriptContext, StoredProcedure};
 use crate::catalog::ContainerDef;
 use crate::error::{Error, Result};
@@ -42,6 +43,7 @@ pub(crate) fn run_procedure(
             started: Instant::now(),
             name: name.to_owned(),
             log: String::new(),
+            before: None,
         };
         let body = procedure.execute(&mut sctx, args);
         used = sctx.meter;
@@ -77,6 +79,10 @@ pub(crate) fn run_item_with_triggers(
                 pre(d)?;
             }
         }
+        let before = match triggers.post.is_empty() {
+            true => None,
+            false => before_write(ctx, def, &op)?,
+        };
         let mut out = apply_item(ctx, def, &op)?;
         used = out.meter;
         if triggers.post.is_empty() {
@@ -99,6 +105,7 @@ pub(crate) fn run_item_with_triggers(
             started,
             name: String::new(),
             log: String::new(),
+            before,
         };
         let ran = triggers.post.iter().try_for_each(|(name, post)| {
             sctx.name = name.clone();
@@ -111,4 +118,42 @@ pub(crate) fn run_item_with_triggers(
         Ok(out)
     })?;
     Ok(out.map_err(|error| ScriptFailure { error, meter: used }))
+}
+
+/// The item `op` writes, as it is before the write, for its post-triggers' queries ([`Before`]).
+/// Read inside the write's transaction and not charged: the service charges a trigger for what
+/// its own script does.
+fn before_write(ctx: &mut Ctx, def: &mut ContainerDef, op: &ItemOp) -> Result<Option<Before>> {
+    let id = match &op.kind {
+        ItemOpKind::Create(d) | ItemOpKind::Upsert(d) => d.get("id").and_then(Value::as_str),
+        ItemOpKind::Replace { id, .. }
+        | ItemOpKind::Delete { id }
+        | ItemOpKind::Patch { id, .. } => Some(id.as_str()),
+        ItemOpKind::Read { .. } => return Ok(None),
+    };
+    let Some(id) = id.map(str::to_owned) else {
+        return Ok(None);
+    };
+    let partition_key = match (&op.partition_key, &op.kind) {
+        (Some(pk), _) => pk.clone(),
+        (
+            None,
+            ItemOpKind::Create(d) | ItemOpKind::Upsert(d) | ItemOpKind::Replace { doc: d, .. },
+        ) => def.partition_key.extract(d)?,
+        (None, _) => return Ok(None),
+    };
+    let read = ItemOp {
+        kind: ItemOpKind::Read { id: id.clone() },
+        partition_key: Some(partition_key),
+        if_match: None,
+    };
+    let doc = match apply_item(ctx, def, &read) {
+        Ok(out) => out
+            .body
+            .map(|b| serde_json::from_slice(&b).map_err(|e| Error::Corrupt(e.to_string())))
+            .transpose()?,
+        Err(Error::NotFound { .. }) => None,
+        Err(e) => return Err(e),
+    };
+    Ok(Some(Before { id, doc }))
 }

@@ -308,6 +308,7 @@ fn write(
     let pp = def.partitions.owner(&t.epk);
     let (pp_id, lsn) = (pp.id, pp.lsn + 1);
     let etag = item::etag(rid, lsn);
+    let (item_rid, self_link) = item::item_links(def, &t.key);
     let sys = SystemProperties {
         rid: item::item_rid(rid, &t.key),
         etag: etag.clone(),

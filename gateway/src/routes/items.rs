@@ -196,8 +196,9 @@ pub async fn patch(ctx: &Ctx<'_>, db: &str, c: &str, id: &str) -> Result<HttpRes
                 return Ok(reply(r));
             }
             // Written in between: check the condition against the new version.
-            Err(engine::Error::PreconditionFailed { .. })
-                if headers::get(ctx.headers(), "if-match").is_none() => {}
+            Err(f)
+                if matches!(f.error, engine::Error::PreconditionFailed { .. })
+                    && headers::get(ctx.headers(), "if-match").is_none() => {}
             Err(e) => return Err(e.into()),
         }
     }

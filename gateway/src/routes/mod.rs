@@ -217,15 +217,17 @@ pub(crate) fn unsupported(what: &str) -> GatewayError {
     ))
 }
 
-/// The engine's container, or Cosmos DB's 404 when it (or its database) does not exist.
+/// The engine's container, or Cosmos DB's 404 when it (or its database) does not exist. Its
+/// item, query and procedure calls fail with their charge, which `error.rs` answers in
+/// `x-ms-request-charge`.
 pub(crate) fn container(
     ctx: &Ctx,
     db: &str,
     id: &str,
-) -> Result<(engine::ContainerClient, Arc<engine::ContainerDef>)> {
+) -> Result<(engine::ChargedContainer, Arc<engine::ContainerDef>)> {
     let db = databases::resolve(ctx, db)?;
     let c = containers::resolve(ctx, &db, id)?;
     let client = ctx.engine().database(&db).container(&c);
     let def = client.read_container()?;
-    Ok((client, def))
+    Ok((client.charged(), def))
 }

@@ -236,7 +236,6 @@ pub async fn execute(ctx: &Ctx<'_>, db: &str, c: &str, id: &str) -> Result<HttpR
         }
     };
     let r = client
-        .scripts()
         .execute_stored_procedure::<Value>(id, pk, &args)
         .await?;
     let mut reply = Reply::new(200, r.request_charge);
