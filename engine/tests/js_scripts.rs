@@ -362,6 +362,12 @@ fn a_throw_a_failed_write_an_endless_loop_and_a_memory_bomb_roll_back() {
                 .execute_stored_procedure::<Value>(id, "p", &[])
                 .await
                 .expect_err(id);
+            // Filling 64 MB takes a debug build on a busy machine close to the 50 ms of CPU a
+            // call's JavaScript may use: the bomb ends at whichever bound it meets first.
+            if id == "bomb" && e.status_code() == 408 {
+                assert!(e.to_string().contains("time budget"), "{id}: {e}");
+                continue;
+            }
             assert_eq!(e.status_code(), status, "{id}: {e}");
             assert!(e.to_string().contains(says), "{id}: {e}");
         }
