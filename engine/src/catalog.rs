@@ -14,12 +14,45 @@ use crate::error::{Error, Result};
 use crate::index::CompiledPolicy;
 use crate::partition::{PartitionKeyDefinition, PartitionMap};
 use crate::storage::Store;
-use crate::throughput::Throughput;
+use crate::throughput::{SharedBudget, Throughput};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DatabaseDef {
     pub id: String,
     pub created: u64,
+    /// Numeric id (from the counter containers take theirs from); 0 for a database created
+    /// before databases were numbered (see [`DatabaseDef::number`]).
+    #[serde(default)]
+    pub rid: u32,
+    /// Shared RU/s of the containers created in it without throughput of their own; `None` =
+    /// each container has its own budget (or none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub throughput: Option<u32>,
+}
+
+impl DatabaseDef {
+    /// The number its resource id is made of.
+    pub fn number(&self) -> u32 {
+        database_number(self.rid, &self.id)
+    }
+
+    /// `_rid` in Cosmos DB's form (`rid.rs`).
+    pub fn resource_id(&self) -> String {
+        crate::rid::encode(&crate::rid::database_bytes(self.number()))
+    }
+
+    /// `_self`: `dbs/{rid}/`.
+    pub fn self_link(&self) -> String {
+        format!("dbs/{}/", self.resource_id())
+    }
+}
+
+fn database_number(rid: u32, id: &str) -> u32 {
+    if rid == 0 {
+        crate::rid::legacy_database_number(id)
+    } else {
+        rid
+    }
 }
 
 /// A container as stored: its settings and its physical partitions.
@@ -30,6 +63,10 @@ pub struct ContainerDef {
     pub(crate) database: String,
     /// Numeric id: the key prefix of everything the container stores.
     pub(crate) rid: u32,
+    /// Its database's numeric id (part of `_rid`); 0 for a container created before databases
+    /// were numbered.
+    #[serde(default)]
+    pub(crate) database_rid: u32,
     pub(crate) partition_key: PartitionKeyDefinition,
     /// Cosmos DB's indexing policy shape; `{}` means the default (every path indexed).
     pub(crate) indexing_policy: Value,
@@ -94,6 +131,7 @@ impl ContainerDef {
             id,
             database,
             rid,
+            database_rid: 0,
             partition_key,
             indexing_policy,
             default_ttl,
@@ -138,6 +176,33 @@ impl ContainerDef {
     /// Numeric id: the key prefix of everything the container stores (`_rid` derives from it).
     pub fn rid(&self) -> u32 {
         self.rid
+    }
+
+    /// The 8 bytes of its `_rid`: its database's, then its own.
+    pub fn resource_bytes(&self) -> [u8; 8] {
+        crate::rid::collection_bytes(database_number(self.database_rid, &self.database), self.rid)
+    }
+
+    /// `_rid` in Cosmos DB's form (`rid.rs`).
+    pub fn resource_id(&self) -> String {
+        crate::rid::encode(&self.resource_bytes())
+    }
+
+    /// Its database's `_rid`.
+    pub fn database_resource_id(&self) -> String {
+        crate::rid::encode(&crate::rid::database_bytes(database_number(
+            self.database_rid,
+            &self.database,
+        )))
+    }
+
+    /// `_self`: `dbs/{database rid}/colls/{rid}/`.
+    pub fn self_link(&self) -> String {
+        format!(
+            "dbs/{}/colls/{}/",
+            self.database_resource_id(),
+            self.resource_id()
+        )
     }
 
     pub fn partition_key(&self) -> &PartitionKeyDefinition {
@@ -333,6 +398,8 @@ pub struct Catalog {
     databases: RwLock<HashMap<String, DatabaseDef>>,
     /// database id → container id → container (nested so lookups by `&str` allocate nothing).
     containers: RwLock<HashMap<String, HashMap<String, Arc<ContainerShared>>>>,
+    /// database id → its shared RU/s, which its containers without their own draw from.
+    budgets: RwLock<HashMap<String, Arc<SharedBudget>>>,
 }
 
 impl Catalog {
@@ -361,13 +428,27 @@ impl Catalog {
         v
     }
 
+    /// The database's shared budget (unlimited until the database is published with one).
+    fn budget(&self, db: &str) -> Arc<SharedBudget> {
+        if let Some(b) = self.budgets.read().get(db) {
+            return b.clone();
+        }
+        self.budgets
+            .write()
+            .entry(db.to_owned())
+            .or_default()
+            .clone()
+    }
+
     pub fn publish_database(&self, def: DatabaseDef) {
+        self.budget(&def.id).configure(def.throughput);
         self.databases.write().insert(def.id.clone(), def);
     }
 
     pub fn remove_database(&self, id: &str) {
         self.databases.write().remove(id);
         self.containers.write().remove(id);
+        self.budgets.write().remove(id);
     }
 
     pub fn publish_container(&self, def: ContainerDef) {
@@ -381,6 +462,7 @@ impl Catalog {
             }
             _ => {
                 let throughput = Throughput::new(def.throughput, &def.partitions);
+                throughput.share(Some(self.budget(&def.database)));
                 map.insert(
                     def.id.clone(),
                     Arc::new(ContainerShared {

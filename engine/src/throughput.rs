@@ -1,10 +1,13 @@
 //! Provisioned throughput: a token bucket per physical partition holding that partition's even
 //! share of the container's RU/s (as `001_*` describes), plus the load metrics people watch.
+//! A container without RU/s of its own draws from its database's shared budget
+//! ([`SharedBudget`], Cosmos DB's database-level throughput), when the database has one.
 //!
 //! The charge of a request is only known after its work, so requests are admitted while the
 //! bucket is non-negative, charged afterwards, and refused with 429 while it is in debt.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use parking_lot::{Mutex, RwLock};
@@ -71,10 +74,50 @@ impl PartitionLoad {
     }
 }
 
+/// A database's shared RU/s: one bucket that every container of the database without RU/s of
+/// its own draws from, whatever its partitions (the service spreads a shared budget over the
+/// database's partitions as load needs; one bucket is the simplest model that keeps the total).
+#[derive(Default)]
+pub struct SharedBudget {
+    ru_per_s: RwLock<Option<f64>>,
+    /// Tokens and when they were last refilled.
+    bucket: Mutex<Option<(f64, Instant)>>,
+}
+
+impl SharedBudget {
+    /// (Re)sets the budget; `None` = unlimited.
+    pub fn configure(&self, ru_per_s: Option<u32>) {
+        let ru = ru_per_s.map(f64::from);
+        *self.ru_per_s.write() = ru;
+        let mut b = self.bucket.lock();
+        *b = ru.map(|r| {
+            let tokens = b.map_or(r, |(t, _)| t.min(r));
+            (tokens, Instant::now())
+        });
+    }
+
+    fn ru_per_s(&self) -> Option<f64> {
+        *self.ru_per_s.read()
+    }
+
+    /// The tokens after refilling; `None` when unlimited.
+    fn refilled(&self, take: f64) -> Option<(f64, f64)> {
+        let ru = self.ru_per_s()?;
+        let mut b = self.bucket.lock();
+        let (tokens, at) = b.get_or_insert((ru, Instant::now()));
+        let now = Instant::now();
+        *tokens = (*tokens + now.duration_since(*at).as_secs_f64() * ru).min(ru) - take;
+        *at = now;
+        Some((*tokens, ru))
+    }
+}
+
 pub struct Throughput {
     epoch: Instant,
     per_partition: RwLock<Option<f64>>,
     buckets: RwLock<HashMap<u32, Mutex<Bucket>>>,
+    /// The database's shared budget, used while the container has no RU/s of its own.
+    shared: RwLock<Option<Arc<SharedBudget>>>,
 }
 
 impl Throughput {
@@ -83,6 +126,7 @@ impl Throughput {
             epoch: Instant::now(),
             per_partition: RwLock::new(None),
             buckets: RwLock::default(),
+            shared: RwLock::default(),
         };
         t.configure(ru_per_s, map);
         t
@@ -114,6 +158,21 @@ impl Throughput {
         }
     }
 
+    /// Draws on `budget` (its database's) while the container has no RU/s of its own.
+    pub fn share(&self, budget: Option<Arc<SharedBudget>>) {
+        *self.shared.write() = budget;
+    }
+
+    fn shared_budget(&self) -> Option<Arc<SharedBudget>> {
+        self.shared.read().clone()
+    }
+
+    /// The RU/s that limit partition `pp`: its own share, else the database's whole budget.
+    fn budget(&self) -> Option<f64> {
+        let own = *self.per_partition.read();
+        own.or_else(|| self.shared_budget().and_then(|b| b.ru_per_s()))
+    }
+
     fn refill(b: &mut Bucket, share: f64) {
         let now = Instant::now();
         let dt = now.duration_since(b.refilled).as_secs_f64();
@@ -124,24 +183,30 @@ impl Throughput {
 
     /// Refuses with 429 while partition `pp` is in debt.
     pub fn admit(&self, pp: u32) -> Result<()> {
-        let Some(share) = *self.per_partition.read() else {
-            return Ok(());
-        };
         let buckets = self.buckets.read();
         let Some(b) = buckets.get(&pp) else {
             return Ok(());
         };
         let mut b = b.lock();
-        Self::refill(&mut b, share);
-        if b.tokens < 0.0 {
+        let (tokens, budget) = match *self.per_partition.read() {
+            Some(share) => {
+                Self::refill(&mut b, share);
+                (b.tokens, share)
+            }
+            None => match self.shared_budget().and_then(|s| s.refilled(0.0)) {
+                Some(shared) => shared,
+                None => return Ok(()),
+            },
+        };
+        if tokens < 0.0 {
             b.throttled += 1;
             let sec = self.epoch.elapsed().as_secs();
             Self::advance(&mut b, sec);
             b.throttled_seconds[(sec as usize) % HISTORY] += 1;
-            let wait = Duration::from_secs_f64(-b.tokens / share).max(Duration::from_millis(1));
+            let wait = Duration::from_secs_f64(-tokens / budget).max(Duration::from_millis(1));
             return Err(Error::TooManyRequests {
                 partition: pp,
-                budget_ru_per_s: share,
+                budget_ru_per_s: budget,
                 retry_after: wait,
             });
         }
@@ -157,6 +222,8 @@ impl Throughput {
         if let Some(share) = share {
             Self::refill(&mut b, share);
             b.tokens -= ru;
+        } else if let Some(shared) = self.shared_budget() {
+            shared.refilled(ru);
         }
         b.ru_total += ru;
         b.requests += 1;
@@ -176,7 +243,7 @@ impl Throughput {
     }
 
     pub fn loads(&self) -> Vec<PartitionLoad> {
-        let share = *self.per_partition.read();
+        let share = self.budget();
         let sec = self.epoch.elapsed().as_secs();
         let buckets = self.buckets.read();
         let mut v: Vec<_> = buckets
@@ -234,6 +301,35 @@ mod tests {
         assert_eq!(loads[0].throttled_last_minute, 1);
         assert_eq!(loads[0].requests, 1);
         assert_eq!(loads[1].throttled_last_minute, 0);
+    }
+
+    #[test]
+    fn containers_without_their_own_budget_share_their_database_s() {
+        let db = Arc::new(SharedBudget::default());
+        db.configure(Some(100));
+        let (a, b) = (
+            Throughput::new(None, &PartitionMap::evenly(1)),
+            Throughput::new(None, &PartitionMap::evenly(2)),
+        );
+        let own = Throughput::new(Some(1000), &PartitionMap::evenly(1));
+        for t in [&a, &b, &own] {
+            t.share(Some(db.clone()));
+        }
+        a.admit(0).unwrap();
+        a.charge(0, 70.0);
+        b.admit(1).unwrap();
+        b.charge(1, 50.0); // 100 - 120 = -20: the database's budget is spent, for both
+        for (t, pp) in [(&a, 0), (&b, 0), (&b, 1)] {
+            let e = t.admit(pp).unwrap_err();
+            assert_eq!(e.status_code(), 429);
+            assert!(e.retry_after().unwrap() <= Duration::from_millis(210));
+        }
+        // A container with RU/s of its own keeps them.
+        own.admit(0).unwrap();
+        assert_eq!(a.loads()[0].budget_ru_per_s, Some(100.0));
+        // Raised, the shared budget serves again once its debt is paid.
+        db.configure(None);
+        a.admit(0).unwrap();
     }
 
     #[test]

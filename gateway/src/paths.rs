@@ -1,6 +1,6 @@
 //! Resource paths (`/dbs/{db}/colls/{coll}/docs/{id}`) and what a client signs for them.
 
-use base64::Engine as _;
+use engine::rid::{self, ChildKind};
 
 use crate::error::GatewayError;
 
@@ -24,7 +24,7 @@ pub fn parse(raw: &str) -> Result<Target, GatewayError> {
                 .map_err(|_| GatewayError::BadRequest(format!("the path {raw} is not UTF-8")))
         })
         .collect::<Result<Vec<_>, _>>()?;
-    if segments.len() >= 2 && segments[0].eq_ignore_ascii_case("dbs") && !is_name_based(&segments) {
+    if is_rid_path(&segments) {
         check_rid_path(&segments)?;
     }
     // "Delete all items of a partition key" is signed as an operation on its container
@@ -66,54 +66,69 @@ pub fn parse(raw: &str) -> Result<Target, GatewayError> {
     })
 }
 
-/// A resource-id path (`dbs/{rid}/colls/{rid}/…`) is signed with its last id alone (the SDKs'
-/// `GetResourceIdOrFullNameFromLink`): that id must name everything before it, as Cosmos DB's
-/// ids do, or a signature for one resource would serve for the same last id under any other
-/// database or container. A container's id holds its database's, so the path may end at a
-/// database, a container or a feed of one; an item, a script or a range is named by an id of its
-/// own that names no container here, so below a container only the name-based path is answered.
+/// A resource-id path (`dbs/{rid}/colls/{rid}/docs/{rid}`, the `_self` links) is signed with
+/// its last id alone (the SDKs' `GetResourceIdOrFullNameFromLink`): that id must name everything
+/// before it, as Cosmos DB's ids do (`engine::rid`: a container's id holds its database's, an
+/// item's or a script's holds its container's), or a signature for one resource would serve for
+/// the same last id under any other database or container. `routes::links` then resolves each
+/// id to exactly the resource it names.
 fn check_rid_path(segments: &[String]) -> Result<(), GatewayError> {
     let refused = |why: &str| {
         GatewayError::Forbidden(format!(
             "The resource-id path /{} is refused: {why}. Its signature covers only its last id \
-             (as Cosmos DB signs resource-id links), which must name the resources before it; \
-             use the name-based path (dbs/{{db}}/colls/{{container}}/docs/{{id}}).",
+             (as Cosmos DB signs resource-id links), which must name the resources before it.",
             segments.join("/")
         ))
     };
-    let db = rid_bytes(&segments[1]).unwrap_or_default();
-    match &segments[2..] {
+    let db = rid::decode(&segments[1]).unwrap_or_default();
+    let [colls, coll, rest @ ..] = &segments[2..] else {
+        return Ok(()); // the database, or a feed of it
+    };
+    if colls != "colls" {
+        return Err(refused("only containers are named below a database"));
+    }
+    let coll_bytes = rid::decode(coll)
+        .filter(|c| rid::is_collection(c) && c[..4] == db[..])
+        .ok_or_else(|| {
+            refused(&format!(
+                "'{coll}' is not the resource id of a container of database {}",
+                segments[1]
+            ))
+        })?;
+    match rest {
         [] | [_] => Ok(()),
-        [colls, coll, rest @ ..] if colls == "colls" => {
-            if !rid_bytes(coll).is_some_and(|c| c.len() == 8 && c[..4] == db[..]) {
-                return Err(refused(&format!(
-                    "'{coll}' is not the resource id of a container of database {}",
-                    segments[1]
-                )));
+        [ops, pkd] if ops == "operations" && pkd == "partitionkeydelete" => Ok(()),
+        [kind, child] => match ChildKind::of_segment(kind) {
+            Some(k) if k != ChildKind::PartitionKeyRange => {
+                let bytes = rid::decode(child).unwrap_or_default();
+                if rid::child_kind(&bytes) == Some(k) && bytes[..8] == coll_bytes[..] {
+                    Ok(())
+                } else {
+                    Err(refused(&format!(
+                        "'{child}' is not the resource id of one of the {kind} of container {coll}"
+                    )))
+                }
             }
-            match rest {
-                [] | [_] => Ok(()),
-                [ops, pkd] if ops == "operations" && pkd == "partitionkeydelete" => Ok(()),
-                _ => Err(refused("below a container, resources are named by name")),
-            }
-        }
-        _ => Err(refused("only containers are named below a database")),
+            _ => Err(refused(&format!(
+                "{kind} are not named by resource id here"
+            ))),
+        },
+        _ => Err(refused(
+            "nothing below an item or a script is named by resource id",
+        )),
     }
 }
 
-/// The bytes of a Cosmos DB resource id (base64 with `-` for `/`).
-fn rid_bytes(segment: &str) -> Option<Vec<u8>> {
-    base64::engine::general_purpose::STANDARD
-        .decode(segment.replace('-', "/"))
-        .ok()
+/// Whether the path names its resources by resource id (the SDKs' rule, `_base.IsNameBased`):
+/// under `dbs/`, an id that is an 8-character base64 resource id of 4 bytes.
+pub fn is_rid_path(segments: &[String]) -> bool {
+    segments.len() >= 2 && segments[0].eq_ignore_ascii_case("dbs") && !is_name_based(segments)
 }
 
-/// The SDKs' rule (`_base.IsNameBased`): under `dbs/`, an id that is not an 8-character
-/// base64 resource id of 4 bytes is a name.
 fn is_name_based(segments: &[String]) -> bool {
     match segments {
         [first, db, ..] if first.eq_ignore_ascii_case("dbs") => {
-            db.len() != 8 || rid_bytes(db).is_none_or(|b| b.len() != 4)
+            db.len() != 8 || rid::decode(db).is_none_or(|b| b.len() != 4)
         }
         _ => false,
     }
@@ -145,31 +160,47 @@ mod tests {
 
     #[test]
     fn a_resource_id_path_is_named_by_its_last_id() {
-        // Database AAAAAQ== (bytes 0 0 0 1); its container AAAAAQAAAAI= (then 0 0 0 2).
+        let db = rid::encode(&rid::database_bytes(1));
+        let coll_bytes = rid::collection_bytes(1, 2);
+        let coll = rid::encode(&coll_bytes);
+        let doc = rid::child(&coll_bytes, ChildKind::Document, b"item");
+        let sproc = rid::child(&coll_bytes, ChildKind::StoredProcedure, b"sp");
+        let other_db_coll = rid::encode(&rid::collection_bytes(2, 2));
+        let other_coll_doc = rid::child(&rid::collection_bytes(1, 3), ChildKind::Document, b"x");
+        let base = format!("/dbs/{db}/colls/{coll}");
         for ok in [
-            "/dbs/AAAAAQ==",
-            "/dbs/AAAAAQ==/colls",
-            "/dbs/AAAAAQ==/colls/AAAAAQAAAAI=",
-            "/dbs/AAAAAQ==/colls/AAAAAQAAAAI=/docs",
-            "/dbs/AAAAAQ==/colls/AAAAAQAAAAI=/pkranges",
-            "/dbs/AAAAAQ==/colls/AAAAAQAAAAI=/operations/partitionkeydelete",
+            format!("/dbs/{db}"),
+            format!("/dbs/{db}/colls"),
+            base.clone(),
+            format!("{base}/docs"),
+            format!("{base}/pkranges"),
+            format!("{base}/operations/partitionkeydelete"),
+            format!("{base}/docs/{doc}"),
+            format!("{base}/sprocs/{sproc}"),
         ] {
-            let t = parse(ok).unwrap();
+            let t = parse(&ok).unwrap();
             assert!(!t.link.contains('/'), "{ok}: {}", t.link);
         }
+        let t = parse(&format!("{base}/docs/{doc}/")).unwrap();
         assert_eq!(
-            parse("/dbs/AAAAAQ==/colls/AAAAAQAAAAI=/docs").unwrap().link,
-            "aaaaaqaaaai="
+            (t.resource_type.as_str(), t.link),
+            ("docs", doc.to_lowercase())
         );
         for refused in [
-            // Another database's container, a container by name, an item or a script below.
-            "/dbs/AAAAAg==/colls/AAAAAQAAAAI=",
-            "/dbs/AAAAAQ==/colls/c",
-            "/dbs/AAAAAQ==/colls/AAAAAQAAAAI=/docs/probe",
-            "/dbs/AAAAAQ==/colls/AAAAAQAAAAI=/sprocs/s",
-            "/dbs/AAAAAQ==/users/u",
+            // Another database's container, a container by name, an item by name, a script's
+            // id as an item's, an item of another container, an item's id as a script's, below
+            // an item, users.
+            format!("/dbs/{db}/colls/{other_db_coll}"),
+            format!("/dbs/{db}/colls/c"),
+            format!("{base}/docs/probe"),
+            format!("{base}/docs/{sproc}"),
+            format!("{base}/docs/{other_coll_doc}"),
+            format!("{base}/sprocs/{doc}"),
+            format!("{base}/docs/{doc}/attachments/a"),
+            format!("{base}/pkranges/{doc}"),
+            format!("/dbs/{db}/users/u"),
         ] {
-            let e = parse(refused).unwrap_err();
+            let e = parse(&refused).unwrap_err();
             assert!(matches!(e, GatewayError::Forbidden(_)), "{refused}: {e}");
         }
         assert!(parse("/dbs/d/colls/c/docs/probe").is_ok());

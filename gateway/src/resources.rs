@@ -1,45 +1,18 @@
 //! The JSON of databases, containers, partition key ranges and offers, as Cosmos DB returns them
 //! (the SDKs read `partitionKey`, `_rid`, `_self` and the feeds' `_count`).
 
-use base64::Engine as _;
+use engine::rid::{self, ChildKind};
 use engine::{ContainerDef, DatabaseDef};
 use serde_json::{json, Value};
 
-/// Cosmos DB's resource ids are base64 with `-` for `/`: a database's has 4 bytes, a
-/// container's 8 (its database's 4, then its own).
-fn rid(bytes: &[u8]) -> String {
-    base64::engine::general_purpose::STANDARD
-        .encode(bytes)
-        .replace('/', "-")
-}
-
-/// A database's 4 bytes: the engine numbers containers but not databases, so a hash of the id
-/// (FNV-1a: stable across builds, unlike std's hasher).
-fn database_bytes(id: &str) -> [u8; 4] {
-    let mut h: u32 = 0x811c_9dc5;
-    for b in id.bytes() {
-        h ^= b as u32;
-        h = h.wrapping_mul(0x0100_0193);
-    }
-    h.to_be_bytes()
-}
-
-pub fn database_rid(id: &str) -> String {
-    rid(&database_bytes(id))
-}
-
+/// Resource ids and links are the engine's (`engine::rid`: Cosmos DB's form, which the SDKs
+/// parse); these name them as the routes use them.
 pub fn container_rid(def: &ContainerDef) -> String {
-    let mut b = database_bytes(def.database()).to_vec();
-    b.extend_from_slice(&def.rid().to_be_bytes());
-    rid(&b)
+    def.resource_id()
 }
 
 pub fn container_self(def: &ContainerDef) -> String {
-    format!(
-        "dbs/{}/colls/{}/",
-        database_rid(def.database()),
-        container_rid(def)
-    )
+    def.self_link()
 }
 
 /// An etag for a resource that changes only with its settings.
@@ -54,11 +27,11 @@ fn etag_of(v: &Value) -> String {
 }
 
 pub fn database(def: &DatabaseDef) -> Value {
-    let rid = database_rid(&def.id);
+    let rid = def.resource_id();
     json!({
         "id": def.id,
         "_rid": rid,
-        "_self": format!("dbs/{rid}/"),
+        "_self": def.self_link(),
         "_etag": format!("\"{}\"", rid),
         "_colls": "colls/",
         "_users": "users/",
@@ -126,10 +99,11 @@ pub fn partition_key_range(
     throughput_fraction: f64,
 ) -> Value {
     let n: u32 = range.id.parse().unwrap_or(0);
-    let mut b = [0u8; 8];
-    b[0] = 2;
-    b[4..].copy_from_slice(&n.to_be_bytes());
-    let rid = format!("{}{}", &container_rid(def)[..8], self::rid(&b));
+    let rid = rid::encode(&rid::child_bytes(
+        &def.resource_bytes(),
+        ChildKind::PartitionKeyRange,
+        n as u64,
+    ));
     json!({
         "id": range.id,
         "_rid": rid,
@@ -146,24 +120,49 @@ pub fn partition_key_range(
     })
 }
 
-/// An offer's id: its container's rid without the database part, lower case (offers are
-/// addressed by id, which the SDKs lower-case when they sign).
-pub fn offer_id(def: &ContainerDef) -> String {
-    format!("{:08x}", def.rid())
+/// What an offer provisions: a container's own throughput or a database's shared one.
+pub enum Provisioned<'a> {
+    Container(&'a ContainerDef),
+    Database(&'a DatabaseDef),
 }
 
-pub fn offer(def: &ContainerDef, throughput: u32) -> Value {
-    let id = offer_id(def);
+impl Provisioned<'_> {
+    /// The offer's id (`rid::offer`: 3 bytes, as the service's): the resource's number.
+    pub fn offer_id(&self) -> String {
+        rid::offer(match self {
+            Provisioned::Container(c) => c.rid(),
+            Provisioned::Database(d) => d.number(),
+        })
+    }
+
+    fn link_and_rid(&self) -> (String, String) {
+        match self {
+            Provisioned::Container(c) => (c.self_link(), c.resource_id()),
+            Provisioned::Database(d) => (d.self_link(), d.resource_id()),
+        }
+    }
+
+    fn created(&self) -> u64 {
+        match self {
+            Provisioned::Container(c) => c.created(),
+            Provisioned::Database(d) => d.created,
+        }
+    }
+}
+
+pub fn offer(of: &Provisioned, throughput: u32) -> Value {
+    let id = of.offer_id();
+    let (link, resource_rid) = of.link_and_rid();
     json!({
         "id": id,
         "_rid": id,
         "_self": format!("offers/{id}/"),
         "_etag": format!("\"{id}-{throughput}\""),
-        "_ts": def.created(),
+        "_ts": of.created(),
         "offerVersion": "V2",
         "offerType": "Invalid",
-        "resource": container_self(def),
-        "offerResourceId": container_rid(def),
+        "resource": link,
+        "offerResourceId": resource_rid,
         "content": {
             "offerThroughput": throughput,
             "offerIsRUPerMinuteThroughputEnabled": false,

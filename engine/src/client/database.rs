@@ -82,6 +82,24 @@ impl DatabaseClient {
         }
     }
 
+    /// Sets (or, with `None`, removes) the database's shared RU/s.
+    pub async fn replace_database_throughput(
+        &self,
+        throughput: Option<u32>,
+    ) -> Result<crate::catalog::DatabaseDef> {
+        match self
+            .engine
+            .submit(WriteOp::ReplaceDatabaseThroughput {
+                id: self.id.clone(),
+                throughput,
+            })
+            .await?
+        {
+            WriteOutput::Database(def) => Ok(def),
+            _ => Err(Error::Corrupt("unexpected writer answer".into())),
+        }
+    }
+
     /// Changes a container's indexing policy. The index is rebuilt online: the returned
     /// definition's `index_rebuild` shows progress until it is `None`; queries stay correct
     /// meanwhile (they scan).

@@ -259,8 +259,21 @@ impl Engine {
     }
 
     pub async fn create_database(&self, id: &str) -> Result<DatabaseClient> {
-        self.submit(WriteOp::CreateDatabase { id: id.to_owned() })
-            .await?;
+        self.create_database_with_throughput(id, None).await
+    }
+
+    /// Creates a database whose `throughput` RU/s its containers without throughput of their
+    /// own share (Cosmos DB's database-level throughput; `throughput.rs`).
+    pub async fn create_database_with_throughput(
+        &self,
+        id: &str,
+        throughput: Option<u32>,
+    ) -> Result<DatabaseClient> {
+        self.submit(WriteOp::CreateDatabase {
+            id: id.to_owned(),
+            throughput,
+        })
+        .await?;
         Ok(self.database(id))
     }
 

@@ -69,6 +69,8 @@ pub fn ttl_of(doc: &Value) -> Result<Option<i64>> {
 /// System properties written into a stored item.
 pub struct SystemProperties {
     pub rid: String,
+    /// `_self`: `dbs/{database rid}/colls/{container rid}/docs/{rid}/`.
+    pub self_link: String,
     pub etag: String,
     pub ts: u64,
     pub lsn: u64,
@@ -90,7 +92,7 @@ pub fn seal(doc: Value, sys: &SystemProperties) -> Result<(Value, Vec<u8>)> {
         obj.shift_remove(p);
     }
     obj.insert("_rid".into(), Value::String(sys.rid.clone()));
-    obj.insert("_self".into(), Value::String(format!("docs/{}/", sys.rid)));
+    obj.insert("_self".into(), Value::String(sys.self_link.clone()));
     obj.insert("_etag".into(), Value::String(sys.etag.clone()));
     obj.insert("_attachments".into(), Value::String("attachments/".into()));
     obj.insert("_ts".into(), Value::from(sys.ts));
@@ -132,9 +134,16 @@ pub fn etag(rid: u32, lsn: u64) -> String {
     format!("\"{rid:08x}-0000-0000-{lsn:016x}\"")
 }
 
-/// A stable resource id for an item: container id and a hash of its identity.
-pub fn item_rid(rid: u32, doc_key: &[u8]) -> String {
-    format!("{rid:08x}{:016x}", xxhash_rust::xxh3::xxh3_64(doc_key))
+/// An item's `_rid` (Cosmos DB's form, `rid.rs`: its container's, then a hash of its key, so it
+/// stays the same across replaces) and its `_self`.
+pub fn item_links(def: &crate::ContainerDef, doc_key: &[u8]) -> (String, String) {
+    let rid = crate::rid::child(
+        &def.resource_bytes(),
+        crate::rid::ChildKind::Document,
+        doc_key,
+    );
+    let link = format!("{}docs/{rid}/", def.self_link());
+    (rid, link)
 }
 
 /// Parses stored JSON (written by this engine) into `T`: the bytes are validated as UTF-8 once,

@@ -310,7 +310,8 @@ fn write(
     let etag = item::etag(rid, lsn);
     let (item_rid, self_link) = item::item_links(def, &t.key);
     let sys = SystemProperties {
-        rid: item::item_rid(rid, &t.key),
+        rid: item_rid,
+        self_link,
         etag: etag.clone(),
         ts: ctx.now,
         lsn,

@@ -112,6 +112,13 @@ pub struct ItemOp {
 pub enum WriteOp {
     CreateDatabase {
         id: String,
+        /// Shared RU/s of the database (`DatabaseDef::throughput`).
+        throughput: Option<u32>,
+    },
+    /// Sets (or removes) a database's shared RU/s.
+    ReplaceDatabaseThroughput {
+        id: String,
+        throughput: Option<u32>,
     },
     DeleteDatabase {
         id: String,
@@ -206,6 +213,7 @@ pub struct BatchFailure {
 
 #[derive(Debug)]
 pub enum WriteOutput {
+    Database(crate::catalog::DatabaseDef),
     Container(ContainerDef),
     Item(ItemOutcome),
     Batch(Result<Vec<ItemOutcome>, BatchFailure>),

@@ -22,22 +22,37 @@ pub(super) fn apply_resource(
     dirty: &mut Dirty,
 ) -> Result<WriteOutput> {
     match op {
-        WriteOp::CreateDatabase { id } => {
+        WriteOp::CreateDatabase { id, throughput } => {
             catalog::validate_resource_id("database", id)?;
             if state.databases.contains_key(id) {
                 return Err(Error::Conflict { id: id.clone() });
             }
+            check_throughput(*throughput)?;
+            // Numbered from the containers' counter: a database re-created under the same name
+            // gets a new `_rid`, as on the service, so old links never reach the new one.
             let def = DatabaseDef {
                 id: id.clone(),
                 created: ctx.now,
+                rid: state.next_rid,
+                throughput: *throughput,
             };
-            let bytes = serde_json::to_vec(&def).map_err(|e| Error::Corrupt(e.to_string()))?;
-            ctx.store
-                .meta
-                .put(ctx.wtxn, &catalog::database_key(id), &bytes)?;
-            state.databases.insert(id.clone(), def);
+            state.next_rid += 1;
+            dirty.next_rid = true;
+            put_database(ctx, &def)?;
+            state.databases.insert(id.clone(), def.clone());
             dirty.databases.insert(id.clone());
-            Ok(WriteOutput::Done)
+            Ok(WriteOutput::Database(def))
+        }
+        WriteOp::ReplaceDatabaseThroughput { id, throughput } => {
+            check_throughput(*throughput)?;
+            let def = state.databases.get_mut(id).ok_or_else(|| Error::NotFound {
+                what: format!("database '{id}'"),
+            })?;
+            def.throughput = *throughput;
+            let def = def.clone();
+            put_database(ctx, &def)?;
+            dirty.databases.insert(id.clone());
+            Ok(WriteOutput::Database(def))
         }
         WriteOp::DeleteDatabase { id } => {
             if state.databases.remove(id).is_none() {
@@ -86,14 +101,7 @@ pub(super) fn apply_resource(
                     ));
                 }
             }
-            if let Some(t) = props.throughput {
-                if t < 1 {
-                    return Err(Error::bad(
-                        "throughput",
-                        "throughput must be at least 1 RU/s",
-                    ));
-                }
-            }
+            check_throughput(props.throughput)?;
             let partitions = props.initial_partitions.unwrap_or(*default_partitions);
             if !(1..=1024).contains(&partitions) {
                 return Err(Error::bad(
@@ -119,6 +127,7 @@ pub(super) fn apply_resource(
                 ctx.now,
             )?;
             def.unique_keys = props.unique_keys.clone();
+            def.database_rid = state.databases[database].number();
             state.next_rid += 1;
             dirty.next_rid = true;
             state.containers.insert(rid, def.clone());
@@ -166,6 +175,24 @@ pub(super) fn apply_resource(
             unreachable!("handled by the writer")
         }
     }
+}
+
+fn check_throughput(throughput: Option<u32>) -> Result<()> {
+    if throughput == Some(0) {
+        return Err(Error::bad(
+            "throughput",
+            "throughput must be at least 1 RU/s",
+        ));
+    }
+    Ok(())
+}
+
+fn put_database(ctx: &mut Ctx, def: &DatabaseDef) -> Result<()> {
+    let bytes = serde_json::to_vec(def).map_err(|e| Error::Corrupt(e.to_string()))?;
+    ctx.store
+        .meta
+        .put(ctx.wtxn, &catalog::database_key(&def.id), &bytes)?;
+    Ok(())
 }
 
 fn drop_container(

@@ -14,23 +14,20 @@ use crate::resources;
 /// that many partitions, as the service does.
 pub const RU_PER_PARTITION: u32 = 10_000;
 
+/// The container's id for a path segment: its name (`links` turns resource ids into names).
 pub fn resolve(ctx: &Ctx, db: &str, segment: &str) -> Result<String> {
     let all = ctx.engine().database(db).containers();
     if all.iter().any(|c| c.id() == segment) {
         return Ok(segment.to_owned());
     }
-    all.iter()
-        .find(|c| resources::container_rid(c) == segment)
-        .map(|c| c.id().to_owned())
-        .ok_or_else(|| {
-            GatewayError::NotFound(format!(
-                "Resource Not Found. Container '{segment}' does not exist in database '{db}'."
-            ))
-        })
+    Err(GatewayError::NotFound(format!(
+        "Resource Not Found. Container '{segment}' does not exist in database '{db}'."
+    )))
 }
 
 pub fn list(ctx: &Ctx, db: &str) -> Result<HttpResponse> {
     let db = super::databases::resolve(ctx, db)?;
+    let db_rid = super::databases::definition(ctx, &db)?.resource_id();
     let all: Vec<Value> = ctx
         .engine()
         .database(&db)
@@ -41,9 +38,7 @@ pub fn list(ctx: &Ctx, db: &str) -> Result<HttpResponse> {
     let n = all.len();
     Ok(Reply::new(200, 1.0)
         .header("x-ms-item-count", n.to_string())
-        .json(
-            resources::feed(&resources::database_rid(&db), "DocumentCollections", all).to_string(),
-        ))
+        .json(resources::feed(&db_rid, "DocumentCollections", all).to_string()))
 }
 
 pub fn read(ctx: &Ctx, db: &str, id: &str) -> Result<HttpResponse> {
@@ -111,7 +106,8 @@ fn partition_key_path(body: &Value) -> Result<String> {
     }
 }
 
-fn throughput(ctx: &Ctx) -> Result<Option<u32>> {
+/// `x-ms-offer-throughput` (manual RU/s, at least 400, as the service asks); autoscale refused.
+pub(super) fn throughput(ctx: &Ctx) -> Result<Option<u32>> {
     if headers::get(ctx.headers(), headers::AUTOPILOT).is_some() {
         return Err(bad(
             "Autoscale throughput is not supported by this engine: provision manual throughput \

@@ -1,23 +1,25 @@
 //! Databases: create, read, list, delete.
 
 use actix_web::HttpResponse;
+use engine::DatabaseDef;
 use serde_json::Value;
 
 use super::Ctx;
 use crate::error::{GatewayError, Result};
-use crate::headers::{self, Reply};
+use crate::headers::Reply;
 use crate::resources;
 
-/// The database's id for a path segment: its name, or its resource id (`_self` links).
+/// The database's id for a path segment: its name (`links` turns resource ids into names).
 pub fn resolve(ctx: &Ctx, segment: &str) -> Result<String> {
-    let dbs = ctx.engine().databases();
-    if dbs.iter().any(|d| d.id == segment) {
-        return Ok(segment.to_owned());
-    }
-    dbs.into_iter()
-        .find(|d| resources::database_rid(&d.id) == segment)
-        .map(|d| d.id)
-        .ok_or_else(|| not_found(segment))
+    definition(ctx, segment).map(|d| d.id)
+}
+
+pub fn definition(ctx: &Ctx, id: &str) -> Result<DatabaseDef> {
+    ctx.engine()
+        .databases()
+        .into_iter()
+        .find(|d| d.id == id)
+        .ok_or_else(|| not_found(id))
 }
 
 fn not_found(id: &str) -> GatewayError {
@@ -45,16 +47,13 @@ pub async fn create(ctx: &Ctx<'_>) -> Result<HttpResponse> {
         .get("id")
         .and_then(Value::as_str)
         .ok_or_else(|| GatewayError::BadRequest("The database needs a string 'id'.".into()))?;
-    if headers::get(ctx.headers(), headers::OFFER_THROUGHPUT).is_some()
-        || headers::get(ctx.headers(), headers::AUTOPILOT).is_some()
+    // Shared throughput: the containers created without their own share it (PROTOCOL.md).
+    let throughput = super::containers::throughput(ctx)?;
+    match ctx
+        .engine()
+        .create_database_with_throughput(id, throughput)
+        .await
     {
-        return Err(GatewayError::BadRequest(
-            "Shared (database) throughput is not supported by this engine: provision throughput \
-             on each container instead."
-                .into(),
-        ));
-    }
-    match ctx.engine().create_database(id).await {
         Ok(_) => {}
         Err(engine::Error::Conflict { .. }) => {
             return Err(GatewayError::Conflict(format!(
@@ -63,23 +62,12 @@ pub async fn create(ctx: &Ctx<'_>) -> Result<HttpResponse> {
         }
         Err(e) => return Err(e.into()),
     }
-    let def = ctx
-        .engine()
-        .databases()
-        .into_iter()
-        .find(|d| d.id == id)
-        .ok_or_else(|| not_found(id))?;
+    let def = definition(ctx, id)?;
     Ok(Reply::new(201, 1.0).json(resources::database(&def).to_string()))
 }
 
 pub fn read(ctx: &Ctx, db: &str) -> Result<HttpResponse> {
-    let id = resolve(ctx, db)?;
-    let def = ctx
-        .engine()
-        .databases()
-        .into_iter()
-        .find(|d| d.id == id)
-        .ok_or_else(|| not_found(db))?;
+    let def = definition(ctx, db)?;
     Ok(Reply::new(200, 1.0).json(resources::database(&def).to_string()))
 }
 

@@ -8,6 +8,7 @@ mod changefeed;
 mod containers;
 mod databases;
 mod items;
+mod links;
 mod offers;
 mod pkranges;
 mod queries;
@@ -97,7 +98,8 @@ pub(crate) async fn dispatch(
         state: &state,
         body,
     };
-    let segs: Vec<&str> = target.segments.iter().map(String::as_str).collect();
+    let named = links::to_names(&ctx, target.segments).await?;
+    let segs: Vec<&str> = named.iter().map(String::as_str).collect();
     let mut response = route(&ctx, &method, &segs).await?;
     if let ["dbs", db, "colls", c, _, ..] = segs.as_slice() {
         pkranges::name_the_range(&ctx, db, c, &mut response);

@@ -1,24 +1,47 @@
-//! Offers: a container's provisioned throughput, read and replaced. The engine provisions
-//! throughput per container only (no shared database throughput, no autoscale).
-
-use std::sync::Arc;
+//! Offers: the provisioned throughput of a container (its own) or of a database (shared by its
+//! containers that have none of their own), read and replaced. No autoscale.
 
 use actix_web::HttpResponse;
-use engine::ContainerDef;
+use engine::{ContainerDef, DatabaseDef};
 use serde_json::Value;
 
 use super::Ctx;
 use crate::error::{GatewayError, Result};
 use crate::headers::Reply;
-use crate::resources;
+use crate::resources::{self, Provisioned};
 
-fn provisioned(ctx: &Ctx) -> Vec<(Arc<ContainerDef>, u32)> {
-    ctx.engine()
-        .databases()
-        .iter()
-        .flat_map(|d| ctx.engine().database(&d.id).containers())
-        .filter_map(|c| c.throughput().map(|t| (c, t)))
-        .collect()
+/// A resource with provisioned throughput, owned so the offer outlives the catalog read.
+enum Owner {
+    Container(std::sync::Arc<ContainerDef>),
+    Database(DatabaseDef),
+}
+
+impl Owner {
+    fn provisioned(&self) -> Provisioned<'_> {
+        match self {
+            Owner::Container(c) => Provisioned::Container(c),
+            Owner::Database(d) => Provisioned::Database(d),
+        }
+    }
+
+    fn offer(&self, throughput: u32) -> Value {
+        resources::offer(&self.provisioned(), throughput)
+    }
+}
+
+fn provisioned(ctx: &Ctx) -> Vec<(Owner, u32)> {
+    let mut all = Vec::new();
+    for d in ctx.engine().databases() {
+        for c in ctx.engine().database(&d.id).containers() {
+            if let Some(t) = c.throughput() {
+                all.push((Owner::Container(c), t));
+            }
+        }
+        if let Some(t) = d.throughput {
+            all.push((Owner::Database(d), t));
+        }
+    }
+    all
 }
 
 fn page(offers: Vec<Value>) -> HttpResponse {
@@ -30,10 +53,7 @@ fn page(offers: Vec<Value>) -> HttpResponse {
 
 pub fn list(ctx: &Ctx) -> Result<HttpResponse> {
     Ok(page(
-        provisioned(ctx)
-            .iter()
-            .map(|(c, t)| resources::offer(c, *t))
-            .collect(),
+        provisioned(ctx).iter().map(|(o, t)| o.offer(*t)).collect(),
     ))
 }
 
@@ -55,29 +75,35 @@ pub fn query(ctx: &Ctx) -> Result<HttpResponse> {
         .flatten()
         .filter_map(|p| Some((p.get("name")?.as_str()?.to_owned(), p.get("value")?.clone())))
         .collect();
-    let offers = provisioned(ctx)
-        .iter()
-        .map(|(c, t)| resources::offer(c, *t))
-        .collect();
+    let offers = provisioned(ctx).iter().map(|(o, t)| o.offer(*t)).collect();
     Ok(page(engine::query_values(sql, &params, offers)?))
 }
 
-fn find(ctx: &Ctx, id: &str) -> Result<(Arc<ContainerDef>, u32)> {
-    provisioned(ctx)
+/// The offer `id` names, compared exactly: offer ids are base64, where case matters. Two offers
+/// with one id (a database numbered before databases were, whose hashed number shares its low
+/// bytes with another resource's) are refused rather than one changed for the other.
+fn find(ctx: &Ctx, id: &str) -> Result<(Owner, u32)> {
+    let mut found = provisioned(ctx)
         .into_iter()
-        .find(|(c, _)| resources::offer_id(c) == id.to_lowercase())
-        .ok_or_else(|| {
-            GatewayError::NotFound(format!("Resource Not Found. Offer '{id}' does not exist."))
-        })
+        .filter(|(o, _)| o.provisioned().offer_id() == id);
+    match (found.next(), found.next()) {
+        (Some(one), None) => Ok(one),
+        (Some(_), Some(_)) => Err(GatewayError::Conflict(format!(
+            "Offer '{id}' names two resources; replace their throughput through the engine's CLI."
+        ))),
+        _ => Err(GatewayError::NotFound(format!(
+            "Resource Not Found. Offer '{id}' does not exist."
+        ))),
+    }
 }
 
 pub fn read(ctx: &Ctx, id: &str) -> Result<HttpResponse> {
-    let (c, t) = find(ctx, id)?;
-    Ok(Reply::new(200, 1.0).json(resources::offer(&c, t).to_string()))
+    let (o, t) = find(ctx, id)?;
+    Ok(Reply::new(200, 1.0).json(o.offer(t).to_string()))
 }
 
 pub async fn replace(ctx: &Ctx<'_>, id: &str) -> Result<HttpResponse> {
-    let (c, _) = find(ctx, id)?;
+    let (owner, _) = find(ctx, id)?;
     let body = ctx.json()?;
     if body
         .pointer("/content/offerAutopilotSettings")
@@ -96,10 +122,19 @@ pub async fn replace(ctx: &Ctx<'_>, id: &str) -> Result<HttpResponse> {
                 "content.offerThroughput must be a number of RU/s, at least 400.".into(),
             )
         })? as u32;
-    let def = ctx
-        .engine()
-        .database(c.database())
-        .replace_throughput(c.id(), Some(ru))
-        .await?;
-    Ok(Reply::new(200, 1.0).json(resources::offer(&def, ru).to_string()))
+    let replaced = match owner {
+        Owner::Container(c) => Owner::Container(std::sync::Arc::new(
+            ctx.engine()
+                .database(c.database())
+                .replace_throughput(c.id(), Some(ru))
+                .await?,
+        )),
+        Owner::Database(d) => Owner::Database(
+            ctx.engine()
+                .database(&d.id)
+                .replace_database_throughput(Some(ru))
+                .await?,
+        ),
+    };
+    Ok(Reply::new(200, 1.0).json(replaced.offer(ru).to_string()))
 }

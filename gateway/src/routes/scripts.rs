@@ -16,13 +16,20 @@ use crate::resources;
 /// seen.
 const APP_BODY: &str = "// registered by the application when it starts";
 
+/// A script's `_rid` names its container and its kind (`engine::rid`), its number is a hash
+/// of its id: the `_self` link (`dbs/{rid}/colls/{rid}/{kind}/{rid}/`) resolves to it.
+fn script_rid(def: &engine::ContainerDef, kind: &str, id: &str) -> String {
+    let kind = engine::rid::ChildKind::of_segment(kind).expect("a script kind");
+    engine::rid::child(&def.resource_bytes(), kind, id.as_bytes())
+}
+
 fn resource(def: &engine::ContainerDef, kind: &str, id: &str, body: &str) -> Value {
-    let rid = format!("{}-{kind}-{id}", resources::container_rid(def));
+    let rid = script_rid(def, kind, id);
     json!({
         "id": id,
         "body": body,
+        "_self": format!("{}{kind}/{rid}/", def.self_link()),
         "_rid": rid,
-        "_self": format!("{}{kind}/{id}/", resources::container_self(def)),
         "_etag": format!("\"{kind}-{id}\""),
         "_ts": def.created(),
     })
@@ -89,6 +96,15 @@ pub fn list(ctx: &Ctx, db: &str, c: &str, kind: &str) -> Result<HttpResponse> {
     Ok(Reply::new(200, 1.0)
         .header("x-ms-item-count", n.to_string())
         .json(resources::feed(&rid, feed_key(kind), items).to_string()))
+}
+
+/// The id of the script of `kind` whose `_rid` is `rid`, for `_self` links.
+pub fn id_of_rid(ctx: &Ctx, db: &str, c: &str, kind: &str, rid: &str) -> Result<Option<String>> {
+    let (items, _) = all(ctx, db, c, kind)?;
+    Ok(items
+        .into_iter()
+        .find(|v| v["_rid"] == rid)
+        .and_then(|v| v["id"].as_str().map(str::to_owned)))
 }
 
 pub fn read(ctx: &Ctx, db: &str, c: &str, kind: &str, id: &str) -> Result<HttpResponse> {

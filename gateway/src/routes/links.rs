@@ -1,0 +1,60 @@
+//! `_self` links. A path of resource ids (`dbs/{rid}/colls/{rid}/docs/{rid}`), which `paths`
+//! has checked to name one chain of resources, becomes the path of their names before routing:
+//! each id resolves to exactly the resource it names, within the one named before it, or the
+//! request is a 404.
+
+use super::Ctx;
+use crate::error::{GatewayError, Result};
+use crate::{headers, paths};
+
+pub(crate) async fn to_names(ctx: &Ctx<'_>, mut segments: Vec<String>) -> Result<Vec<String>> {
+    if !paths::is_rid_path(&segments) {
+        return Ok(segments);
+    }
+    let not_found = |what: &str, rid: &str| {
+        GatewayError::NotFound(format!(
+            "Resource Not Found. No {what} has the resource id '{rid}'."
+        ))
+    };
+    let db = ctx
+        .engine()
+        .databases()
+        .into_iter()
+        .find(|d| d.resource_id() == segments[1])
+        .ok_or_else(|| not_found("database", &segments[1]))?;
+    segments[1] = db.id;
+    let Some(coll) = segments.get(3) else {
+        return Ok(segments);
+    };
+    let c = ctx
+        .engine()
+        .database(&segments[1])
+        .containers()
+        .into_iter()
+        .find(|c| c.resource_id() == *coll)
+        .ok_or_else(|| not_found("container", coll))?;
+    segments[3] = c.id().to_owned();
+    let (Some(kind), Some(child)) = (segments.get(4), segments.get(5)) else {
+        return Ok(segments);
+    };
+    let name = match kind.as_str() {
+        "docs" => {
+            let pk = headers::partition_key(ctx.headers())?.ok_or_else(|| {
+                GatewayError::BadRequest(
+                    "PartitionKey value must be supplied for this operation (header \
+                     x-ms-documentdb-partitionkey)."
+                        .into(),
+                )
+            })?;
+            let client = ctx.engine().database(&segments[1]).container(c.id());
+            let rid = child.clone();
+            tokio::task::spawn_blocking(move || client.item_id_of_rid(&rid, &pk))
+                .await
+                .map_err(|e| GatewayError::Engine(engine::Error::Unavailable(e.to_string())))??
+        }
+        "operations" => return Ok(segments),
+        kind => super::scripts::id_of_rid(ctx, &segments[1], &segments[3], kind, child)?,
+    };
+    segments[5] = name.ok_or_else(|| not_found(kind.trim_end_matches('s'), child))?;
+    Ok(segments)
+}
