@@ -87,9 +87,16 @@ pub async fn execute(ctx: &Ctx<'_>, db: &str, c: &str) -> Result<HttpResponse> {
     let ops = body.as_array().ok_or_else(|| {
         GatewayError::BadRequest("A batch body is a JSON array of operations.".into())
     })?;
-    if ops.is_empty() || ops.len() > MAX_OPERATIONS {
+    // The service's own messages first (the SDKs' tests look for them), then ours.
+    if ops.is_empty() {
         return Err(GatewayError::BadRequest(format!(
-            "A batch holds 1 to {MAX_OPERATIONS} operations; this one has {}.",
+            "Batch request has no operations. A batch holds 1 to {MAX_OPERATIONS}."
+        )));
+    }
+    if ops.len() > MAX_OPERATIONS {
+        return Err(GatewayError::BadRequest(format!(
+            "Batch request has more operations than what is supported. A batch holds 1 to \
+             {MAX_OPERATIONS}; this one has {}.",
             ops.len()
         )));
     }
