@@ -85,17 +85,17 @@ fn parse(v: &Val) -> Val {
 
 /// `DOCUMENTID(c)`: the item's integer id, read from its `_rid`. Cosmos DB's `_rid` (base64 of
 /// database, collection and document ids) gives its document id, the little-endian 64-bit
-/// number of bytes 8 to 16 (`36ZyAPW+uN8NAAAAAAAAAA==` is 13, the reference's example). This
-/// engine's own `_rid` (container id, then the xxh3 hash of the item's internal key, in hex)
-/// gives the top 53 bits of that hash: a stable per-item number, exact as a JSON number.
+/// number of bytes 8 to 16 (`36ZyAPW+uN8NAAAAAAAAAA==` is 13, the reference's example); the
+/// engine's ids are in that form (`rid.rs`, `-` for `/`), their number the top 53 bits of the
+/// xxh3 hash of the item's key. An item written before them has a hex `_rid` (container id, then
+/// that hash), which gives the same number: a stable per-item number, exact as a JSON number.
 fn document_id(item: &Val) -> Val {
-    use base64::Engine as _;
     let rid = item.as_ref()?.get("_rid")?.as_str()?;
     if rid.len() == 24 && rid.bytes().all(|b| b.is_ascii_hexdigit()) {
         let hash = u64::from_str_radix(&rid[8..], 16).ok()?;
         return Some(Value::from(hash >> 11));
     }
-    let bytes = base64::engine::general_purpose::STANDARD.decode(rid).ok()?;
+    let bytes = crate::rid::decode(rid)?;
     let doc: [u8; 8] = bytes.get(8..16)?.try_into().ok()?;
     Some(Value::from(u64::from_le_bytes(doc)))
 }
