@@ -552,6 +552,15 @@ fn ttl_hides_expired_items_at_once() {
             .await
             .unwrap_err();
         assert_eq!(e.status_code(), 400);
+        // null is no ttl either (the service refuses it: the Python SDK's test_ttl.py).
+        for ttl in [json!(null), json!(-10), json!("10")] {
+            let e = c
+                .create_item(&json!({"id": "bad", "pk": "p", "ttl": ttl}), None, None)
+                .await
+                .unwrap_err();
+            assert_eq!(e.status_code(), 400, "{ttl}: {e}");
+            assert!(e.to_string().contains("ttl"), "{ttl}: {e}");
+        }
     });
 }
 

@@ -51,10 +51,15 @@ pub fn id_of(doc: &Value) -> Result<&str> {
     Ok(id)
 }
 
-/// The item's own `ttl`: absent, -1 (never expires) or a positive number of seconds.
+/// The item's own `ttl`: absent, -1 (never expires) or a positive number of seconds. `null` is
+/// refused as the service refuses it (the Python SDK's `test_ttl.py` expects a 400).
 pub fn ttl_of(doc: &Value) -> Result<Option<i64>> {
     match doc.get("ttl") {
-        None | Some(Value::Null) => Ok(None),
+        None => Ok(None),
+        Some(Value::Null) => Err(Error::bad(
+            "ttl",
+            "ttl must be -1 or a positive integer number of seconds, not null (leave it out for the container's default)",
+        )),
         Some(Value::Number(n)) => match n.as_i64() {
             Some(t) if t == -1 || t > 0 => Ok(Some(t)),
             _ => Err(Error::bad(
