@@ -210,8 +210,8 @@ async fn oversized_and_malformed_bodies_are_refused() {
     c.setup().await;
     let pk = [("x-ms-documentdb-partitionkey", r#"["p"]"#)];
 
-    // Past the request cap (4 MB): refused before it is read whole.
-    let huge = format!(r#"{{"id":"big","pk":"p","s":"{}"}}"#, "x".repeat(5 << 20));
+    // Past the request cap (2 MiB, the service's): refused before it is read whole.
+    let huge = format!(r#"{{"id":"big","pk":"p","s":"{}"}}"#, "x".repeat(3 << 20));
     let (s, body) = c
         .send_at(
             &c.key,
@@ -226,8 +226,13 @@ async fn oversized_and_malformed_bodies_are_refused() {
     assert_eq!(s, 413);
     assert_cosmos_error(&body, "RequestEntityTooLarge");
 
-    // Under the cap but over the 2 MB item limit: the engine's 413.
-    let big = format!(r#"{{"id":"big","pk":"p","s":"{}"}}"#, "x".repeat(3 << 20));
+    // Under the cap, but over the 2 MiB item limit once the system properties are added: the
+    // engine's 413.
+    let big = format!(
+        r#"{{"id":"big","pk":"p","s":"{}"}}"#,
+        "x".repeat((2 << 20) - 40)
+    );
+    assert!(big.len() <= 2 << 20);
     let (s, body) = c
         .send_at(
             &c.key,
