@@ -846,7 +846,11 @@ mod tests {
     #[test]
     fn nesting_is_counted_as_it_says() {
         let nested = |open: &str, close: &str, n: usize| {
-            parse(&format!("SELECT VALUE {}1{}", open.repeat(n), close.repeat(n)))
+            parse(&format!(
+                "SELECT VALUE {}1{}",
+                open.repeat(n),
+                close.repeat(n)
+            ))
         };
         for (open, close) in [("(", ")"), ("[", "]"), ("{a: ", "}")] {
             nested(open, close, MAX_DEPTH).unwrap_or_else(|e| panic!("{open} x{MAX_DEPTH}: {e}"));
