@@ -25,20 +25,36 @@ pub fn resolve(ctx: &Ctx, db: &str, segment: &str) -> Result<String> {
     )))
 }
 
-pub fn list(ctx: &Ctx, db: &str) -> Result<HttpResponse> {
+/// A database's containers, and the database's rid for the feed.
+fn all(ctx: &Ctx, db: &str) -> Result<(Vec<Value>, String)> {
     let db = super::databases::resolve(ctx, db)?;
     let db_rid = super::databases::definition(ctx, &db)?.resource_id();
-    let all: Vec<Value> = ctx
+    let all = ctx
         .engine()
         .database(&db)
         .containers()
         .iter()
         .map(|c| resources::container(c))
         .collect();
+    Ok((all, db_rid))
+}
+
+fn page(all: Vec<Value>, db_rid: &str) -> HttpResponse {
     let n = all.len();
-    Ok(Reply::new(200, 1.0)
+    Reply::new(200, 1.0)
         .header("x-ms-item-count", n.to_string())
-        .json(resources::feed(&db_rid, "DocumentCollections", all).to_string()))
+        .json(resources::feed(db_rid, "DocumentCollections", all).to_string())
+}
+
+pub fn list(ctx: &Ctx, db: &str) -> Result<HttpResponse> {
+    let (all, db_rid) = all(ctx, db)?;
+    Ok(page(all, &db_rid))
+}
+
+/// `query_containers` ([`super::resource_query`]).
+pub fn query(ctx: &Ctx, db: &str) -> Result<HttpResponse> {
+    let (all, db_rid) = all(ctx, db)?;
+    Ok(page(super::resource_query::select(ctx, all)?, &db_rid))
 }
 
 pub fn read(ctx: &Ctx, db: &str, id: &str) -> Result<HttpResponse> {

@@ -28,17 +28,28 @@ fn not_found(id: &str) -> GatewayError {
     ))
 }
 
-pub fn list(ctx: &Ctx) -> Result<HttpResponse> {
-    let dbs: Vec<Value> = ctx
-        .engine()
+fn all(ctx: &Ctx) -> Vec<Value> {
+    ctx.engine()
         .databases()
         .iter()
         .map(resources::database)
-        .collect();
+        .collect()
+}
+
+fn page(dbs: Vec<Value>) -> HttpResponse {
     let n = dbs.len();
-    Ok(Reply::new(200, 1.0)
+    Reply::new(200, 1.0)
         .header("x-ms-item-count", n.to_string())
-        .json(resources::feed("", "Databases", dbs).to_string()))
+        .json(resources::feed("", "Databases", dbs).to_string())
+}
+
+pub fn list(ctx: &Ctx) -> Result<HttpResponse> {
+    Ok(page(all(ctx)))
+}
+
+/// `query_databases` ([`super::resource_query`]).
+pub fn query(ctx: &Ctx) -> Result<HttpResponse> {
+    Ok(page(super::resource_query::select(ctx, all(ctx))?))
 }
 
 pub async fn create(ctx: &Ctx<'_>) -> Result<HttpResponse> {

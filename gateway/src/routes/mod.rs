@@ -12,6 +12,7 @@ mod links;
 mod offers;
 mod pkranges;
 mod queries;
+mod resource_query;
 mod scripts;
 
 pub(crate) use pkranges::Range;
@@ -112,14 +113,12 @@ async fn route(ctx: &Ctx<'_>, method: &Method, segs: &[&str]) -> Result<HttpResp
     match (m, segs) {
         ("GET", []) => account::read(ctx),
         ("GET", ["dbs"]) => databases::list(ctx),
-        ("POST", ["dbs"]) if is_query(ctx) => Err(unsupported("queries over databases")),
+        ("POST", ["dbs"]) if is_query(ctx) => databases::query(ctx),
         ("POST", ["dbs"]) => databases::create(ctx).await,
         ("GET", ["dbs", db]) => databases::read(ctx, db),
         ("DELETE", ["dbs", db]) => databases::delete(ctx, db).await,
         ("GET", ["dbs", db, "colls"]) => containers::list(ctx, db),
-        ("POST", ["dbs", _, "colls"]) if is_query(ctx) => {
-            Err(unsupported("queries over containers"))
-        }
+        ("POST", ["dbs", db, "colls"]) if is_query(ctx) => containers::query(ctx, db),
         ("POST", ["dbs", db, "colls"]) => containers::create(ctx, db).await,
         ("GET", ["dbs", db, "colls", c]) => containers::read(ctx, db, c),
         ("PUT", ["dbs", db, "colls", c]) => containers::replace(ctx, db, c).await,
@@ -150,8 +149,8 @@ async fn route(ctx: &Ctx<'_>, method: &Method, segs: &[&str]) -> Result<HttpResp
         ("GET", ["dbs", db, "colls", c, kind]) if is_script(kind) => {
             scripts::list(ctx, db, c, kind)
         }
-        ("POST", ["dbs", _, "colls", _, kind]) if is_script(kind) && is_query(ctx) => {
-            Err(unsupported(&format!("queries over {kind}")))
+        ("POST", ["dbs", db, "colls", c, kind]) if is_script(kind) && is_query(ctx) => {
+            scripts::query(ctx, db, c, kind)
         }
         ("POST", ["dbs", db, "colls", c, kind]) if is_script(kind) => {
             scripts::write(ctx, db, c, kind, None).await

@@ -63,20 +63,8 @@ pub fn list(ctx: &Ctx) -> Result<HttpResponse> {
 /// the offers it names and no other (answering every offer let the JavaScript SDK take another
 /// container's for its own, and change it).
 pub fn query(ctx: &Ctx) -> Result<HttpResponse> {
-    let body = ctx.json()?;
-    let sql = body
-        .get("query")
-        .and_then(Value::as_str)
-        .ok_or_else(|| GatewayError::BadRequest("The query body needs a string 'query'.".into()))?;
-    let params: Vec<(String, Value)> = body
-        .get("parameters")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|p| Some((p.get("name")?.as_str()?.to_owned(), p.get("value")?.clone())))
-        .collect();
     let offers = provisioned(ctx).iter().map(|(o, t)| o.offer(*t)).collect();
-    Ok(page(engine::query_values(sql, &params, offers)?))
+    Ok(page(super::resource_query::select(ctx, offers)?))
 }
 
 /// The offer `id` names, compared exactly: offer ids are base64, where case matters. Two offers

@@ -90,12 +90,23 @@ fn feed_key(kind: &str) -> &'static str {
     }
 }
 
+fn page(items: Vec<Value>, rid: &str, kind: &str) -> HttpResponse {
+    let n = items.len();
+    Reply::new(200, 1.0)
+        .header("x-ms-item-count", n.to_string())
+        .json(resources::feed(rid, feed_key(kind), items).to_string())
+}
+
 pub fn list(ctx: &Ctx, db: &str, c: &str, kind: &str) -> Result<HttpResponse> {
     let (items, rid) = all(ctx, db, c, kind)?;
-    let n = items.len();
-    Ok(Reply::new(200, 1.0)
-        .header("x-ms-item-count", n.to_string())
-        .json(resources::feed(&rid, feed_key(kind), items).to_string()))
+    Ok(page(items, &rid, kind))
+}
+
+/// `query_stored_procedures`, `query_triggers`, `query_user_defined_functions`
+/// ([`super::resource_query`]).
+pub fn query(ctx: &Ctx, db: &str, c: &str, kind: &str) -> Result<HttpResponse> {
+    let (items, rid) = all(ctx, db, c, kind)?;
+    Ok(page(super::resource_query::select(ctx, items)?, &rid, kind))
 }
 
 /// The id of the script of `kind` whose `_rid` is `rid`, for `_self` links.

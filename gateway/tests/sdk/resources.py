@@ -51,6 +51,19 @@ except exceptions.CosmosResourceExistsError as e:
     assert "unique" in str(e).lower(), e
 db.delete_container("users")
 
+# Queries over databases and containers select what they name, as the service's do: the SDK
+# sends them to the feed with the query as the body.
+found = list(client.query_databases(query="SELECT * FROM root r WHERE r.id=@id",
+                                    parameters=[{"name": "@id", "value": "shop"}]))
+assert [d["id"] for d in found] == ["shop"], found
+assert list(client.query_databases(query="SELECT * FROM root r WHERE r.id='nope'")) == []
+found = list(db.query_containers(query="SELECT * FROM root r WHERE r.id=@id",
+                                 parameters=[{"name": "@id", "value": "legacy"}]))
+assert [c["id"] for c in found] == ["legacy"], found
+assert found[0]["_self"] == db.get_container_client("legacy").read()["_self"], found
+names = sorted(c["id"] for c in db.query_containers(query="SELECT VALUE r FROM root r"))
+assert names == sorted(x["id"] for x in db.list_containers()), names
+
 db.delete_container("legacy")
 assert [x["id"] for x in db.list_containers()] == ["orders"]
 client.delete_database("shop")

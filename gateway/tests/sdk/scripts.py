@@ -55,6 +55,11 @@ c.scripts.replace_stored_procedure("hello", {"id": "hello", "body":
 assert c.scripts.execute_stored_procedure("hello", partition_key="k", params=["bo"]) == "hello bo"
 bodies = {p["id"]: p["body"] for p in c.scripts.list_stored_procedures()}
 assert "hello '" in bodies["hello"] and "bump" in bodies, bodies
+# A query over the scripts selects what it names.
+found = list(c.scripts.query_stored_procedures(query="SELECT * FROM root r WHERE r.id=@id",
+                                               parameters=[{"name": "@id", "value": "hello"}]))
+assert [p["id"] for p in found] == ["hello"] and "hello '" in found[0]["body"], found
+assert list(c.scripts.query_triggers(query="SELECT * FROM root r WHERE r.id='nope'")) == []
 
 # One that writes in its partition's transaction.
 c.scripts.create_stored_procedure({"id": "add", "body": """function add(doc) {
