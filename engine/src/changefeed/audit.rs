@@ -11,7 +11,9 @@
 //!   written or split meanwhile: the counter then no longer describes what was counted);
 //! - all-versions: a partition never split logs every write at the next LSN and retention
 //!   purges only a prefix, so its records run without a gap from the oldest kept to the
-//!   partition's LSN.
+//!   partition's LSN;
+//! - each leaf page the walk enters is sound (`storage::pages`): the one check an incremental
+//!   latest-version read, which no counter covers, has.
 
 use heed::RoTxn;
 use serde::{Deserialize, Serialize};
@@ -20,6 +22,7 @@ use super::token::Cursor;
 use crate::catalog::ContainerDef;
 use crate::error::{Error, Result};
 use crate::partition::PhysicalPartition;
+use crate::storage::pages::LeafCheck;
 use crate::storage::{audit, keys, Store};
 
 /// The latest-version entries a walk from the beginning has met so far, in the cursor.
@@ -45,6 +48,8 @@ pub(super) struct Walk<'a> {
     count: Option<FeedCount>,
     /// All-versions on a partition never split: the LSN the next record must have.
     next_lsn: Option<u64>,
+    /// The leaves the walk enters (what an incremental latest-version read has for a check).
+    leaves: LeafCheck,
 }
 
 impl<'a> Walk<'a> {
@@ -73,6 +78,7 @@ impl<'a> Walk<'a> {
             prev: None,
             count: None,
             next_lsn: None,
+            leaves: LeafCheck::new(store),
         };
         let Some((p, end)) = &walk.part else {
             return Ok(walk);
@@ -109,7 +115,7 @@ impl<'a> Walk<'a> {
             return Err(audit::went_back(self.store, &self.container));
         }
         self.prev = Some(k.to_vec());
-        Ok(())
+        self.leaves.check(self.store, k)
     }
 
     /// Each entry of the walk's partition: its LSN.

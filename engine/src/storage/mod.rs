@@ -5,6 +5,7 @@
 
 pub mod audit;
 pub mod keys;
+pub mod pages;
 
 use std::path::Path;
 
@@ -72,6 +73,8 @@ pub struct Store {
     dir: std::path::PathBuf,
     /// Why the store is read without LMDB's lock, when it is.
     pub without_lock: Option<String>,
+    /// Where the data file is mapped, for the leaf checks of scans (`pages`).
+    pub(crate) map: pages::MapCache,
 }
 
 impl Store {
@@ -130,6 +133,7 @@ impl Store {
             max_map_size: opts.max_map_size,
             dir: dir.to_path_buf(),
             without_lock: None,
+            map: Default::default(),
         })
     }
 
@@ -207,6 +211,7 @@ impl Store {
             max_map_size: opts.max_map_size,
             dir: dir.to_path_buf(),
             without_lock,
+            map: Default::default(),
         })
     }
 

@@ -11,6 +11,7 @@ use crate::error::Result;
 use crate::index::{self, scan};
 use crate::partition::Epk;
 use crate::storage::keys;
+use crate::storage::pages::LeafCheck;
 
 impl<'a> Run<'a> {
     /// The index predicate used for candidates, when the policy indexes its path.
@@ -167,6 +168,8 @@ impl<'a> Run<'a> {
             };
             // Index matches come in value order and may repeat (arrays, IN): sort them by key.
             let mut keys_found = BTreeSet::new();
+            // No counter gives a value range's length: the leaves it enters are checked instead.
+            let mut leaves = LeafCheck::new(store);
             for r in ranges {
                 let range = (
                     std::ops::Bound::Included(r.from.as_slice()),
@@ -178,6 +181,7 @@ impl<'a> Run<'a> {
                     // A filter narrows the scan, so no counter gives its length; its keys must
                     // still advance inside the range (a jump back would read other partitions').
                     self.in_order(k, prev, &r.from)?;
+                    leaves.check(store, k)?;
                     prev = Some(k);
                     self.metrics.index_lookups += 1;
                     let epk = index::epk_of_entry(k)?;

@@ -5,7 +5,16 @@ use super::{pack, unpack, Run, Target, Token};
 use crate::error::{Error, Result};
 use crate::index::{self, scan};
 use crate::sql::exec;
-use crate::storage::keys;
+use crate::storage::pages::LeafCheck;
+use crate::storage::{audit, keys};
+
+/// The entries an ORDER BY walk of one partition consumed since it began at the index's start,
+/// and the partition's LSN then.
+#[derive(Debug, Clone, Copy)]
+struct Walked {
+    lsn: u64,
+    n: u64,
+}
 
 /// Index entries of one partition, in order.
 type EntryIter<'t> = Box<dyn Iterator<Item = heed::Result<(&'t [u8], &'t [u8])>> + 't>;
@@ -106,19 +115,40 @@ impl<'a> Run<'a> {
     ) -> Result<bool> {
         let rid = self.def.rid;
         // Each partition's position: the index key suffix after `rid | partition` last consumed.
-        let mut positions: Vec<Option<Vec<u8>>> = targets
+        let carried: Vec<Option<usize>> = targets
             .iter()
             .map(|t| {
-                token
-                    .ranges
-                    .iter()
-                    .find(|(s, e, _)| {
-                        *s <= t.start && e.is_none_or(|e| t.end.is_some_and(|te| te <= e))
-                    })
-                    .and_then(|(_, _, k)| k.as_deref().map(unpack))
+                token.ranges.iter().position(|(s, e, _)| {
+                    *s <= t.start && e.is_none_or(|e| t.end.is_some_and(|te| te <= e))
+                })
+            })
+            .collect();
+        let mut positions: Vec<Option<Vec<u8>>> = carried
+            .iter()
+            .map(|j| {
+                j.and_then(|j| token.ranges[j].2.as_deref().map(unpack))
                     .transpose()
             })
             .collect::<Result<_>>()?;
+        // Each walk's count of the entries it consumed, from its start (`Walked`).
+        let mut walked: Vec<Option<Walked>> = targets
+            .iter()
+            .zip(&carried)
+            .enumerate()
+            .map(|(i, (t, j))| match (&positions[i], j) {
+                (None, _) => self.walk_start(t),
+                (Some(_), Some(j)) => token
+                    .walked
+                    .get(*j)
+                    .copied()
+                    .flatten()
+                    .map(|(lsn, n)| Walked { lsn, n })
+                    .filter(|w| self.walk_start(t).is_some_and(|s| s.lsn == w.lsn)),
+                (Some(_), None) => None,
+            })
+            .collect();
+        let mut leaves: Vec<LeafCheck> =
+            targets.iter().map(|_| LeafCheck::new(self.store)).collect();
         let mut iters = Vec::with_capacity(targets.len());
         for (i, t) in targets.iter().enumerate() {
             self.visit(t.pp);
@@ -201,7 +231,13 @@ impl<'a> Run<'a> {
                                 return Err(e.into());
                             }
                         }
-                        None => break,
+                        None => {
+                            // The walk is whole: it consumed every entry the index counts.
+                            if let Some(w) = walked[i].take() {
+                                self.settle_walk(&targets[i], hash, w)?;
+                            }
+                            break;
+                        }
                     }
                 }
             }
@@ -229,6 +265,10 @@ impl<'a> Run<'a> {
                 )));
             }
             positions[i] = Some(k[8..].to_vec());
+            leaves[i].check(self.store, k)?;
+            if let Some(w) = &mut walked[i] {
+                w.n += 1;
+            }
             self.current = i;
             if !self.passes_index_checks(k, None)? {
                 continue;
@@ -256,7 +296,56 @@ impl<'a> Run<'a> {
             .zip(positions)
             .map(|(t, p)| (t.start, t.end, p.map(|p| pack(&p))))
             .collect();
+        token.walked = if walked.iter().any(Option::is_some) {
+            walked.iter().map(|w| w.map(|w| (w.lsn, w.n))).collect()
+        } else {
+            Vec::new()
+        };
         Ok(complete)
+    }
+
+    /// A walk of target `t`'s order index begins: counted when a counter gives its length (a
+    /// whole partition: the path's entry count; some logical partitions: theirs), from the
+    /// partition's LSN now.
+    fn walk_start(&self, t: &Target) -> Option<Walked> {
+        let p = self.def.partitions.by_id(t.pp)?;
+        (t.epks.is_some() || !t.narrowed).then_some(Walked { lsn: p.lsn, n: 0 })
+    }
+
+    /// A walk of target `t` ended: unless the partition was written since it began, it must
+    /// have consumed as many entries as the index counts for the target (issue 34: a damaged
+    /// index page hides entries from a walk without an error).
+    fn settle_walk(&self, t: &Target, hash: &[u8; 8], w: Walked) -> Result<()> {
+        if self
+            .def
+            .partitions
+            .by_id(t.pp)
+            .is_none_or(|p| p.lsn != w.lsn)
+        {
+            return Ok(());
+        }
+        let rid = self.def.rid;
+        let expected = match &t.epks {
+            None => index::read_count(self.store, self.rtxn, &index::count_key(rid, t.pp, hash))?,
+            Some(epks) => epks
+                .iter()
+                .map(|e| {
+                    index::read_count(self.store, self.rtxn, &index::lp_count_key(rid, hash, e))
+                })
+                .sum::<heed::Result<u64>>()?,
+        };
+        if w.n != expected {
+            return Err(audit::damaged(
+                self.store,
+                format!(
+                    "an ordered walk of the index of container '{}' in physical partition {} read {} entries where the index counts {expected}",
+                    self.def.full_id(),
+                    t.pp,
+                    w.n
+                ),
+            ));
+        }
+        Ok(())
     }
 
     /// Prices the merge as Cosmos DB's per-partition execution: each partition, queried on its

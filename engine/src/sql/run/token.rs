@@ -46,6 +46,10 @@ pub(super) struct Token {
     /// Stream with DISTINCT: the 64-bit hashes of the rows returned so far, packed (base64).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub(super) seen: String,
+    /// Ordered: per range, the partition's LSN when its walk began and the entries it consumed
+    /// (`ordered.rs`), checked against the index's count when the walk ends.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(super) walked: Vec<Option<(u64, u64)>>,
     /// Stream: the count of the scan the page cut short, checked when it ends (`audit.rs`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(super) audit: Option<super::audit::Audit>,
