@@ -5,6 +5,7 @@
 mod account;
 mod batch;
 mod changefeed;
+mod conflicts;
 mod containers;
 mod databases;
 mod items;
@@ -165,7 +166,13 @@ async fn route(ctx: &Ctx<'_>, method: &Method, segs: &[&str]) -> Result<HttpResp
             scripts::delete(ctx, db, c, kind, id)
         }
         ("POST", ["dbs", db, "colls", c, "sprocs", id]) => scripts::execute(ctx, db, c, id).await,
-        (_, ["dbs", _, "colls", _, "conflicts", ..]) => Err(unsupported("conflicts")),
+        ("GET", ["dbs", db, "colls", c, "conflicts"]) => conflicts::list(ctx, db, c),
+        ("POST", ["dbs", db, "colls", c, "conflicts"]) if is_query(ctx) => {
+            conflicts::list(ctx, db, c)
+        }
+        ("GET" | "DELETE", ["dbs", db, "colls", c, "conflicts", id]) => {
+            conflicts::one(ctx, db, c, id)
+        }
         (_, ["dbs", _, "users", ..]) | (_, ["dbs", _, "clientencryptionkeys", ..]) => {
             Err(unsupported("users, permissions and client encryption keys"))
         }
@@ -193,6 +200,8 @@ fn known_path(segs: &[&str]) -> bool {
             | ["dbs", _, "colls", _, "docs"]
             | ["dbs", _, "colls", _, "docs", _]
             | ["dbs", _, "colls", _, "pkranges"]
+            | ["dbs", _, "colls", _, "conflicts"]
+            | ["dbs", _, "colls", _, "conflicts", _]
             | ["dbs", _, "colls", _, "sprocs" | "triggers" | "udfs"]
             | ["dbs", _, "colls", _, "sprocs" | "triggers" | "udfs", _]
             | ["offers"]

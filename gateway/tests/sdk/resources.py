@@ -61,6 +61,15 @@ found = list(db.query_containers(query="SELECT * FROM root r WHERE r.id=@id",
                                  parameters=[{"name": "@id", "value": "legacy"}]))
 assert [c["id"] for c in found] == ["legacy"], found
 assert found[0]["_self"] == db.get_container_client("legacy").read()["_self"], found
+# A single-region account has no conflicts: an empty feed, and a conflict by id is a 404.
+legacy = db.get_container_client("legacy")
+assert list(legacy.list_conflicts()) == []
+assert list(legacy.query_conflicts(query="SELECT * FROM root r", enable_cross_partition_query=True)) == []
+try:
+    legacy.get_conflict("c1", partition_key="p")
+    raise AssertionError("a conflict that does not exist must be 404")
+except exceptions.CosmosResourceNotFoundError:
+    pass
 names = sorted(c["id"] for c in db.query_containers(query="SELECT VALUE r FROM root r"))
 assert names == sorted(x["id"] for x in db.list_containers()), names
 

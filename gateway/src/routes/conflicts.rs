@@ -1,0 +1,27 @@
+//! The conflicts feed. Conflicts exist only on accounts that accept writes in several regions;
+//! this gateway serves one region, so every container's feed is empty, as the service's is for
+//! a single-write-region account: the feed and its queries list nothing and a conflict read by
+//! id is Cosmos DB's 404 (the Python SDK's `test_crud_container.py` reads one and expects it).
+
+use actix_web::HttpResponse;
+
+use super::Ctx;
+use crate::error::{GatewayError, Result};
+use crate::headers::Reply;
+use crate::resources;
+
+/// `GET …/conflicts`, and a query posted to it.
+pub fn list(ctx: &Ctx, db: &str, c: &str) -> Result<HttpResponse> {
+    let (_, def) = super::container(ctx, db, c)?;
+    Ok(Reply::new(200, 1.0)
+        .header("x-ms-item-count", "0")
+        .json(resources::feed(&def.resource_id(), "Conflicts", Vec::new()).to_string()))
+}
+
+/// `GET` or `DELETE …/conflicts/{id}`: there is none.
+pub fn one(ctx: &Ctx, db: &str, c: &str, id: &str) -> Result<HttpResponse> {
+    super::container(ctx, db, c)?;
+    Err(GatewayError::NotFound(format!(
+        "Resource Not Found. Conflict '{id}' does not exist: a single-region account has no conflicts."
+    )))
+}
