@@ -41,6 +41,9 @@ pub enum GatewayError {
     /// 410 with a sub-status (1002: the partition key range is gone).
     #[error("{message}")]
     Gone { substatus: u16, message: String },
+    /// 400 with a sub-status (1024: the container the client meant was deleted and re-created).
+    #[error("{message}")]
+    BadRequestSub { substatus: u16, message: String },
 }
 
 impl GatewayError {
@@ -86,7 +89,8 @@ impl GatewayError {
             return e.sub_status().unwrap_or(0);
         }
         match self {
-            GatewayError::Gone { substatus, .. } => *substatus,
+            GatewayError::Gone { substatus, .. }
+            | GatewayError::BadRequestSub { substatus, .. } => *substatus,
             _ => 0,
         }
     }
@@ -101,7 +105,7 @@ impl ResponseError for GatewayError {
         let code = match self {
             GatewayError::Engine(_) | GatewayError::Charged(_) => 500,
             GatewayError::Unauthorized(_) => 401,
-            GatewayError::BadRequest(_) => 400,
+            GatewayError::BadRequest(_) | GatewayError::BadRequestSub { .. } => 400,
             GatewayError::Forbidden(_) => 403,
             GatewayError::NotFound(_) => 404,
             GatewayError::Conflict(_) => 409,

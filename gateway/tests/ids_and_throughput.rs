@@ -148,5 +148,23 @@ fn a_resource_id_reaches_only_the_resource_it_names() {
         )
         .await;
         assert_eq!(status, 200);
+        // Meant for another container (one deleted and re-created under this name): 400/1024.
+        let path = "/dbs/a/colls/c/docs/same";
+        let date = httpdate::fmt_http_date(SystemTime::now());
+        let r = reqwest::Client::new()
+            .get(format!("http://{addr}{path}"))
+            .header("x-ms-date", &date)
+            .header("x-ms-version", "2020-07-15")
+            .header("x-ms-documentdb-partitionkey", "[\"p\"]")
+            .header("x-ms-cosmos-intended-collection-rid", b[3])
+            .header(
+                "authorization",
+                MasterKey::emulator().authorization("GET", "docs", &path[1..], &date),
+            )
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status().as_u16(), 400);
+        assert_eq!(r.headers()["x-ms-substatus"], "1024");
     });
 }

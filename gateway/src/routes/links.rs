@@ -58,3 +58,38 @@ pub(crate) async fn to_names(ctx: &Ctx<'_>, mut segments: Vec<String>) -> Result
     segments[5] = name.ok_or_else(|| not_found(kind.trim_end_matches('s'), child))?;
     Ok(segments)
 }
+
+/// `x-ms-cosmos-intended-collection-rid`: the SDKs send the `_rid` of the container they mean
+/// with every request below it; a container deleted and re-created under the same name has
+/// another, and the service answers 400 with sub-status 1024 (`COLLECTION_RID_MISMATCH`), on
+/// which the Python SDK refreshes its cached container (its partition key definition may have
+/// changed) and retries (`_retry_utility.py`, `_container_recreate_retry_policy.py`).
+pub(crate) fn check_intended_container(ctx: &Ctx, segments: &[&str]) -> Result<()> {
+    let ["dbs", db, "colls", c, _, ..] = segments else {
+        return Ok(());
+    };
+    let Some(intended) = headers::get(ctx.headers(), "x-ms-cosmos-intended-collection-rid") else {
+        return Ok(());
+    };
+    let Some(def) = ctx
+        .engine()
+        .database(db)
+        .containers()
+        .into_iter()
+        .find(|d| d.id() == *c)
+    else {
+        return Ok(()); // the route answers its 404
+    };
+    if def.resource_id() == intended {
+        return Ok(());
+    }
+    Err(GatewayError::BadRequestSub {
+        substatus: 1024,
+        message: format!(
+            "The container '{c}' the request names is not the one it was meant for: its resource \
+             id is {}, the request's x-ms-cosmos-intended-collection-rid {intended} (it was \
+             deleted and created again)",
+            def.resource_id()
+        ),
+    })
+}

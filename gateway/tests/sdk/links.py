@@ -62,6 +62,24 @@ assert len(s) == 16 and s[:8] == coll and s[15] >> 4 == 8, sproc
 assert c.scripts.execute_stored_procedure(sproc=sproc, partition_key="p") == "hi"
 assert c.scripts.get_stored_procedure(sproc)["id"] == "hello"
 
+# A container deleted and re-created under its name, seen through the SDK's stale cache (as the
+# SDK suite's test_container_properties_cache does): the SDK sends the old container's rid in
+# x-ms-cosmos-intended-collection-rid, gets 400/1024, refreshes its cache and retries.
+import copy  # noqa: E402
+
+rc = db.create_container("recreated", partition_key=PartitionKey("/old"))
+rc.create_item({"id": "1", "old": "v"})
+old_cache = copy.deepcopy(client.client_connection._CosmosClientConnection__container_properties_cache)
+db.delete_container("recreated")
+rc = db.create_container("recreated", partition_key=PartitionKey("/new"))
+client.client_connection._CosmosClientConnection__container_properties_cache = copy.deepcopy(old_cache)
+seen = []
+rc.create_item({"id": "2", "new": "w"}, response_hook=lambda h, _: seen.append(h))
+assert rc.read_item("2", partition_key="w")["new"] == "w"
+client.client_connection._CosmosClientConnection__container_properties_cache = copy.deepcopy(old_cache)
+stale = rc.read_item("2", partition_key="w")
+assert stale["id"] == "2", stale
+
 # A database deleted and re-created under the same name has a new rid: old links reach nothing.
 client.delete_database(db)
 db2 = client.create_database("links")
