@@ -6,17 +6,19 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::batch::TransactionalBatch;
-use crate::ledger::{record, Routing};
+use crate::ledger::{record, record_failure, Routing};
 use crate::remote::rest::Write;
 use crate::remote::RemoteContainer;
 use crate::{
-    BatchResponse, Error, FeedResponse, ItemOptions, ItemResponse, PartitionKey, PatchOperation,
-    QueryOptions, Result, StoredProcedureResponse, TriggerOperation,
+    BatchResponse, Error, Failed, FeedResponse, ItemOptions, ItemResponse, PartitionKey,
+    PatchOperation, QueryOptions, Result, StoredProcedureResponse, TriggerOperation,
 };
 
+/// Both backends fail with what the failed call cost (`Failed`), which is recorded on the
+/// ledger before the app gets the plain error.
 #[derive(Clone)]
 enum Backend {
-    Embedded(engine::ContainerClient),
+    Embedded(engine::ChargedContainer),
     Remote(RemoteContainer),
 }
 
@@ -39,7 +41,7 @@ impl Container {
     pub fn embedded(c: engine::ContainerClient) -> Self {
         Container {
             id: c.id().to_owned(),
-            backend: Backend::Embedded(c),
+            backend: Backend::Embedded(c.charged()),
         }
     }
 
@@ -59,7 +61,7 @@ impl Container {
     /// statistics, the partition map); `None` on a remote account.
     pub fn embedded_client(&self) -> Option<&engine::ContainerClient> {
         match &self.backend {
-            Backend::Embedded(c) => Some(c),
+            Backend::Embedded(c) => Some(&c.0),
             Backend::Remote(_) => None,
         }
     }
@@ -75,17 +77,19 @@ impl Container {
         matches!(self.backend, Backend::Remote(_))
     }
 
-    fn point<T>(&self, what: &str, r: Result<ItemResponse<T>>) -> Result<ItemResponse<T>> {
-        if let Ok(r) = &r {
-            record(
-                what,
-                &self.id,
-                Routing::Point,
-                visited(&r.diagnostics).max(1),
-                r.request_charge,
-            );
+    fn point<T>(
+        &self,
+        what: &str,
+        r: std::result::Result<ItemResponse<T>, Failed>,
+    ) -> Result<ItemResponse<T>> {
+        match r {
+            Ok(r) => {
+                let partitions = visited(&r.diagnostics).max(1);
+                record(what, &self.id, Routing::Point, partitions, r.request_charge);
+                Ok(r)
+            }
+            Err(f) => Err(record_failure(what, &self.id, Routing::Point, f)),
         }
-        r
     }
 
     // ---- point operations ----------------------------------------------------------------
@@ -246,7 +250,11 @@ impl Container {
                 let mut options = options;
                 let mut all: Option<FeedResponse<T>> = None;
                 loop {
-                    let page = c.query_page::<T>(sql, &params, &options).await?;
+                    let spent = all.as_ref().map_or(0.0, |a| a.request_charge);
+                    let page = match c.query_page::<T>(sql, &params, &options).await {
+                        Ok(page) => page,
+                        Err(f) => return self.recorded_query(single, Err(f.after(spent))),
+                    };
                     let next = page.continuation.clone();
                     all = Some(match all {
                         None => page,
@@ -271,25 +279,37 @@ impl Container {
     fn recorded_query<T>(
         &self,
         single_partition: bool,
-        r: Result<FeedResponse<T>>,
+        r: std::result::Result<FeedResponse<T>, Failed>,
     ) -> Result<FeedResponse<T>> {
-        if let Ok(r) = &r {
-            // Embedded, the engine's metrics say whether the query was routed to one logical
-            // partition (a filter on the key routes it too); remote, the options do.
-            let routed = single_partition || r.query_metrics.as_ref().is_some_and(|m| m.routed);
-            record(
+        let routing = |routed: bool| {
+            if routed {
+                Routing::SinglePartition
+            } else {
+                Routing::FanOut
+            }
+        };
+        match r {
+            Ok(r) => {
+                // Embedded, the engine's metrics say whether the query was routed to one
+                // logical partition (a filter on the key routes it too); remote, the options do.
+                let routed = single_partition || r.query_metrics.as_ref().is_some_and(|m| m.routed);
+                let partitions = visited(&r.diagnostics);
+                record(
+                    "query",
+                    &self.id,
+                    routing(routed),
+                    partitions,
+                    r.request_charge,
+                );
+                Ok(r)
+            }
+            Err(f) => Err(record_failure(
                 "query",
                 &self.id,
-                if routed {
-                    Routing::SinglePartition
-                } else {
-                    Routing::FanOut
-                },
-                visited(&r.diagnostics),
-                r.request_charge,
-            );
+                routing(single_partition),
+                f,
+            )),
         }
-        r
     }
 
     // ---- server-side scripts and batches ---------------------------------------------------
@@ -303,19 +323,17 @@ impl Container {
     ) -> Result<StoredProcedureResponse<T>> {
         let pk = partition_key.into();
         let r = match &self.backend {
-            Backend::Embedded(c) => c.scripts().execute_stored_procedure(id, pk, args).await,
+            Backend::Embedded(c) => c.execute_stored_procedure(id, pk, args).await,
             Backend::Remote(c) => c.execute_stored_procedure(id, &pk, args).await,
         };
-        if let Ok(r) = &r {
-            record(
-                &format!("execute {id} on"),
-                &self.id,
-                Routing::Procedure,
-                1,
-                r.request_charge,
-            );
+        let what = format!("execute {id} on");
+        match r {
+            Ok(r) => {
+                record(&what, &self.id, Routing::Procedure, 1, r.request_charge);
+                Ok(r)
+            }
+            Err(f) => Err(record_failure(&what, &self.id, Routing::Procedure, f)),
         }
-        r
     }
 
     /// Registers (or replaces) a JavaScript stored procedure.

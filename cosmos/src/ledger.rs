@@ -105,6 +105,10 @@ pub struct EngineCall {
     /// Physical partitions visited (0: the endpoint did not say, as a remote fan-out).
     pub partitions: usize,
     pub request_charge: f64,
+    /// The status of a call that failed (404, 409, 412, 408, …), still charged what it did
+    /// (engine/RU.md, "Failed requests"); `None` when it succeeded.
+    #[serde(default)]
+    pub error_status: Option<u16>,
 }
 
 impl EngineCall {
@@ -150,6 +154,30 @@ pub(crate) fn record(
     partitions: usize,
     charge: f64,
 ) {
+    record_call(what, container, routing, partitions, charge, None);
+}
+
+/// Records a call that failed, with what it cost, and returns its error for the caller.
+pub(crate) fn record_failure(
+    what: &str,
+    container: &str,
+    routing: Routing,
+    failed: engine::Failed,
+) -> engine::Error {
+    let charge = failed.request_charge();
+    let status = failed.status_code();
+    record_call(what, container, routing, 0, charge, Some(status));
+    failed.error
+}
+
+fn record_call(
+    what: &str,
+    container: &str,
+    routing: Routing,
+    partitions: usize,
+    charge: f64,
+    error_status: Option<u16>,
+) {
     let Some(ledger) = current() else { return };
     let operation = LABEL
         .try_with(|l| l.to_string())
@@ -160,5 +188,6 @@ pub(crate) fn record(
         routing,
         partitions,
         request_charge: charge,
+        error_status,
     });
 }

@@ -41,7 +41,7 @@ pub use processor::{
 };
 
 pub use engine::{
-    BatchOperationResult, BatchResponse, ContainerProperties, Diagnostics, Error, FeedResponse,
-    ItemOptions, ItemResponse, PartitionKey, PatchOperation, QueryOptions, Result,
+    BatchOperationResult, BatchResponse, ContainerProperties, Diagnostics, Error, Failed,
+    FeedResponse, ItemOptions, ItemResponse, PartitionKey, PatchOperation, QueryOptions, Result,
     StoredProcedureResponse, TriggerOperation, NO_PARAMS,
 };

@@ -155,9 +155,12 @@ impl From<heed::Error> for Error {
 #[error("{error}")]
 pub struct Failed {
     pub error: Error,
-    /// `None`: refused before the engine did anything (a 429, a malformed request): 0 RU.
-    /// Boxed: errors travel by value through every `?`.
+    /// The work the engine did. `None`: refused before it did anything (a 429, a malformed
+    /// request). Boxed: errors travel by value through every `?`.
     spent: Option<Box<crate::ru::Meter>>,
+    /// RU charged besides: reported by an endpoint (the `cosmos` client's remote backend), or
+    /// spent by the earlier pages of a call that reads several.
+    charged_besides: f64,
 }
 
 impl Failed {
@@ -165,12 +168,30 @@ impl Failed {
         Failed {
             error,
             spent: Some(Box::new(meter)),
+            charged_besides: 0.0,
         }
+    }
+
+    /// An endpoint's failure with the charge it reported (`x-ms-request-charge`).
+    pub fn reported(error: Error, request_charge: f64) -> Self {
+        Failed {
+            error,
+            spent: None,
+            charged_besides: request_charge,
+        }
+    }
+
+    /// This failure after calls that already cost `request_charge` (the earlier pages of a
+    /// query read to its end): the whole call's charge.
+    pub fn after(mut self, request_charge: f64) -> Self {
+        self.charged_besides += request_charge;
+        self
     }
 
     /// The RU this failure cost, as `x-ms-request-charge` reports it (0 when nothing was done).
     pub fn request_charge(&self) -> f64 {
-        self.spent.as_ref().map_or(0.0, |m| m.charge())
+        let spent = self.spent.as_ref().map_or(0.0, |m| m.charge());
+        ((spent + self.charged_besides) * 100.0).round() / 100.0
     }
 
     /// The work recorded so far, to add to (a query's user-defined functions).
@@ -188,7 +209,7 @@ impl std::ops::Deref for Failed {
 
 impl From<Error> for Failed {
     fn from(error: Error) -> Self {
-        Failed { error, spent: None }
+        Failed::reported(error, 0.0)
     }
 }
 

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use crate::Error;
+use crate::{Error, Failed};
 
 /// The engine error for an HTTP status, the service's message and its sub-status.
 pub(crate) fn from_status(
@@ -86,6 +86,16 @@ pub(crate) fn from_sdk(e: azure_data_cosmos::CosmosError) -> Error {
         return Error::Unavailable(format!("the Cosmos DB endpoint did not answer: {e}"));
     }
     from_status(code, sub, message_of(&e), retry_after)
+}
+
+/// [`from_sdk`] with the charge the endpoint reported for the failed request (Cosmos DB charges
+/// a 404 point read, a 409, a 412 what they consumed; 0 when it did not answer).
+pub(crate) fn charged_from_sdk(e: azure_data_cosmos::CosmosError) -> Failed {
+    let charge = e
+        .response()
+        .and_then(|r| r.headers().request_charge)
+        .map_or(0.0, |c| c.value());
+    Failed::reported(from_sdk(e), charge)
 }
 
 /// The service's own message (its JSON body's `message`), else the error's text (which wraps

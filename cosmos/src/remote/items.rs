@@ -6,10 +6,10 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::rest::Write;
-use super::{from_sdk, RemoteContainer};
+use super::{charged_from_sdk, from_sdk, RemoteContainer};
 use crate::batch::{BatchOp, TransactionalBatch};
 use crate::{
-    BatchOperationResult, BatchResponse, Diagnostics, Error, ItemOptions, ItemResponse,
+    BatchOperationResult, BatchResponse, Diagnostics, Error, Failed, ItemOptions, ItemResponse,
     PartitionKey, PatchOperation, Result, StoredProcedureResponse,
 };
 
@@ -110,13 +110,13 @@ impl RemoteContainer {
         &self,
         id: &str,
         pk: &PartitionKey,
-    ) -> Result<ItemResponse<T>> {
+    ) -> Result<ItemResponse<T>, Failed> {
         let r = self
             .sdk
             .read_item(sdk_key(pk)?, id, None::<ItemReadOptions>)
             .await
-            .map_err(from_sdk)?;
-        item_response(r)
+            .map_err(charged_from_sdk)?;
+        Ok(item_response(r)?)
     }
 
     /// Create, upsert, replace or delete; through REST when the options name triggers.
@@ -125,14 +125,14 @@ impl RemoteContainer {
         write: Write<'_>,
         pk: &PartitionKey,
         options: Option<ItemOptions>,
-    ) -> Result<ItemResponse<T>> {
+    ) -> Result<ItemResponse<T>, Failed> {
         let options = options.unwrap_or_default();
         if !options.pre_triggers.is_empty() || !options.post_triggers.is_empty() {
             let a = self
                 .rest
                 .write_item(&self.link, write, pk, &options)
                 .await?;
-            return rest_response(a);
+            return Ok(rest_response(a)?);
         }
         let key = sdk_key(pk)?;
         let o = Some(write_options(&options));
@@ -142,8 +142,8 @@ impl RemoteContainer {
             Write::Replace { id, doc } => self.sdk.replace_item(key, id, doc, o).await,
             Write::Delete { id } => self.sdk.delete_item(key, id, o).await,
         }
-        .map_err(from_sdk)?;
-        item_response(r)
+        .map_err(charged_from_sdk)?;
+        Ok(item_response(r)?)
     }
 
     pub async fn patch_item<T: DeserializeOwned>(
@@ -152,13 +152,13 @@ impl RemoteContainer {
         pk: &PartitionKey,
         operations: &[PatchOperation],
         options: Option<ItemOptions>,
-    ) -> Result<ItemResponse<T>> {
+    ) -> Result<ItemResponse<T>, Failed> {
         let options = options.unwrap_or_default();
         let a = self
             .rest
             .patch_item(&self.link, id, pk, operations, &options)
             .await?;
-        rest_response(a)
+        Ok(rest_response(a)?)
     }
 
     pub async fn execute_stored_procedure<T: DeserializeOwned>(
@@ -166,14 +166,14 @@ impl RemoteContainer {
         id: &str,
         pk: &PartitionKey,
         args: &[Value],
-    ) -> Result<StoredProcedureResponse<T>> {
+    ) -> Result<StoredProcedureResponse<T>, Failed> {
         let a = self
             .rest
             .execute_stored_procedure(&self.link, id, pk, args)
             .await?;
         Ok(StoredProcedureResponse {
             resource: serde_json::from_value(a.body)
-                .map_err(|e| Error::bad("body", e.to_string()))?,
+                .map_err(|e| Failed::reported(Error::bad("body", e.to_string()), a.charge))?,
             request_charge: a.charge,
             diagnostics: charged(a.charge),
             // Not asked for: the REST call does not enable script logging.

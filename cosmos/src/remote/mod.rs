@@ -17,7 +17,7 @@ use azure_data_cosmos::{AccountEndpoint, AccountReference, CosmosClient, Routing
 use crate::account::ConnectionSettings;
 use crate::{Error, Result};
 
-pub(crate) use errors::from_sdk;
+pub(crate) use errors::{charged_from_sdk, from_sdk};
 
 /// A connected account: the SDK's client and the REST signer, sharing endpoint and key.
 #[derive(Clone)]

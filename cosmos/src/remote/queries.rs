@@ -13,8 +13,8 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::items::{charged, sdk_key};
-use super::{from_sdk, RemoteContainer};
-use crate::{Error, FeedResponse, QueryOptions, Result};
+use super::{charged_from_sdk, RemoteContainer};
+use crate::{Error, Failed, FeedResponse, QueryOptions};
 
 impl RemoteContainer {
     /// One page of `sql`.
@@ -23,7 +23,7 @@ impl RemoteContainer {
         sql: &str,
         params: &[(String, Value)],
         options: &QueryOptions,
-    ) -> Result<FeedResponse<T>> {
+    ) -> Result<FeedResponse<T>, Failed> {
         let mut query = Query::from(sql.to_owned());
         for (name, value) in params {
             query = query
@@ -58,9 +58,9 @@ impl RemoteContainer {
             .sdk
             .query_items::<T>(query, scope, Some(o))
             .await
-            .map_err(from_sdk)?
+            .map_err(charged_from_sdk)?
             .into_pages();
-        let Some(page) = pages.try_next().await.map_err(from_sdk)? else {
+        let Some(page) = pages.try_next().await.map_err(charged_from_sdk)? else {
             return Ok(FeedResponse {
                 items: Vec::new(),
                 request_charge: 0.0,

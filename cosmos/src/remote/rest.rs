@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 use sha2::Sha256;
 
 use super::errors;
-use crate::{Error, PartitionKey, PatchOperation, Result};
+use crate::{Error, Failed, PartitionKey, PatchOperation, Result};
 
 /// The REST API version these requests speak (the SDKs' current one).
 const API_VERSION: &str = "2020-07-15";
@@ -78,7 +78,7 @@ impl Rest {
     }
 
     /// Sends one request to `path` (signed for `resource_type` and `link`) and maps a failure
-    /// status to the engine's error.
+    /// status to the engine's error, with the charge the endpoint reported for it.
     async fn send(
         &self,
         method: reqwest::Method,
@@ -87,7 +87,7 @@ impl Rest {
         path: &str,
         headers: &[(&str, String)],
         body: Option<Vec<u8>>,
-    ) -> Result<Answer> {
+    ) -> Result<Answer, Failed> {
         let date = httpdate::fmt_http_date(SystemTime::now());
         let mut req = self
             .http
@@ -138,12 +138,8 @@ impl Rest {
                 .and_then(Value::as_str)
                 .map(str::to_owned)
                 .unwrap_or_else(|| body.to_string());
-            return Err(errors::from_status(
-                status,
-                sub_status,
-                message,
-                retry_after,
-            ));
+            let error = errors::from_status(status, sub_status, message, retry_after);
+            return Err(Failed::reported(error, charge));
         }
         Ok(Answer {
             body,
@@ -189,9 +185,10 @@ impl Rest {
                 &json_body,
                 Some(bytes.clone()),
             )
-            .await;
+            .await
+            .map_err(Error::from);
         match replaced {
-            Err(Error::NotFound { .. }) => self
+            Err(Error::NotFound { .. }) => Ok(self
                 .send(
                     reqwest::Method::POST,
                     kind,
@@ -201,7 +198,7 @@ impl Rest {
                     Some(bytes),
                 )
                 .await
-                .map(|_| ()),
+                .map(|_| ())?),
             other => other.map(|_| ()),
         }
     }
@@ -213,7 +210,7 @@ impl Rest {
         id: &str,
         pk: &PartitionKey,
         args: &[Value],
-    ) -> Result<Answer> {
+    ) -> Result<Answer, Failed> {
         let link = format!("{coll}/sprocs/{id}");
         let headers = [
             ("content-type", "application/json".to_owned()),
@@ -237,7 +234,7 @@ impl Rest {
         write: Write<'_>,
         pk: &PartitionKey,
         options: &crate::ItemOptions,
-    ) -> Result<Answer> {
+    ) -> Result<Answer, Failed> {
         let mut headers = vec![
             ("content-type", "application/json".to_owned()),
             ("x-ms-documentdb-partitionkey", pk_header(pk)),
@@ -291,7 +288,7 @@ impl Rest {
         pk: &PartitionKey,
         operations: &[PatchOperation],
         options: &crate::ItemOptions,
-    ) -> Result<Answer> {
+    ) -> Result<Answer, Failed> {
         let link = format!("{coll}/docs/{id}");
         let path = format!("{coll}/docs/{}", encode(id));
         let mut headers = vec![

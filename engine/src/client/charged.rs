@@ -117,6 +117,15 @@ impl ChargedContainer {
         self.0.query_page(sql, params, options).await
     }
 
+    pub async fn query_all<T: DeserializeOwned + 'static>(
+        &self,
+        sql: &str,
+        params: &[(impl AsRef<str>, Value)],
+        options: QueryOptions,
+    ) -> Charged<FeedResponse<T>> {
+        self.0.query_all_charged(sql, params, options).await
+    }
+
     pub async fn execute_stored_procedure<T: DeserializeOwned>(
         &self,
         id: &str,

@@ -255,6 +255,16 @@ impl ContainerClient {
         params: &[(impl AsRef<str>, Value)],
         options: QueryOptions,
     ) -> Result<FeedResponse<T>> {
+        Ok(self.query_all_charged(sql, params, options).await?)
+    }
+
+    /// [`Self::query_all`], failing with the charge of every page it ran, the failed one too.
+    pub(crate) async fn query_all_charged<T: DeserializeOwned + 'static>(
+        &self,
+        sql: &str,
+        params: &[(impl AsRef<str>, Value)],
+        options: QueryOptions,
+    ) -> Result<FeedResponse<T>, Failed> {
         let mut opts = options;
         let mut items = Vec::new();
         let mut charge = 0.0;
@@ -262,7 +272,10 @@ impl ContainerClient {
         let mut partitions = Vec::new();
         let mut metrics = QueryMetrics::default();
         loop {
-            let page = self.query_items::<T>(sql, params, opts.clone()).await?;
+            let page = match self.query_page::<T>(sql, params, opts.clone()).await {
+                Ok(page) => page,
+                Err(f) => return Err(f.after(charge)),
+            };
             charge += page.request_charge;
             items.extend(page.items);
             for p in page.diagnostics.partitions {
