@@ -61,7 +61,7 @@ pub(super) fn check_logical_partition_counters(
             .store
             .lps
             .get(c.rtxn, &keys::partition_prefix(c.def.rid, &Epk(*epk)))?
-            .map(|v| crate::writer::apply::decode_lp_stats(v).1);
+            .map(|v| crate::storage::keys::decode_lp_stats(v).1);
         if stored != Some(*n) {
             problems.note(
                 "counter",

@@ -399,7 +399,7 @@ impl ContainerClient {
                     let items = store
                         .lps
                         .get(rtxn, &prefix)?
-                        .map_or(0, |v| crate::writer::apply::decode_lp_stats(v).1);
+                        .map_or(0, |v| crate::storage::keys::decode_lp_stats(v).1);
                     (prefix.to_vec(), items)
                 }
                 None => (

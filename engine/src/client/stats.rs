@@ -6,9 +6,9 @@ use serde_json::Value;
 
 use super::container::ContainerClient;
 use crate::error::Result;
+use crate::storage::keys::decode_lp_stats;
 use crate::storage::{audit, keys};
 use crate::throughput::PartitionLoad;
-use crate::writer::apply::decode_lp_stats;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct LogicalPartitionStats {

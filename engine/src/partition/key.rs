@@ -315,16 +315,10 @@ impl From<i32> for PartitionKey {
     }
 }
 
-/// Effective partition key: 16 bytes, big-endian, ordered as keys are ordered in LMDB.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Epk(pub [u8; 16]);
+/// Hashing lives here; the type is storage's (the bytes every key is ordered by).
+pub use crate::storage::keys::Epk;
 
 impl Epk {
-    /// The coordinate physical partition ranges are expressed in.
-    pub fn coordinate(&self) -> u64 {
-        u64::from_be_bytes(self.0[..8].try_into().expect("16 bytes"))
-    }
-
     /// A full hierarchical key: its levels' coordinate, then a hash of the whole key.
     fn hierarchical(placement: Placement, parts: &[PartitionKey], canonical: &[u8]) -> Epk {
         let mut e = [0u8; 16];

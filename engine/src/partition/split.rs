@@ -11,8 +11,8 @@ use crate::error::{Error, Result};
 use crate::partition::key::{below, level_bits};
 use crate::partition::{cosmos, PartitionKey, PhysicalPartition, Placement};
 use crate::storage::keys;
+use crate::storage::keys::decode_lp_stats;
 use crate::storage::Store;
-use crate::writer::apply::decode_lp_stats;
 
 /// Splits partition `pp_id` of `def`; `Ok(false)` when it holds a single EPK coordinate (one
 /// logical partition cannot be divided). Commits and updates `def` on success.

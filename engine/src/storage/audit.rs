@@ -82,7 +82,7 @@ pub fn lp_totals_within(
         if totals.partitions >= max {
             return Ok(None);
         }
-        let (bytes, items, _) = crate::writer::apply::decode_lp_stats(v);
+        let (bytes, items, _) = crate::storage::keys::decode_lp_stats(v);
         totals.partitions += 1;
         totals.items += items;
         totals.bytes += bytes;
@@ -95,5 +95,5 @@ pub fn lp_items(store: &Store, rtxn: &RoTxn, prefix: &[u8]) -> Result<u64> {
     Ok(store
         .lps
         .get(rtxn, prefix)?
-        .map_or(0, |v| crate::writer::apply::decode_lp_stats(v).1))
+        .map_or(0, |v| crate::storage::keys::decode_lp_stats(v).1))
 }

@@ -15,8 +15,21 @@
 //! LMDB keys are at most 511 bytes: ids longer than `ID_INLINE` bytes are truncated and suffixed
 //! with a hash, and the full id is checked against the stored document on read.
 
+use serde_json::Value;
+
 use crate::error::{Error, Result};
-use crate::partition::Epk;
+
+/// Effective partition key: 16 bytes, big-endian, ordered as keys are ordered in LMDB. Its
+/// hashing from a partition key value is `partition`'s; storage only orders by it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Epk(pub [u8; 16]);
+
+impl Epk {
+    /// The coordinate physical partition ranges are expressed in.
+    pub fn coordinate(&self) -> u64 {
+        u64::from_be_bytes(self.0[..8].try_into().expect("16 bytes"))
+    }
+}
 
 pub const ID_INLINE: usize = 400;
 /// Header lengths of the two item formats (see [`DocHeader`]).
@@ -301,6 +314,18 @@ pub fn corrupt_item(key: &[u8], container: &str, why: &str) -> Error {
         "item '{}' in container '{container}': {why}; restore from a backup, run `engine check`",
         shown_id(key)
     ))
+}
+
+/// Decodes an `lps` value: bytes, items and the partition key value (`None` for PartitionKey.None).
+pub fn decode_lp_stats(v: &[u8]) -> (u64, u64, Option<Value>) {
+    if v.len() < 16 {
+        return (0, 0, None);
+    }
+    (
+        u64::from_be_bytes(v[..8].try_into().expect("8")),
+        u64::from_be_bytes(v[8..16].try_into().expect("8")),
+        serde_json::from_slice(&v[16..]).ok(),
+    )
 }
 
 #[cfg(test)]

@@ -167,7 +167,7 @@ pub fn purge_if_expired(ctx: &mut Ctx, def: &mut ContainerDef, key: &[u8]) -> Re
         .store
         .lps
         .get(ctx.wtxn, &keys::partition_prefix(def.rid, &epk))?
-        .and_then(|v| decode_lp_stats(v).2)
+        .and_then(|v| keys::decode_lp_stats(v).2)
         .map(|j| PartitionKey::from_json(&j, "pk"))
         .transpose()?
         .unwrap_or(PartitionKey::None);
@@ -505,18 +505,6 @@ fn put_lp_stats(
     }
     ctx.store.lps.put(ctx.wtxn, lp_key, &v)?;
     Ok(())
-}
-
-/// Decodes an `lps` value: bytes, items and the partition key value (`None` for PartitionKey.None).
-pub fn decode_lp_stats(v: &[u8]) -> (u64, u64, Option<Value>) {
-    if v.len() < 16 {
-        return (0, 0, None);
-    }
-    (
-        u64::from_be_bytes(v[..8].try_into().expect("8")),
-        u64::from_be_bytes(v[8..16].try_into().expect("8")),
-        serde_json::from_slice(&v[16..]).ok(),
-    )
 }
 
 /// 409 if another live item of the logical partition holds one of the new entries. An item whose

@@ -117,7 +117,7 @@ impl<'a> Run<'a> {
                             .store
                             .lps
                             .get(self.rtxn, &prefix)?
-                            .map_or(0, |v| crate::writer::apply::decode_lp_stats(v).1);
+                            .map_or(0, |v| crate::storage::keys::decode_lp_stats(v).1);
                     }
                     items
                 }

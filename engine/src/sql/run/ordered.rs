@@ -91,7 +91,7 @@ impl<'a> Run<'a> {
                                 .lps
                                 .get(self.rtxn, &keys::partition_prefix(self.def.rid, e))
                                 .map(|v| {
-                                    v.map_or(0, |v| crate::writer::apply::decode_lp_stats(v).1)
+                                    v.map_or(0, |v| crate::storage::keys::decode_lp_stats(v).1)
                                 })
                         })
                         .sum::<heed::Result<u64>>()?;
