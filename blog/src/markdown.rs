@@ -73,6 +73,29 @@ pub fn check_nesting(markdown: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// The Markdown extensions posts and comments are rendered with (and excerpts read with).
+const OPTIONS: pulldown_cmark::Options =
+    pulldown_cmark::Options::ENABLE_STRIKETHROUGH.union(pulldown_cmark::Options::ENABLE_TABLES);
+
+/// Comments rendered as posts are (the same sanitizer), on the blocking pool in one go. A
+/// stored comment past a limit (written before comments were Markdown) shows as escaped text
+/// rather than failing the page.
+pub async fn render_comments(comments: Vec<String>) -> Result<Vec<String>, sitekit::WebError> {
+    actix_web::web::block(move || {
+        comments
+            .iter()
+            .map(|c| to_safe_html(c).unwrap_or_else(|_| escape_text(c)))
+            .collect()
+    })
+    .await
+    .map_err(|e| sitekit::WebError::Internal(format!("markdown: {e}")))
+}
+
+/// `text` as an HTML paragraph of plain text.
+fn escape_text(text: &str) -> String {
+    format!("<p>{}</p>", ammonia::clean_text(text))
+}
+
 /// [`to_safe_html`] on the blocking pool: rendering is CPU work that must not hold an async
 /// worker (every other request on that worker would wait). A post past a limit is a 400.
 pub async fn render(markdown: String) -> Result<String, sitekit::WebError> {
@@ -85,22 +108,32 @@ pub async fn render(markdown: String) -> Result<String, sitekit::WebError> {
 /// Plain text of the start of `markdown`, at most `max` characters (an ellipsis when cut): what
 /// a listing shows of a post. Only the first few KB are parsed (the excerpt needs no more), so
 /// its cost is bounded whatever the post's length; the text is escaped where it is shown.
+/// It is parsed with the options the post is rendered with, so a table is its cells' text (not
+/// pipes), and each block and list item ends a sentence rather than running into the next.
 pub fn excerpt(markdown: &str, max: usize) -> String {
     use pulldown_cmark::{Event, Parser, TagEnd};
     let head: String = markdown.chars().take(max * 8).collect();
     let mut text = String::new();
-    for event in Parser::new(&head) {
+    for event in Parser::new_ext(&head, OPTIONS) {
         match event {
             Event::Text(t) | Event::Code(t) => text.push_str(&t),
             Event::SoftBreak | Event::HardBreak => text.push(' '),
-            Event::End(TagEnd::Paragraph | TagEnd::Heading(_) | TagEnd::Item) => text.push(' '),
+            Event::End(TagEnd::TableCell) => text.push(CELL_END),
+            Event::End(
+                TagEnd::Paragraph
+                | TagEnd::Heading(_)
+                | TagEnd::Item
+                | TagEnd::CodeBlock
+                | TagEnd::TableHead
+                | TagEnd::TableRow,
+            ) => text.push(BLOCK_END),
             _ => {}
         }
         if text.chars().count() > max {
             break;
         }
     }
-    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let text = punctuate(&text);
     if text.chars().count() > max || head.len() < markdown.len() {
         let mut cut: String = text.chars().take(max).collect();
         cut.push('…');
@@ -110,16 +143,60 @@ pub fn excerpt(markdown: &str, max: usize) -> String {
     }
 }
 
+/// Marks where a block (paragraph, heading, list item, table row) and a table cell end.
+const BLOCK_END: char = '\u{1}';
+const CELL_END: char = '\u{2}';
+
+/// The excerpt's text with its marks made punctuation: a block ends a sentence (a "." unless
+/// its text already ends one), cells are separated by " · ", nothing trails.
+fn punctuate(marked: &str) -> String {
+    let mut out = String::with_capacity(marked.len());
+    let mut pending: Option<char> = None;
+    for word in marked.split_whitespace() {
+        for piece in word.split_inclusive([BLOCK_END, CELL_END]) {
+            let mark = piece
+                .chars()
+                .last()
+                .filter(|c| matches!(*c, BLOCK_END | CELL_END));
+            let piece = piece.trim_end_matches([BLOCK_END, CELL_END]);
+            if !piece.is_empty() {
+                match pending.take() {
+                    Some(BLOCK_END) if !out.ends_with(['.', '!', '?', ':', ';', '…']) => {
+                        out.push_str(". ")
+                    }
+                    Some(CELL_END) => out.push_str(" · "),
+                    Some(_) => out.push(' '),
+                    None if !out.is_empty() && !out.ends_with(' ') => out.push(' '),
+                    None => {}
+                }
+                out.push_str(piece);
+            }
+            // A block's end wins over a cell's (the last cell of a row).
+            if let Some(m) = mark {
+                if out.is_empty() {
+                    continue;
+                }
+                out.truncate(out.trim_end().len());
+                pending = match (pending, m) {
+                    (Some(BLOCK_END), _) => Some(BLOCK_END),
+                    _ => Some(m),
+                };
+            }
+        }
+        if pending.is_none() && !out.is_empty() && !out.ends_with(' ') {
+            out.push(' ');
+        }
+    }
+    out.trim_end().to_owned()
+}
+
 /// Sanitized HTML of `markdown`, or Err(message naming the limit) past [`MAX_NESTING`],
 /// [`MAX_EVENTS`], [`MAX_HTML`] or [`RENDER_BUDGET`].
 pub fn to_safe_html(markdown: &str) -> Result<String, String> {
     check_nesting(markdown)?;
     let started = Instant::now();
     let too_complex = |what: String| format!("is too complex to render ({what})");
-    let parser = pulldown_cmark::Parser::new_ext(
-        markdown,
-        pulldown_cmark::Options::ENABLE_STRIKETHROUGH | pulldown_cmark::Options::ENABLE_TABLES,
-    );
+    let parser = pulldown_cmark::Parser::new_ext(markdown, OPTIONS);
     let mut html = String::new();
     let mut events = Vec::with_capacity(1024);
     let mut total = 0;
@@ -152,10 +229,36 @@ mod tests {
     #[test]
     fn excerpts_are_plain_text() {
         let e = super::excerpt("# Hello\n\n**bold** and <script>x</script> `code`", 280);
-        assert_eq!(e, "Hello bold and x code");
+        assert_eq!(e, "Hello. bold and x code");
         let long = super::excerpt(&"word ".repeat(200), 20);
         assert_eq!(long.chars().count(), 21);
         assert!(long.ends_with('…'));
+    }
+
+    #[test]
+    fn excerpts_read_tables_and_lists_as_rendered() {
+        let table = super::excerpt("| a | b |\n|---|---|\n| 1 | 2 |\n\nAfter", 280);
+        assert_eq!(table, "a · b. 1 · 2. After");
+        let list = super::excerpt("Pack:\n\n- a tent\n- *two* bags!\n- `stove`\n\nGo.", 280);
+        assert_eq!(list, "Pack: a tent. two bags! stove. Go.");
+        let code = super::excerpt("Run\n\n```\nengine serve\n```\n\n> quoted", 280);
+        assert_eq!(code, "Run. engine serve. quoted");
+    }
+
+    #[test]
+    fn comments_render_as_posts_do() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let html = rt
+            .block_on(super::render_comments(vec![
+                "*x* and <script>alert(1)</script>".into(),
+                format!("{}x", ">".repeat(40)),
+            ]))
+            .unwrap();
+        assert_eq!(html[0].trim(), "<p><em>x</em> and </p>");
+        // Too deep to render: the text, escaped.
+        assert!(html[1].starts_with("<p>&gt;&gt;"), "{}", html[1]);
     }
 
     #[test]

@@ -49,8 +49,13 @@ async fn a_writer_joins_posts_comments_likes_and_sees_the_counts() {
         );
         assert!(text.contains("0 comments · 0 likes"), "{text}");
         browser
-            .submit_form("#comment", &[("content", "First!")])
+            .submit_form(
+                "#comment",
+                &[("content", "First, *really*! <script>x</script>")],
+            )
             .await?;
+        // Comments are Markdown, sanitized as posts are.
+        assert_eq!(browser.text_of(".comments em").await?, "really");
         // The comment's cost is on the page it led to (a write answers with a redirect).
         let text = browser.body_text().await?;
         assert!(
@@ -79,7 +84,7 @@ async fn a_writer_joins_posts_comments_likes_and_sees_the_counts() {
         browser.submit_form("#like", &[]).await?;
         let text = browser.body_text().await?;
         assert!(text.contains("1 comment · 1 like"), "{text}");
-        assert!(text.contains("First!"), "{text}");
+        assert!(text.contains("First, really!"), "{text}");
         assert!(
             text.contains("RU for this page"),
             "the footer shows the cost"

@@ -17,9 +17,10 @@ pub enum WebError {
     #[error("You do not have access to this page.")]
     Forbidden,
     /// Not signed in: answered with a redirect to the sign-in page of the site's mount (its
-    /// base path: `/v1` signs in to V1's users, not the site's).
+    /// base path: `/v1` signs in to V1's users, not the site's), returning to the page asked
+    /// for (a GET's path and query) once signed in.
     #[error("Please sign in.")]
-    SignInRequired(&'static str),
+    SignInRequired(&'static str, Option<String>),
     #[error("{0}")]
     BadRequest(String),
     #[error(
@@ -88,7 +89,7 @@ impl ResponseError for WebError {
         match self {
             WebError::NotFound => StatusCode::NOT_FOUND,
             WebError::Forbidden | WebError::Csrf => StatusCode::FORBIDDEN,
-            WebError::SignInRequired(_) => StatusCode::SEE_OTHER,
+            WebError::SignInRequired(..) => StatusCode::SEE_OTHER,
             WebError::BadRequest(_) => StatusCode::BAD_REQUEST,
             WebError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             WebError::TooManyAttempts(_) => StatusCode::TOO_MANY_REQUESTS,
@@ -101,9 +102,12 @@ impl ResponseError for WebError {
 
     fn error_response(&self) -> HttpResponse {
         let status = self.status_code();
-        if let WebError::SignInRequired(base) = self {
+        if let WebError::SignInRequired(base, next) = self {
             return HttpResponse::SeeOther()
-                .insert_header((header::LOCATION, format!("{base}/signin")))
+                .insert_header((
+                    header::LOCATION,
+                    crate::next::signin_url(base, next.as_deref()),
+                ))
                 .finish();
         }
         if status.is_server_error() {
@@ -169,7 +173,7 @@ pub async fn in_site_layout(
         .response()
         .error()
         .and_then(|e| e.as_error::<WebError>())
-        .filter(|e| !matches!(e, WebError::SignInRequired(_)))
+        .filter(|e| !matches!(e, WebError::SignInRequired(..)))
         .map(|e| (e.status_code(), e.public_message()));
     let render = res
         .request()
@@ -277,6 +281,6 @@ mod tests {
         }));
         assert_eq!(status, 404);
         assert!(page.contains("That page does not exist."));
-        assert_eq!(body(&WebError::SignInRequired("")).0, 303);
+        assert_eq!(body(&WebError::SignInRequired("", None)).0, 303);
     }
 }

@@ -80,6 +80,13 @@ impl Page {
         &self.calls[self.calls.len().min(Self::FOOTER_ROWS)..]
     }
 
+    /// The sign-in page of this mount, returning to the page at `path` of this mount (given
+    /// in pieces, as a template has them: `["/posts/", id]`).
+    pub fn signin_href(&self, path: &[&str]) -> String {
+        let next = format!("{}{}", self.site.base, path.concat());
+        crate::next::signin_url(self.site.base, Some(&next))
+    }
+
     pub fn is_admin(&self) -> bool {
         self.user.as_ref().is_some_and(|u| u.admin)
     }
@@ -105,9 +112,13 @@ struct SessionChecked(Option<SignedIn>);
 impl Ctx {
     /// The signed-in user, or a redirect to the sign-in page.
     pub fn require_user(&self) -> Result<&SignedIn, WebError> {
-        self.user
-            .as_ref()
-            .ok_or(WebError::SignInRequired(self.site.base))
+        self.user.as_ref().ok_or_else(|| {
+            // A page asked for comes back after signing in; a form post's target does not.
+            let next = (self.req.method() == actix_web::http::Method::GET)
+                .then(|| self.req.uri().path_and_query().map(|p| p.to_string()))
+                .flatten();
+            WebError::SignInRequired(self.site.base, next)
+        })
     }
 
     /// The signed-in admin; 403 for anyone else signed in.

@@ -23,6 +23,7 @@ pub mod gate;
 pub mod guard;
 pub mod layout;
 pub mod names;
+pub mod next;
 pub mod paging;
 pub mod progress;
 pub mod proxy;

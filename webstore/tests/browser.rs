@@ -130,3 +130,56 @@ async fn on_a_phone_the_ru_badge_is_in_sight_and_the_footer_fits() {
     }
     browser.close().await.unwrap();
 }
+
+/// Issue 37: "Sign in to check out" signs in and comes back to the cart, which kept its item.
+#[tokio::test(flavor = "multi_thread")]
+async fn sign_in_to_check_out_comes_back_to_the_cart() {
+    let Some(browser) = Browser::start().await.expect("the browser starts") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let engine = Engine::open(dir.path(), EngineOptions::default()).unwrap();
+    let store = WebStore::start(
+        &cosmos::Account::embedded(engine.clone()),
+        &WebStoreOptions { customers: 10 },
+    )
+    .await
+    .unwrap();
+    let app = TestApp::serve(webstore::SITE, store.configure(), 2);
+    let p = &webstore::seed::catalog::catalog().products[7];
+
+    let result = async {
+        browser
+            .goto(&app.url(&format!("/products/{}/{}", p.category_id, p.id)))
+            .await?;
+        browser
+            .submit_form(".add-to-cart", &[("quantity", "1")])
+            .await?;
+        browser.click_link("#signin-to-check-out").await?;
+        browser
+            .submit_form(
+                "#signin",
+                &[
+                    ("email", webstore::seed::DEMO_EMAIL),
+                    ("password", webstore::seed::DEMO_PASSWORD),
+                ],
+            )
+            .await?;
+        let url = browser.current_url().await?;
+        assert!(url.ends_with("/cart"), "on {url}");
+        let text = browser.body_text().await?;
+        assert!(
+            text.contains(&p.name) && text.contains("Place order"),
+            "{text}"
+        );
+        Ok::<_, Box<dyn std::error::Error + Send + Sync>>(())
+    }
+    .await;
+    if let Err(e) = &result {
+        let _ = browser
+            .screenshot("webstore-signin-to-check-out-failure")
+            .await;
+        panic!("browser test failed: {e}");
+    }
+    browser.close().await.unwrap();
+}

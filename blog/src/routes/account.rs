@@ -13,6 +13,7 @@ use sitekit::auth;
 use sitekit::csrf::{CsrfForm, Empty};
 use sitekit::form::FieldErrors;
 use sitekit::layout::{html, html_status, see_other};
+use sitekit::next::{self, NextQuery};
 use sitekit::signin::{self, Account};
 use sitekit::throttle::{SignInThrottle, SignUpLimit};
 use sitekit::{Ctx, Page, WebError};
@@ -99,6 +100,9 @@ pub async fn signup<M: Version>(
 pub struct SignInForm {
     username: String,
     password: String,
+    /// Where to return (sitekit::next): the page that sent the visitor here.
+    #[serde(default)]
+    next: Option<String>,
 }
 
 #[derive(Template)]
@@ -107,13 +111,23 @@ struct SignInPage {
     page: Page,
     username: String,
     error: String,
+    /// A local path to return to, or "".
+    next: String,
 }
 
-pub async fn signin_form(ctx: Ctx) -> Result<HttpResponse, WebError> {
+/// The form; someone already signed in goes on to where it would have led.
+pub async fn signin_form(ctx: Ctx, query: web::Query<NextQuery>) -> Result<HttpResponse, WebError> {
+    if ctx.user.is_some() {
+        return Ok(see_other(next::or(
+            query.next.as_deref(),
+            &format!("{}/", ctx.base()),
+        )));
+    }
     html(&SignInPage {
         page: ctx.page("Sign in"),
         username: String::new(),
         error: String::new(),
+        next: query.local(),
     })
 }
 
@@ -140,13 +154,17 @@ pub async fn signin<M: Version>(
     };
     let key = sitekit::names::fold(&name);
     match signin::sign_in(&ctx, &req, &throttle, &key, form.password, lookup).await? {
-        Some(()) => Ok(see_other(&format!("{}/", M::BASE))),
+        Some(()) => Ok(see_other(next::or(
+            form.next.as_deref(),
+            &format!("{}/", M::BASE),
+        ))),
         None => html_status(
             StatusCode::UNAUTHORIZED,
             &SignInPage {
                 page: ctx.page("Sign in"),
                 username: name,
                 error: "Wrong username or password.".into(),
+                next: NextQuery { next: form.next }.local(),
             },
         ),
     }

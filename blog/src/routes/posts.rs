@@ -162,6 +162,8 @@ struct PostPage {
     post: Post,
     body: String,
     comments: Vec<Comment>,
+    /// Each comment's Markdown as sanitized HTML, in order.
+    comment_html: Vec<String>,
     pager: Pager,
     mine: bool,
     liked: bool,
@@ -202,6 +204,10 @@ async fn post_page<M: Version>(
                 &comments.continuation,
             ),
             mine: ctx.user.as_ref().is_some_and(|u| u.id == post.user_id),
+            comment_html: crate::markdown::render_comments(
+                comments.items.iter().map(|c| c.content.clone()).collect(),
+            )
+            .await?,
             comments: comments.items,
             post,
             liked,
@@ -236,6 +242,10 @@ pub async fn comment<M: Version>(
     let post_id = path.into_inner();
     let mut errors = FieldErrors::default();
     let content = errors.text("content", &form.content, 5_000);
+    // Comments are Markdown too, bounded as posts are.
+    if let Err(m) = crate::markdown::check_nesting(&content) {
+        errors.add("content", m);
+    }
     if !errors.is_empty() {
         // The form answers with the first page of comments.
         return post_page(&ctx, &blog, &post_id, &Paging::default(), errors).await;

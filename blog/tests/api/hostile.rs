@@ -294,12 +294,15 @@ async fn a_models_pages_send_to_its_own_sign_in() {
     let app = spawn_app().await;
     let r = app.visitor().get("/v1/account").await;
     assert_eq!(r.status, 303);
-    assert_eq!(r.location(), "/v1/signin");
+    assert_eq!(r.location(), "/v1/signin?next=%2Fv1%2Faccount");
     let r = app.visitor().get("/v2/posts/new").await;
-    assert_eq!(r.location(), "/v2/signin");
+    assert_eq!(r.location(), "/v2/signin?next=%2Fv2%2Fposts%2Fnew");
     // Signed in to V3 is not signed in to V1 (each model has its own users).
     let v = app.demo().await;
-    assert_eq!(v.get("/v1/account").await.location(), "/v1/signin");
+    assert_eq!(
+        v.get("/v1/account").await.location(),
+        "/v1/signin?next=%2Fv1%2Faccount"
+    );
     assert_eq!(routings(&v.get("/account").await), ["point"]);
 }
 
@@ -312,7 +315,10 @@ async fn sign_out_ends_the_session_on_the_server() {
     let r = v.post("/signout", &[("csrf_token", &token)]).await;
     assert_eq!(r.status, 303);
     let thief = v.replay(&saved);
-    assert_eq!(thief.get("/account").await.location(), "/signin");
+    assert_eq!(
+        thief.get("/account").await.location(),
+        "/signin?next=%2Faccount"
+    );
     let r = thief
         .post(
             "/posts/new",
@@ -365,7 +371,7 @@ async fn sign_out_everywhere_ends_every_browser() {
     // The other browser's cookie is still there, its session is not.
     for v in [&laptop, &phone] {
         let r = v.get("/account").await;
-        assert_eq!((r.status, r.location()), (303, "/signin"));
+        assert_eq!((r.status, r.location()), (303, "/signin?next=%2Faccount"));
     }
     // The account itself is fine: signing in again works.
     let again = app.signed_in("Roamer", "a long password").await;

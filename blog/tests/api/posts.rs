@@ -171,7 +171,10 @@ async fn c2_q2_a_new_post_reaches_the_feed_and_its_authors_page_and_renders_mark
         .await;
     assert_eq!(r.status, 400);
     assert!(r.body.contains("The title is required"));
-    assert_eq!(app.visitor().get("/posts/new").await.location(), "/signin");
+    assert_eq!(
+        app.visitor().get("/posts/new").await.location(),
+        "/signin?next=%2Fposts%2Fnew"
+    );
     assert_eq!(app.visitor().get("/posts/post-nope").await.status, 404);
 }
 

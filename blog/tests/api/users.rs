@@ -269,3 +269,62 @@ async fn c1_a_username_change_reaches_every_post_comment_like_and_copy() {
         .await;
     assert_eq!(r.status, 409);
 }
+
+/// Issue 37: "Sign in to comment" returns to the post (on V1 too, in V1's mount); a hostile
+/// `next` is dropped; someone signed in who opens the form is sent on.
+#[tokio::test(flavor = "multi_thread")]
+async fn sign_in_returns_to_the_post_and_never_to_another_host() {
+    let app = spawn_app().await;
+    let (writer, _) = app.new_user("next_writer").await;
+    let post = app.publish(&writer, "Come back here", "Body").await;
+    let page = app.visitor().get(&format!("/posts/{post}")).await;
+    let link = format!("href=\"/signin?next=%2Fposts%2F{post}\"");
+    assert!(page.body.contains(&link), "{link} in {}", page.body);
+
+    let v = app.visitor();
+    let r = v
+        .submit(
+            &format!("/signin?next=%2Fposts%2F{post}"),
+            "/signin",
+            &[
+                ("username", blog::seed::DEMO_USERNAME),
+                ("password", blog::seed::DEMO_PASSWORD),
+                ("next", &format!("/posts/{post}")),
+            ],
+        )
+        .await;
+    assert_eq!(
+        (r.status, r.location()),
+        (303, format!("/posts/{post}").as_str())
+    );
+    // Signed in, the form sends you on; a foreign next goes home instead.
+    let r = v.get(&format!("/signin?next=%2Fposts%2F{post}")).await;
+    assert_eq!(
+        (r.status, r.location()),
+        (303, format!("/posts/{post}").as_str())
+    );
+    let r = v.get("/signin?next=%2F%2Fevil.example").await;
+    assert_eq!((r.status, r.location()), (303, "/"));
+
+    // A page that needs an account sends its path, in the model's own mount.
+    let r = app.visitor().get("/v1/posts/new").await;
+    assert_eq!(
+        (r.status, r.location()),
+        (303, "/v1/signin?next=%2Fv1%2Fposts%2Fnew")
+    );
+    for hostile in ["//evil.example", "/\\evil.example", "https://evil.example"] {
+        let r = app
+            .visitor()
+            .submit(
+                "/signin",
+                "/signin",
+                &[
+                    ("username", blog::seed::DEMO_USERNAME),
+                    ("password", blog::seed::DEMO_PASSWORD),
+                    ("next", hostile),
+                ],
+            )
+            .await;
+        assert_eq!((r.status, r.location()), (303, "/"), "{hostile}");
+    }
+}

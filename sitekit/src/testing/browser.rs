@@ -146,15 +146,30 @@ impl Browser {
             .await
             .map_err(|e| format!("{form_css:?} has no submit button: {e}"))?;
 
+        self.click_and_wait(&button, form_css).await
+    }
+
+    /// Clicks the link (or button) matched by `css` as a person would and returns once the
+    /// next page has loaded.
+    pub async fn click_link(&self, css: &str) -> Result<(), BrowserError> {
+        let link = self
+            .client
+            .find(Locator::Css(css))
+            .await
+            .map_err(|e| format!("no element matches {css:?}: {e}"))?;
+        self.click_and_wait(&link, css).await
+    }
+
+    async fn click_and_wait(&self, target: &Element, what: &str) -> Result<(), BrowserError> {
         // A mark on the current page's window: once it is gone, the browser shows another page,
         // even when that page has the same URL (a form shown again with its errors).
         self.client
             .execute("window.__before_submit = true; return null;", vec![])
             .await?;
-        button
+        target
             .click()
             .await
-            .map_err(|e| format!("clicking the submit button of {form_css:?}: {e}"))?;
+            .map_err(|e| format!("clicking {what:?}: {e}"))?;
         let started = Instant::now();
         loop {
             // Errors are expected while the old page goes away.
@@ -171,7 +186,7 @@ impl Browser {
                 _ if started.elapsed() > NAVIGATION => {
                     let url = self.current_url().await.unwrap_or_default();
                     return Err(format!(
-                        "submitting {form_css:?} did not load a new page within {NAVIGATION:?} \
+                        "clicking {what:?} did not load a new page within {NAVIGATION:?} \
                          (still at {url}; last check: {loaded:?})"
                     )
                     .into());

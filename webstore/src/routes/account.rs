@@ -12,6 +12,7 @@ use sitekit::auth;
 use sitekit::csrf::{CsrfForm, Empty};
 use sitekit::form::FieldErrors;
 use sitekit::layout::{html, html_status, see_other};
+use sitekit::next::{self, NextQuery};
 use sitekit::signin::{self, Account};
 use sitekit::throttle::{SignInThrottle, SignUpLimit};
 use sitekit::{Ctx, Page, WebError};
@@ -108,6 +109,9 @@ pub async fn signup(
 pub struct SignInForm {
     email: String,
     password: String,
+    /// Where to return (sitekit::next): the page that sent the visitor here.
+    #[serde(default)]
+    next: Option<String>,
 }
 
 #[derive(Template)]
@@ -116,13 +120,20 @@ struct SignInPage {
     page: Page,
     email: String,
     error: String,
+    /// A local path to return to, or "".
+    next: String,
 }
 
-pub async fn signin_form(ctx: Ctx) -> Result<HttpResponse, WebError> {
+/// The form; someone already signed in goes on to where it would have led.
+pub async fn signin_form(ctx: Ctx, query: web::Query<NextQuery>) -> Result<HttpResponse, WebError> {
+    if ctx.user.is_some() {
+        return Ok(see_other(next::or(query.next.as_deref(), "/")));
+    }
     html(&SignInPage {
         page: ctx.page("Sign in"),
         email: String::new(),
         error: String::new(),
+        next: query.local(),
     })
 }
 
@@ -148,11 +159,14 @@ pub async fn signin(
         }))
     };
     match signin::sign_in(&ctx, &req, &throttle, &email, form.password, lookup).await? {
-        Some(customer) => Ok(see_other(if customer.admin {
-            "/admin/customers/top"
-        } else {
-            "/"
-        })),
+        Some(customer) => Ok(see_other(next::or(
+            form.next.as_deref(),
+            if customer.admin {
+                "/admin/customers/top"
+            } else {
+                "/"
+            },
+        ))),
         // The same answer whether the address or the password was wrong.
         None => html_status(
             StatusCode::UNAUTHORIZED,
@@ -160,6 +174,7 @@ pub async fn signin(
                 page: ctx.page("Sign in"),
                 email,
                 error: "Wrong email or password.".into(),
+                next: NextQuery { next: form.next }.local(),
             },
         ),
     }

@@ -18,7 +18,8 @@ async fn back_office_pages_need_the_admin() {
     let admin = app.admin().await;
     for page in ADMIN_PAGES {
         let r = anonymous.get(page).await;
-        assert_eq!((r.status, r.location()), (303, "/signin"), "{page}");
+        let back = format!("/signin?next={}", page.replace('/', "%2F"));
+        assert_eq!((r.status, r.location()), (303, back.as_str()), "{page}");
         assert_eq!(customer.get(page).await.status, 403, "{page}");
         assert_eq!(admin.get(page).await.status, 200, "{page}");
     }

@@ -83,7 +83,7 @@ async fn a_cookie_saved_before_sign_out_is_dead_after_it() {
     let thief = v.replay(&saved);
     let r = thief.get("/account").await;
     assert_eq!(r.status, 303, "the session ended on the server too");
-    assert_eq!(r.location(), "/signin");
+    assert_eq!(r.location(), "/signin?next=%2Faccount");
     let r = thief
         .post(
             "/account/addresses",
@@ -119,8 +119,14 @@ async fn sign_out_everywhere_ends_every_browser() {
         .submit("/account", "/account/signout-everywhere", &[])
         .await;
     assert_eq!(r.status, 303);
-    assert_eq!(phone.get("/account").await.location(), "/signin");
-    assert_eq!(laptop.get("/account").await.location(), "/signin");
+    assert_eq!(
+        phone.get("/account").await.location(),
+        "/signin?next=%2Faccount"
+    );
+    assert_eq!(
+        laptop.get("/account").await.location(),
+        "/signin?next=%2Faccount"
+    );
     // Signing in again works.
     let again = app.signed_in(DEMO_EMAIL, DEMO_PASSWORD).await;
     assert_eq!(again.get("/account").await.status, 200);

@@ -1,3 +1,5 @@
+use webstore::seed::{DEMO_EMAIL, DEMO_PASSWORD};
+
 use crate::helpers::spawn_app;
 
 #[tokio::test(flavor = "multi_thread")]
@@ -98,4 +100,83 @@ async fn errors_are_pages_with_status_and_every_response_has_its_charge() {
         .await;
     assert!(r.status == 400 || r.status == 413, "{}", r.status);
     assert!(r.status < 500);
+}
+
+/// Issue 37: sign-in returns to the page that asked for it, but only to a path on this site.
+#[tokio::test(flavor = "multi_thread")]
+async fn sign_in_returns_to_a_local_next_and_never_to_another_host() {
+    let app = spawn_app().await;
+    // A page that needs an account sends its own path along.
+    let r = app.visitor().get("/orders?page=2").await;
+    assert_eq!(r.status, 303);
+    assert_eq!(r.location(), "/signin?next=%2Forders%3Fpage%3D2");
+    // The cart's link, and the form carrying it as a hidden field.
+    let shopper = app.visitor();
+    let p = &webstore::seed::catalog::catalog().products[3];
+    let r = shopper
+        .submit(
+            &format!("/products/{}/{}", p.category_id, p.id),
+            "/cart/add",
+            &[
+                ("category_id", &p.category_id),
+                ("product_id", &p.id),
+                ("quantity", "1"),
+            ],
+        )
+        .await;
+    assert_eq!(r.status, 303, "{}", r.body);
+    let cart = shopper.get("/cart").await;
+    assert!(
+        cart.body.contains(r#"href="/signin?next=%2Fcart""#),
+        "{}",
+        cart.body
+    );
+    let form = app.visitor().get("/signin?next=%2Fcart").await;
+    assert_eq!(
+        sitekit::testing::input_value(&form.body, "next").as_deref(),
+        Some("/cart")
+    );
+
+    let sign_in = |next: &'static str| {
+        let v = app.visitor();
+        async move {
+            let r = v
+                .submit(
+                    "/signin",
+                    "/signin",
+                    &[
+                        ("email", DEMO_EMAIL),
+                        ("password", DEMO_PASSWORD),
+                        ("next", next),
+                    ],
+                )
+                .await;
+            assert_eq!(r.status, 303, "{next}: {}", r.body);
+            (v, r.location().to_owned())
+        }
+    };
+    assert_eq!(sign_in("/cart").await.1, "/cart");
+    for hostile in [
+        "//evil.example/",
+        "/\\evil.example",
+        "\\\\evil.example",
+        "https://evil.example/",
+        "/%2F/evil.example",
+        "%2F%2Fevil.example",
+        "/%5Cevil.example",
+        "/\t/evil.example",
+        "javascript:alert(1)",
+    ] {
+        assert_eq!(sign_in(hostile).await.1, "/", "{hostile:?}");
+    }
+    // Nor is a hostile next put in the form.
+    let form = app.visitor().get("/signin?next=%2F%2Fevil.example").await;
+    assert_eq!(sitekit::testing::input_value(&form.body, "next"), None);
+
+    // Someone signed in who opens the form is sent on.
+    let (v, _) = sign_in("/").await;
+    let r = v.get("/signin?next=%2Fcart").await;
+    assert_eq!((r.status, r.location()), (303, "/cart"));
+    let r = v.get("/signin?next=https%3A%2F%2Fevil.example").await;
+    assert_eq!((r.status, r.location()), (303, "/"));
 }
