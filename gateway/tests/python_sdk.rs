@@ -128,6 +128,12 @@ fn the_readme_python_example_works_as_pasted() {
 }
 
 #[test]
+fn session_tokens_come_back_on_reads() {
+    let gw = TestGateway::start();
+    run(&gw, "session.py", &[]);
+}
+
+#[test]
 fn change_feed_from_the_beginning_now_a_time_and_a_continuation() {
     let gw = TestGateway::start();
     if run(&gw, "changefeed.py", &[]).is_none() {

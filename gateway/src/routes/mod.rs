@@ -11,6 +11,7 @@ mod databases;
 mod items;
 mod links;
 mod offers;
+mod owner;
 mod pkranges;
 mod queries;
 mod resource_query;
@@ -103,9 +104,9 @@ pub(crate) async fn dispatch(
     let named = links::to_names(&ctx, target.segments).await?;
     let segs: Vec<&str> = named.iter().map(String::as_str).collect();
     let mut response = route(&ctx, &method, &segs).await?;
-    links::check_intended_container(&ctx, &segs)?;
     if let ["dbs", db, "colls", c, _, ..] = segs.as_slice() {
         pkranges::name_the_range(&ctx, db, c, &mut response);
+        owner::name_the_owner(db, c, &mut response);
     }
     Ok(response)
 }
