@@ -172,8 +172,11 @@ impl Reply {
         }
     }
 
+    /// The session token of an item's answer, and its `lsn` (the SDKs read both: the Python
+    /// SDK's `test_cosmos_responses.py` counts one more per write).
     pub fn session(self, lsn: u64) -> Self {
         self.header("x-ms-session-token", format!("{RANGE_ID}:0#{lsn}"))
+            .header("lsn", lsn.to_string())
     }
 
     pub fn json(mut self, body: impl Into<Vec<u8>>) -> HttpResponse {

@@ -18,4 +18,8 @@ c.read_item("a", partition_key="p",
             raw_response_hook=lambda r: sent.append(r.http_request.headers.get("x-ms-session-token")))
 assert sent[0], "the read carries the session token of the write: %r" % sent
 assert sent[0] == answers[0]["x-ms-session-token"], (sent, answers[0])
+# Each write's answer carries its lsn, one more than the write before it in the partition.
+first = c.upsert_item({"id": "b", "pk": "p"}).get_response_headers()["lsn"]
+second = c.upsert_item({"id": "c", "pk": "p"}).get_response_headers()["lsn"]
+assert int(second) == int(first) + 1, (first, second)
 print("session: ok", sent[0])
