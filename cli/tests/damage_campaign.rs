@@ -4,9 +4,12 @@
 //! headers and bits flipped), and on each copy every command either refuses (a non-zero exit
 //! whose message names the damage) or answers exactly what the undamaged store answers: `query`
 //! COUNT, SUM and `SELECT VALUE c.id` paged (whole container, one logical partition, a
-//! hierarchical key's prefix), `stats`, `export`, `backup` (whose copy must then pass `check` and
-//! export the undamaged items), and a paged read feed through the engine's client as `engine
-//! serve` pages it (`read_all_items` with a continuation, in a child process).
+//! hierarchical key's prefix), filters answered from the index (equality, range, IN) and ORDER
+//! BY merges (whole, and one logical partition descending), `stats`, `export`, `backup` (whose
+//! copy must then pass `check` and export the undamaged items), and, through the engine's client
+//! in a child process, a paged read feed as `engine serve` pages it (`read_all_items` with a
+//! continuation) and latest-version change feeds (whole, one partition key, an incremental
+//! reader resumed halfway).
 //!
 //! `DAMAGE_COPIES=N` runs N copies (default 4, about 40 s in a debug build; the benchmark-style
 //! run in BENCHMARKS.md used 24).
@@ -120,6 +123,41 @@ fn probes() -> Vec<Probe> {
             "SELECT VALUE c.id FROM c",
         ),
         q(
+            "eq ids",
+            "c",
+            None,
+            None,
+            "SELECT VALUE c.id FROM c WHERE c.v = 1234",
+        ),
+        q(
+            "range ids paged",
+            "c",
+            None,
+            Some("300"),
+            "SELECT VALUE c.id FROM c WHERE c.v > 2500",
+        ),
+        q(
+            "in count",
+            "c",
+            None,
+            None,
+            "SELECT VALUE COUNT(1) FROM c WHERE c.v IN (1, 500, 1500, 3999)",
+        ),
+        q(
+            "order by paged",
+            "c",
+            None,
+            Some("500"),
+            "SELECT VALUE c.id FROM c ORDER BY c.v",
+        ),
+        q(
+            "order by desc of p7 paged",
+            "c",
+            Some("p7"),
+            Some("40"),
+            "SELECT VALUE c.id FROM c ORDER BY c.v DESC",
+        ),
+        q(
             "ids of p7 paged",
             "c",
             Some("p7"),
@@ -221,6 +259,36 @@ fn item_leaves(bytes: &[u8]) -> Vec<usize> {
     })
 }
 
+/// The nodes of a leaf page: (key size, data size).
+fn nodes(page: &[u8]) -> Vec<(usize, usize)> {
+    let u16_at = |at: usize| usize::from(u16::from_le_bytes([page[at], page[at + 1]]));
+    let lower = u16_at(12).min(PAGE);
+    (16..lower)
+        .step_by(2)
+        .map(|p| {
+            let at = u16_at(p).min(PAGE - 8);
+            (u16_at(at + 6), u16_at(at) | u16_at(at + 2) << 16)
+        })
+        .collect()
+}
+
+/// Leaves of the query index (keys `rid · pp · path · value · epk · id hash` of 41 bytes or
+/// more, an id as data) or of the latest-version change feed (16-byte keys, `epk · id` data).
+fn table_leaves(bytes: &[u8], feed: bool) -> Vec<usize> {
+    pages_where(bytes, |page| {
+        let nodes = nodes(page);
+        flags(page) & P_LEAF != 0
+            && !nodes.is_empty()
+            && nodes.iter().all(|&(k, d)| {
+                if feed {
+                    k == 16 && (17..=40).contains(&d)
+                } else {
+                    k >= 41 && d <= 24
+                }
+            })
+    })
+}
+
 /// A small deterministic generator (xorshift64*).
 struct Rng(u64);
 
@@ -245,9 +313,15 @@ fn damage(clean: &[u8], seed: u64) -> (Vec<u8>, String) {
     let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
     let pages = b.len() / PAGE;
     let leaves = item_leaves(&b);
-    let what = match seed % 6 {
-        0 => {
-            // Key counts lowered on a few item leaves (lower = 16 + 2 × keys).
+    let what = match seed % 8 {
+        0 | 6 | 7 => {
+            // Key counts lowered on a few item, index or change-feed leaves (lower = 16 + 2 ×
+            // keys).
+            let (leaves, kind) = match seed % 8 {
+                0 => (leaves, "item"),
+                6 => (table_leaves(&b, false), "index"),
+                _ => (table_leaves(&b, true), "change feed"),
+            };
             let k = 1 + rng.below(4);
             for _ in 0..k {
                 let n = leaves[rng.below(leaves.len())];
@@ -258,7 +332,7 @@ fn damage(clean: &[u8], seed: u64) -> (Vec<u8>, String) {
                     b[at..at + 2].copy_from_slice(&(lower - cut).to_le_bytes());
                 }
             }
-            format!("key counts lowered on {k} item leaves")
+            format!("key counts lowered on {k} {kind} leaves")
         }
         1 => {
             // A branch page randomised (below its header, which stays a branch's).
@@ -308,7 +382,7 @@ fn damage(clean: &[u8], seed: u64) -> (Vec<u8>, String) {
 /// The paged read feed of d/c through the engine's client, as `engine serve` pages it for an
 /// SDK (`read_all_items`, 100 a page, the continuation handed back): run in a child process
 /// (a damaged file may stop LMDB by a signal), which prints the ids or the error.
-fn read_feed(dir: &Path) -> Answer {
+fn read_feed(dir: &Path, kind: &str) -> Answer {
     let o = Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
@@ -318,6 +392,7 @@ fn read_feed(dir: &Path) -> Answer {
             "1",
         ])
         .env("CAMPAIGN_READ_FEED_DIR", dir)
+        .env("CAMPAIGN_FEED", kind)
         .output()
         .expect("run the child");
     let out = String::from_utf8_lossy(&o.stdout).into_owned();
@@ -355,6 +430,10 @@ fn read_feed_child() {
             },
         )?;
         let c = e.database("d").container("c");
+        let kind = std::env::var("CAMPAIGN_FEED").unwrap_or_default();
+        if kind != "read" {
+            return changes(&c, &kind).await;
+        }
         let mut ids = Vec::new();
         let mut continuation: Option<String> = None;
         let mut seen = std::collections::HashSet::new();
@@ -387,6 +466,69 @@ fn read_feed_child() {
     }
 }
 
+/// The change feeds of the campaign (latest version, pages of 100, from the beginning): the
+/// whole container, one partition key, and an incremental reader (a continuation without the
+/// count a walk from the beginning carries, as a reader that started at "now" holds) resumed
+/// after the first 2 000 changes. The ids read, in order.
+async fn changes(c: &engine::ContainerClient, kind: &str) -> Result<Vec<String>, engine::Error> {
+    let mut opts = engine::ChangeFeedOptions {
+        partition_key: (kind == "changes of p7").then(|| "p7".into()),
+        ..Default::default()
+    };
+    let mut ids = Vec::new();
+    for _ in 0..1000 {
+        let page = c.change_feed(&opts).await?;
+        if page.not_modified() {
+            return Ok(ids);
+        }
+        ids.extend(
+            page.items
+                .iter()
+                .map(|i| i["id"].as_str().unwrap_or_default().to_owned()),
+        );
+        let mut next = page.continuation;
+        if kind == "incremental changes" && ids.len() >= 2000 && ids.len() < 2100 {
+            next = without_counts(&next);
+        }
+        opts.start = engine::ChangeFeedStart::Continuation(next);
+    }
+    Err(engine::Error::Corrupt(
+        "the change feed never ends: damaged".into(),
+    ))
+}
+
+/// A change-feed continuation (base64url JSON) with its cursors' counts removed.
+fn without_counts(token: &str) -> String {
+    const ABC: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let mut bits = 0u32;
+    let (mut n, mut raw) = (0, Vec::new());
+    for b in token.bytes() {
+        let v = ABC.iter().position(|a| *a == b).unwrap() as u32;
+        bits = bits << 6 | v;
+        n += 6;
+        if n >= 8 {
+            n -= 8;
+            raw.push((bits >> n) as u8);
+        }
+    }
+    let mut t: Value = serde_json::from_slice(&raw).unwrap();
+    for c in t["cursors"].as_array_mut().unwrap() {
+        c.as_object_mut().unwrap().remove("count");
+    }
+    let raw = serde_json::to_vec(&t).unwrap();
+    let mut out = String::new();
+    for chunk in raw.chunks(3) {
+        let v = chunk.iter().fold(0u32, |v, b| v << 8 | u32::from(*b)) << (8 * (3 - chunk.len()));
+        for i in 0..=chunk.len() {
+            out.push(ABC[(v >> (18 - 6 * i) & 63) as usize] as char);
+        }
+    }
+    out
+}
+
+/// The feeds each copy is read by (in a child process each).
+const FEEDS: &[&str] = &["read", "changes", "changes of p7", "incremental changes"];
+
 #[test]
 fn damaged_copies_never_answer_silently_wrong() {
     let copies: u64 = std::env::var("DAMAGE_COPIES")
@@ -407,16 +549,18 @@ fn damaged_copies_never_answer_silently_wrong() {
             },
         )
         .collect();
-    let feed_truth = match read_feed(&data) {
-        Answer::Output(o) => o,
-        Answer::Refused(e) => panic!("read feed on the undamaged store: {e}"),
-    };
-    assert_eq!(
-        serde_json::from_str::<Vec<String>>(&feed_truth)
-            .unwrap()
-            .len(),
-        4000
-    );
+    let feed_truth: Vec<String> = FEEDS
+        .iter()
+        .map(|kind| match read_feed(&data, kind) {
+            Answer::Output(o) => o,
+            Answer::Refused(e) => panic!("{kind} on the undamaged store: {e}"),
+        })
+        .collect();
+    let lens: Vec<usize> = feed_truth
+        .iter()
+        .map(|t| serde_json::from_str::<Vec<String>>(t).unwrap().len())
+        .collect();
+    assert_eq!(lens, [4000, 4000, 100, 4000]);
 
     let mut silent = Vec::new();
     let (mut refused, mut answered) = (0, 0);
@@ -452,11 +596,16 @@ fn damaged_copies_never_answer_silently_wrong() {
             let answer = run(&dir, p, &out);
             judge(p.name, answer, &truth[i]);
         }
-        judge("read feed", read_feed(&dir), &feed_truth);
+        for (kind, truth) in FEEDS.iter().zip(&feed_truth) {
+            judge(kind, read_feed(&dir, kind), truth);
+        }
         eprintln!("{line}");
         let _ = std::fs::remove_dir_all(&dir);
     }
-    eprintln!("{copies} copies: {refused} refusals, {answered} exact answers");
+    eprintln!(
+        "{copies} copies: {refused} refusals, {answered} exact answers, {} silent wrong answers",
+        silent.len()
+    );
     assert!(
         silent.is_empty(),
         "silent wrong answers:\n{}",
