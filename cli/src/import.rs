@@ -357,12 +357,20 @@ fn lane_of(item: &Value, lanes: usize) -> usize {
     (h.finish() % lanes as u64) as usize
 }
 
-/// Why an import did not import everything.
+/// Why an import (or another command) did not do everything.
 #[derive(Debug)]
 pub enum ImportError {
     Engine(Error),
+    /// A request the engine refused after doing work, with what it cost.
+    Refused(engine::Failed),
     /// Some lines failed (each reported on its own line before).
     Failed(String),
+}
+
+impl From<engine::Failed> for ImportError {
+    fn from(f: engine::Failed) -> Self {
+        ImportError::Refused(f)
+    }
 }
 
 impl From<Error> for ImportError {
@@ -375,6 +383,13 @@ impl std::fmt::Display for ImportError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             ImportError::Engine(e) => write!(f, "error ({}): {e}", e.status_code()),
+            // Charged as Cosmos DB charges a failed request (engine/RU.md, "Failed requests").
+            ImportError::Refused(e) => write!(
+                f,
+                "error ({}): {e}\nrequest charge: {} RU",
+                e.status_code(),
+                e.request_charge()
+            ),
             ImportError::Failed(m) => write!(f, "error: {m}"),
         }
     }
@@ -409,12 +424,12 @@ pub async fn run(
 
     // One task per lane writes its units in the order received; results come back on `done`.
     let lanes = o.concurrency.max(1);
-    let (done_tx, mut done) = mpsc::unbounded_channel::<(Unit, Result<f64, Error>)>();
+    let (done_tx, mut done) = mpsc::unbounded_channel::<(Unit, Result<f64, engine::Failed>)>();
     let mut senders = Vec::with_capacity(lanes);
     let mut workers = JoinSet::new();
     for _ in 0..lanes {
         let (tx, mut rx) = mpsc::channel::<(Unit, Value)>(2);
-        let (c, done_tx, upsert) = (c.clone(), done_tx.clone(), o.upsert);
+        let (c, done_tx, upsert) = (c.charged(), done_tx.clone(), o.upsert);
         workers.spawn(async move {
             while let Some((unit, item)) = rx.recv().await {
                 let r = if upsert {
@@ -431,7 +446,7 @@ pub async fn run(
     }
     drop(done_tx);
 
-    let settle = |(unit, r): (Unit, Result<f64, Error>),
+    let settle = |(unit, r): (Unit, Result<f64, engine::Failed>),
                   out: &mut Outcome,
                   stopped_at: &mut Option<String>|
      -> Result<(), Error> {
@@ -441,10 +456,16 @@ pub async fn run(
                 out.charge += ru;
             }
             Err(e) => {
+                // A refused line is charged what it did (a 409 its read or its write).
+                out.charge += e.request_charge();
                 out.reject(
                     &unit,
                     e.status_code(),
-                    &format!("{} ({})", e, e.status_code()),
+                    &format!(
+                        "{e} ({}); request charge: {} RU",
+                        e.status_code(),
+                        e.request_charge()
+                    ),
                 )?;
                 // A full disk fails every later write too: stop and say so.
                 if e.status_code() == 507 {

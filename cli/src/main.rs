@@ -308,7 +308,7 @@ async fn run(cli: Cli) -> Result<(), import::ImportError> {
                     levels => PartitionKey::Hierarchical(vec![PartitionKey::None; levels]),
                 },
             };
-            let r = c.read_item::<Value>(&id, pk, None).await?;
+            let r = c.charged().read_item::<Value>(&id, pk, None).await?;
             out(&serde_json::to_string_pretty(&r.resource).unwrap_or_default());
             charge_line(r.request_charge, &r.diagnostics);
             Ok(())
@@ -435,7 +435,12 @@ async fn run(cli: Cli) -> Result<(), import::ImportError> {
             let mut total = 0.0;
             let mut seen = std::collections::HashSet::new();
             loop {
-                let page = c.query_items::<Value>(&sql, &params, opts.clone()).await?;
+                // A refused page says what it and the pages before it cost.
+                let page = c
+                    .charged()
+                    .query_items::<Value>(&sql, &params, opts.clone())
+                    .await
+                    .map_err(|f| f.after(total))?;
                 total += page.request_charge;
                 eprintln!(
                     "{}",
