@@ -119,20 +119,23 @@ pub async fn delete(ctx: &Ctx<'_>, db: &str, c: &str, id: &str) -> Result<HttpRe
     Ok(Reply::new(204, r.request_charge).empty())
 }
 
-/// Patch: `{"operations": [...], "condition": "FROM c WHERE ..."}`. A condition is checked
-/// against the item as read, and the patch applies only to that version (its etag): a write
-/// in between makes the gateway check again.
+/// Patch: `{"operations": [...], "condition": "FROM c WHERE ..."}`, or the operations alone as a
+/// bare array (how the JavaScript SDK sends `item.patch([ops])`; Cosmos DB takes both). A
+/// condition is checked against the item as read, and the patch applies only to that version
+/// (its etag): a write in between makes the gateway check again.
 pub async fn patch(ctx: &Ctx<'_>, db: &str, c: &str, id: &str) -> Result<HttpResponse> {
     let (client, _) = super::container(ctx, db, c)?;
     let pk = required_pk(ctx)?;
     let body = ctx.json()?;
-    let ops: Vec<PatchOperation> = serde_json::from_value(
-        body.get("operations").cloned().unwrap_or(Value::Null),
-    )
-    .map_err(|e| {
+    let operations = match &body {
+        Value::Array(_) => body.clone(),
+        _ => body.get("operations").cloned().unwrap_or(Value::Null),
+    };
+    let ops: Vec<PatchOperation> = serde_json::from_value(operations).map_err(|e| {
         GatewayError::BadRequest(format!(
             "The patch operations are invalid: {e} (expected {{\"operations\": [{{\"op\": \
-             \"add|set|replace|remove|incr|move\", \"path\": \"/...\", ...}}]}})"
+             \"add|set|replace|remove|incr|move\", \"path\": \"/...\", ...}}]}}, or the \
+             array of operations alone)"
         ))
     })?;
     let condition = match body.get("condition") {

@@ -1,0 +1,143 @@
+//! The two shapes of a patch body Cosmos DB takes: `{"operations": [...]}` (the Python, .NET and
+//! Rust SDKs) and the bare array of operations (the JavaScript SDK's `item.patch([ops])`,
+//! issue 39); anything else is a 400 that names both, and changes nothing.
+
+mod common;
+
+use std::time::SystemTime;
+
+use common::TestGateway;
+use gateway::MasterKey;
+use reqwest::Method;
+use serde_json::{json, Value};
+
+struct Answer {
+    status: u16,
+    charge: f64,
+    body: Value,
+}
+
+async fn send(
+    gw: &TestGateway,
+    method: Method,
+    path: &str,
+    link: (&str, &str),
+    body: Value,
+) -> Answer {
+    let date = httpdate::fmt_http_date(SystemTime::now());
+    let key = MasterKey::emulator();
+    let res = reqwest::Client::new()
+        .request(method.clone(), format!("http://{}{path}", gw.addr))
+        .header("x-ms-date", &date)
+        .header("x-ms-version", "2020-07-15")
+        .header("x-ms-documentdb-partitionkey", r#"["p"]"#)
+        .header(
+            "authorization",
+            key.authorization(method.as_str(), link.0, link.1, &date),
+        )
+        .body(body.to_string())
+        .send()
+        .await
+        .expect("the gateway answers");
+    let status = res.status().as_u16();
+    let charge = res
+        .headers()
+        .get("x-ms-request-charge")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(-1.0);
+    let body = serde_json::from_str(&res.text().await.unwrap()).unwrap_or(Value::Null);
+    Answer {
+        status,
+        charge,
+        body,
+    }
+}
+
+async fn patch(gw: &TestGateway, body: Value) -> Answer {
+    send(
+        gw,
+        Method::PATCH,
+        "/dbs/d/colls/c/docs/a",
+        ("docs", "dbs/d/colls/c/docs/a"),
+        body,
+    )
+    .await
+}
+
+#[tokio::test]
+async fn a_patch_body_is_an_object_with_operations_or_the_bare_array() {
+    let gw = TestGateway::start();
+    assert_eq!(
+        send(&gw, Method::POST, "/dbs", ("dbs", ""), json!({"id": "d"}))
+            .await
+            .status,
+        201
+    );
+    let container =
+        json!({"id": "c", "partitionKey": {"paths": ["/pk"], "kind": "Hash", "version": 2}});
+    assert_eq!(
+        send(
+            &gw,
+            Method::POST,
+            "/dbs/d/colls",
+            ("colls", "dbs/d"),
+            container
+        )
+        .await
+        .status,
+        201
+    );
+    let item = json!({"id": "a", "pk": "p", "n": 1});
+    let created = send(
+        &gw,
+        Method::POST,
+        "/dbs/d/colls/c/docs",
+        ("docs", "dbs/d/colls/c"),
+        item,
+    )
+    .await;
+    assert_eq!(created.status, 201, "{}", created.body);
+
+    // The JavaScript SDK's shape: the operations alone.
+    let r = patch(&gw, json!([{"op": "incr", "path": "/n", "value": 2}])).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.body["n"], 3);
+    assert!(
+        r.charge > 0.0,
+        "the engine's charge is reported: {}",
+        r.charge
+    );
+
+    // The other SDKs' shape, unchanged.
+    let r = patch(
+        &gw,
+        json!({"operations": [{"op": "set", "path": "/s", "value": "x"}]}),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!((&r.body["n"], &r.body["s"]), (&json!(3), &json!("x")));
+
+    // Neither: a 400 naming both shapes; a bad operation in an array: a 400 too.
+    let r = patch(&gw, json!("set /n 5")).await;
+    assert_eq!(r.status, 400, "{}", r.body);
+    let message = r.body["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("\"operations\"") && message.contains("array of operations alone"),
+        "{message}"
+    );
+    let r = patch(&gw, json!([{"op": "frobnicate", "path": "/n"}])).await;
+    assert_eq!(r.status, 400, "{}", r.body);
+
+    // Neither refusal changed the item.
+    let read = gw
+        .engine
+        .database("d")
+        .container("c")
+        .read_item::<Value>("a", "p", None)
+        .await
+        .unwrap()
+        .resource
+        .unwrap();
+    assert_eq!((&read["n"], &read["s"]), (&json!(3), &json!("x")));
+}
