@@ -6,7 +6,10 @@ mod common;
 
 use std::time::Duration;
 
-use engine::{ContainerProperties, EngineOptions, Error, PatchOperation, QueryOptions, NO_PARAMS};
+use engine::{
+    ContainerProperties, EngineOptions, Error, PatchOperation, QueryOptions, TransactionalBatch,
+    NO_PARAMS,
+};
 use serde_json::{json, Value};
 
 #[test]
@@ -170,5 +173,62 @@ fn a_failed_procedure_keeps_its_charge() {
             .unwrap_err();
         println!("failed procedure: {} RU ({f})", f.request_charge());
         assert!(f.request_charge() >= 1.0, "{}", f.request_charge());
+    });
+}
+
+#[test]
+fn a_failed_batch_is_charged_its_failing_operation_too() {
+    let rt = common::rt();
+    let t = common::open(EngineOptions::default());
+    rt.block_on(async {
+        let props = ContainerProperties::new("users", "/tenant").with_unique_key(&["/email"]);
+        let c = common::container(&t, props).await;
+        let ann = json!({"id": "a", "tenant": "t", "email": "a@x.org"});
+        let write = c
+            .create_item(&ann, None, None)
+            .await
+            .unwrap()
+            .request_charge;
+        // The second operation is refused by the unique key after the first was written.
+        let batch = TransactionalBatch::new("t")
+            .create_item(&json!({"id": "b", "tenant": "t", "email": "b@x.org"}))
+            .create_item(&json!({"id": "c", "tenant": "t", "email": "a@x.org"}));
+        let r = c.execute_batch(batch).await.unwrap();
+        assert!(!r.is_success());
+        println!(
+            "failed batch: {} RU (one write {write} RU)",
+            r.request_charge
+        );
+        assert!(
+            r.request_charge >= 1.8 * write,
+            "{} vs {write}",
+            r.request_charge
+        );
+    });
+}
+
+#[test]
+fn a_throttled_request_costs_nothing() {
+    let rt = common::rt();
+    let t = common::open(EngineOptions {
+        retry: engine::RetryOptions {
+            max_retry_attempts_on_throttled: 0,
+            max_retry_wait: Duration::ZERO,
+        },
+        ..Default::default()
+    });
+    rt.block_on(async {
+        let props = ContainerProperties::new("c", "/pk").with_throughput(10);
+        let c = common::container(&t, props).await.charged();
+        let mut throttled = None;
+        for i in 0..50 {
+            let doc = json!({"id": format!("i{i}"), "pk": "p"});
+            if let Err(f) = c.create_item(&doc, None, None).await {
+                throttled = Some(f);
+                break;
+            }
+        }
+        let f = throttled.expect("10 RU/s meets a 429 within 50 writes");
+        assert_eq!((f.status_code(), f.request_charge()), (429, 0.0), "{f}");
     });
 }

@@ -344,7 +344,7 @@ impl ContainerClient {
             }
             // Refused (404, 409, 412, ...) or triggers that failed: rolled back, charged for
             // what was done.
-            Ok(WriteOutput::ScriptFailed(f)) => {
+            Ok(WriteOutput::Failed(f)) => {
                 shared.throughput.charge(pp, f.meter.charge());
                 Err(Failed::spent(f.error, f.meter))
             }

@@ -234,7 +234,7 @@ impl ScriptsClient {
             WriteOutput::Script(out) => out,
             // Rolled back, yet charged for what it did, its CPU included (Cosmos DB bills a
             // failed script too): a script that keeps failing meets the 429s of its partition.
-            WriteOutput::ScriptFailed(f) => {
+            WriteOutput::Failed(f) => {
                 shared.throughput.charge(pp, f.meter.charge());
                 return Err(Failed::spent(f.error, f.meter));
             }

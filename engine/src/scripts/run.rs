@@ -13,7 +13,7 @@ use crate::partition::PartitionKey;
 use crate::ru::Meter;
 use crate::writer::apply::{apply_item, Ctx};
 use crate::writer::atomic::atomically;
-use crate::writer::ops::{ItemOp, ItemOpKind, ItemOutcome, ScriptFailure, ScriptOutcome};
+use crate::writer::ops::{Failure, ItemOp, ItemOpKind, ItemOutcome, ScriptOutcome};
 
 /// Runs a stored procedure in its own nested transaction. The outer `Err` is a storage failure
 /// (the whole write group fails); the inner one a failed procedure, rolled back and charged for
@@ -27,7 +27,7 @@ pub(crate) fn run_procedure(
     procedure: &Arc<dyn StoredProcedure>,
     args: &[Value],
     budget: ScriptBudget,
-) -> Result<Result<ScriptOutcome, ScriptFailure>> {
+) -> Result<Result<ScriptOutcome, Failure>> {
     let partition = def
         .partitions
         .owner(&def.partition_key.epk(partition_key))
@@ -56,7 +56,7 @@ pub(crate) fn run_procedure(
             log: std::mem::take(&mut sctx.log),
         })
     })?;
-    Ok(out.map_err(|error| ScriptFailure { error, meter: used }))
+    Ok(out.map_err(|error| Failure { error, meter: used }))
 }
 
 /// A write with pre- and post-triggers: all of it commits, or none of it.
@@ -66,7 +66,7 @@ pub(crate) fn run_item_with_triggers(
     op: &ItemOp,
     triggers: &RequestedTriggers,
     budget: ScriptBudget,
-) -> Result<Result<ItemOutcome, ScriptFailure>> {
+) -> Result<Result<ItemOutcome, Failure>> {
     let mut used = Meter::default();
     let out = atomically(ctx, def, |ctx, def| {
         let started = Instant::now();
@@ -117,7 +117,7 @@ pub(crate) fn run_item_with_triggers(
         out.meter.add(&sctx.meter);
         Ok(out)
     })?;
-    Ok(out.map_err(|error| ScriptFailure { error, meter: used }))
+    Ok(out.map_err(|error| Failure { error, meter: used }))
 }
 
 /// The item `op` writes, as it is before the write, for its post-triggers' queries ([`Before`]).

@@ -26,7 +26,7 @@ use crate::scripts::run;
 use crate::storage::Store;
 use crate::ttl;
 use apply::{Ctx, Limits};
-use ops::{BatchFailure, ItemOpKind, ScriptFailure, WriteOp, WriteOutput};
+use ops::{BatchFailure, Failure, ItemOpKind, WriteOp, WriteOutput};
 
 pub struct Job {
     pub op: WriteOp,
@@ -308,11 +308,8 @@ impl Writer {
                     Ok(out) => out,
                     // Storage failures abort the group (`try_group`).
                     Err(e @ Error::Storage(_)) => return Err(e),
-                    // Refused, with nothing written: answered as a failed script is, with
-                    // what the refusal cost.
-                    Err(error) => {
-                        return Ok(WriteOutput::ScriptFailed(ScriptFailure { error, meter }))
-                    }
+                    // Refused, with nothing written: answered with what the refusal cost.
+                    Err(error) => return Ok(WriteOutput::Failed(Failure { error, meter })),
                 };
                 if !matches!(op.kind, ItemOpKind::Read { .. }) {
                     dirty.containers.insert(*rid);
@@ -339,7 +336,7 @@ impl Writer {
                         dirty.containers.insert(*rid);
                         Ok(WriteOutput::Item(out))
                     }
-                    Err(failure) => Ok(WriteOutput::ScriptFailed(failure)),
+                    Err(failure) => Ok(WriteOutput::Failed(failure)),
                 }
             }
             WriteOp::Procedure {
@@ -356,7 +353,7 @@ impl Writer {
                         dirty.containers.insert(*rid);
                         Ok(WriteOutput::Script(out))
                     }
-                    Err(failure) => Ok(WriteOutput::ScriptFailed(failure)),
+                    Err(failure) => Ok(WriteOutput::Failed(failure)),
                 }
             }
             WriteOp::Purge => {

@@ -194,10 +194,11 @@ pub struct ScriptOutcome {
     pub log: String,
 }
 
-/// Why a script (a stored procedure, or a write's triggers) did not commit, and the work it did
-/// before it was rolled back: Cosmos DB charges a failed script for what it used, its CPU too.
+/// Why a write did not commit — an item operation refused (404, 409, 412, …), a script (a
+/// stored procedure, or a write's triggers) that failed — and the work it did before it was
+/// rolled back: Cosmos DB charges a failed request for what it used, a script's CPU too.
 #[derive(Debug)]
-pub struct ScriptFailure {
+pub struct Failure {
     pub error: crate::error::Error,
     pub meter: Meter,
 }
@@ -218,7 +219,8 @@ pub enum WriteOutput {
     Item(ItemOutcome),
     Batch(Result<Vec<ItemOutcome>, BatchFailure>),
     Script(ScriptOutcome),
-    /// A procedure or a write with triggers that failed: rolled back, yet charged.
-    ScriptFailed(ScriptFailure),
+    /// A write refused, or a procedure or a write with triggers that failed: rolled back (a
+    /// refused write wrote nothing), yet charged.
+    Failed(Failure),
     Done,
 }

@@ -280,9 +280,12 @@ pub(super) fn apply_batch(
                     }
                 }
             }
-            let o = apply::apply_item(ctx, def, &op)?;
-            meter.add(&o.meter);
-            outcomes.push(o);
+            // Metered as it goes: the failing operation's own work (a 404's lookup, a
+            // unique-key 409's write) is charged with the batch too.
+            let mut own = Meter::default();
+            let applied = apply::apply_item_metered(ctx, def, &op, &mut own);
+            meter.add(&own);
+            outcomes.push(applied?);
         }
         Ok(outcomes)
     })?;
