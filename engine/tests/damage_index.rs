@@ -248,3 +248,55 @@ fn index_entries_lost_from_sound_pages_stop_an_order_by_walk() {
         assert!(got[at].is_err(), "{}: {:?}", QUERIES[at].0, got[at]);
     }
 }
+
+/// The counts are not taken for damage when the store moves between pages: writes and splits
+/// between the pages of an ORDER BY merge and of a change feed read from the beginning.
+#[test]
+fn pages_across_writes_and_splits_are_not_taken_for_damage() {
+    common::rt().block_on(async {
+        let t = common::open(EngineOptions {
+            split_threshold_bytes: 64 * 1024,
+            ..Default::default()
+        });
+        let c = common::container(&t, ContainerProperties::new("c", "/pk")).await;
+        let write = |i: usize| {
+            let c = c.clone();
+            async move {
+                let doc = json!({"id": format!("i{i}"), "pk": format!("p{}", i % 97), "x": i, "pad": "p".repeat(200)});
+                c.upsert_item(&doc, None, None).await.unwrap();
+            }
+        };
+        for i in 0..300 {
+            write(i).await;
+        }
+        let mut continuation = None;
+        let mut feed = engine::ChangeFeedOptions {
+            max_item_count: 40,
+            ..Default::default()
+        };
+        for round in 0..12 {
+            let page = c
+                .query_items::<Value>(
+                    "SELECT VALUE c.id FROM c ORDER BY c.x",
+                    NO_PARAMS,
+                    QueryOptions {
+                        max_item_count: Some(40),
+                        continuation: continuation.take(),
+                        ..Default::default()
+                    },
+                )
+                .await
+                .unwrap();
+            continuation = page.continuation;
+            let changes = c.change_feed(&feed).await.unwrap();
+            feed.start = engine::ChangeFeedStart::Continuation(changes.continuation);
+            for i in 0..40 {
+                write(300 + round * 40 + i).await;
+            }
+            if continuation.is_none() {
+                break;
+            }
+        }
+        assert!(c.feed_ranges().unwrap().len() > 2, "the container split");
+    });
+}

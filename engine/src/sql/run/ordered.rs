@@ -137,13 +137,20 @@ impl<'a> Run<'a> {
             .enumerate()
             .map(|(i, (t, j))| match (&positions[i], j) {
                 (None, _) => self.walk_start(t),
-                (Some(_), Some(j)) => token
-                    .walked
-                    .get(*j)
-                    .copied()
-                    .flatten()
-                    .map(|(lsn, n)| Walked { lsn, n })
-                    .filter(|w| self.walk_start(t).is_some_and(|s| s.lsn == w.lsn)),
+                // Carried on only for the same range: a split halves a partition's entries
+                // without moving its LSN.
+                (Some(_), Some(j))
+                    if token.ranges[*j].0 == t.start && token.ranges[*j].1 == t.end =>
+                {
+                    token
+                        .walked
+                        .get(*j)
+                        .copied()
+                        .flatten()
+                        .map(|(lsn, n)| Walked { lsn, n })
+                        .filter(|w| self.walk_start(t).is_some_and(|s| s.lsn == w.lsn))
+                }
+                (Some(_), Some(_)) => None,
                 (Some(_), None) => None,
             })
             .collect();
