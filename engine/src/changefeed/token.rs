@@ -11,8 +11,9 @@ use serde::{Deserialize, Serialize};
 
 use super::audit::FeedCount;
 use crate::error::{Error, Result};
-use crate::partition::cosmos::EpkRange;
-use crate::partition::{PartitionKeyDefinition, PartitionMap, Placement};
+/// Ranges are partition's (a query is confined by them too); the feed keeps cursors over them.
+pub use crate::partition::FeedRange;
+use crate::partition::PartitionMap;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -21,48 +22,6 @@ pub enum ChangeFeedMode {
     LatestVersion,
     /// Every create, replace and delete (TTL purges flagged), within the container's retention.
     AllVersionsAndDeletes,
-}
-
-/// A range of the EPK coordinate space `[start, end)`; `end: None` is the top of the space.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FeedRange {
-    pub start: u64,
-    pub end: Option<u64>,
-}
-
-impl FeedRange {
-    pub const FULL: FeedRange = FeedRange {
-        start: 0,
-        end: None,
-    };
-
-    /// The part of this range inside `[start, end)`, if any.
-    pub(crate) fn intersect(&self, start: u64, end: Option<u64>) -> Option<FeedRange> {
-        let s = self.start.max(start);
-        let e = match (self.end, end) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, None) => a,
-            (None, b) => b,
-        };
-        (e.is_none_or(|e| s < e)).then_some(FeedRange { start: s, end: e })
-    }
-
-    pub fn contains(&self, c: u64) -> bool {
-        c >= self.start && self.end.is_none_or(|e| c < e)
-    }
-
-    /// The coordinates that hold every key whose Cosmos EPK is in `range`, for a container
-    /// placed by Cosmos DB's hash (`partition::cosmos::cover`); `None` under the engine's own
-    /// placement, where any coordinate may.
-    pub fn covering(pkd: &PartitionKeyDefinition, range: &EpkRange) -> Option<FeedRange> {
-        (pkd.placement == Placement::Cosmos).then(|| {
-            let (lo, hi) = crate::partition::cosmos::cover(pkd, range);
-            FeedRange {
-                start: lo,
-                end: hi.checked_add(1),
-            }
-        })
-    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -3,8 +3,10 @@
 pub mod cosmos;
 pub mod key;
 pub mod map;
+pub mod range;
 pub mod split;
 
 pub(crate) use key::KeyScope;
 pub use key::{Epk, PartitionKey, PartitionKeyDefinition, Placement};
 pub use map::{PartitionMap, PhysicalPartition};
+pub use range::FeedRange;
