@@ -140,14 +140,11 @@ pub fn etag(rid: u32, lsn: u64) -> String {
 }
 
 /// An item's `_rid` (Cosmos DB's form, `rid.rs`: its container's, then a hash of its key, so it
-/// stays the same across replaces) and its `_self`.
-pub fn item_links(def: &crate::ContainerDef, doc_key: &[u8]) -> (String, String) {
-    let rid = crate::rid::child(
-        &def.resource_bytes(),
-        crate::rid::ChildKind::Document,
-        doc_key,
-    );
-    let link = format!("{}docs/{rid}/", def.self_link());
+/// stays the same across replaces) and its `_self`, from its container's resource id bytes and
+/// `_self` (`ContainerDef::resource_bytes`, `self_link`: the catalog is a layer above items).
+pub fn item_links(container: &[u8; 8], container_self: &str, doc_key: &[u8]) -> (String, String) {
+    let rid = crate::rid::child(container, crate::rid::ChildKind::Document, doc_key);
+    let link = format!("{container_self}docs/{rid}/");
     (rid, link)
 }
 

@@ -308,7 +308,7 @@ fn write(
     let pp = def.partitions.owner(&t.epk);
     let (pp_id, lsn) = (pp.id, pp.lsn + 1);
     let etag = item::etag(rid, lsn);
-    let (item_rid, self_link) = item::item_links(def, &t.key);
+    let (item_rid, self_link) = item::item_links(&def.resource_bytes(), &def.self_link(), &t.key);
     let sys = SystemProperties {
         rid: item_rid,
         self_link,
