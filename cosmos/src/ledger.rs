@@ -2,7 +2,10 @@
 //! the ledger of the task it runs in, so a page lists the calls behind it and sums their charge
 //! the way the Cosmos DB SDKs report it (`x-ms-request-charge`) — without an access pattern
 //! writing any of it down. A web server gives each request a ledger with [`scope`]; a call made
-//! outside any scope (a seed, a worker) is recorded nowhere.
+//! outside any scope (a seed, a worker) is recorded nowhere. A call that fails is recorded too,
+//! with its status ([`EngineCall::error_status`]) and what it cost (a 404 point read 1 RU, a
+//! unique-key 409 the write), as Cosmos DB charges failed requests; the app gets the plain error,
+//! and [`measured`] tells what one call cost, failed or not.
 //!
 //! A call is named by the access pattern that makes it, `.labelled("[Q6] query feed")` on its
 //! future; an unlabelled call is named after what it did ("query feed").
