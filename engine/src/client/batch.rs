@@ -73,6 +73,25 @@ impl TransactionalBatch {
             ItemOpKind::Patch {
                 id: id.into(),
                 operations,
+                condition: None,
+            },
+            if_match,
+        )
+    }
+    /// A conditional patch in the batch ([`ContainerClient::patch_item_if`]): an item that does
+    /// not match fails the batch with 412.
+    pub fn patch_item_if(
+        self,
+        id: &str,
+        operations: Vec<PatchOperation>,
+        condition: &str,
+        if_match: Option<String>,
+    ) -> Self {
+        self.push(
+            ItemOpKind::Patch {
+                id: id.into(),
+                operations,
+                condition: Some(condition.to_owned()),
             },
             if_match,
         )

@@ -102,7 +102,22 @@ impl ChargedContainer {
         operations: &[PatchOperation],
         options: Option<ItemOptions>,
     ) -> Charged<ItemResponse<T>> {
-        let kind = container::patch(id, operations);
+        let kind = container::patch(id, operations, None);
+        self.0
+            .write_typed(kind, Some(partition_key.into()), options)
+            .await
+    }
+
+    /// [`ContainerClient::patch_item_if`], a refusal with its charge.
+    pub async fn patch_item_if<T: DeserializeOwned>(
+        &self,
+        id: &str,
+        partition_key: impl Into<PartitionKey>,
+        operations: &[PatchOperation],
+        condition: &str,
+        options: Option<ItemOptions>,
+    ) -> Charged<ItemResponse<T>> {
+        let kind = container::patch(id, operations, Some(condition));
         self.0
             .write_typed(kind, Some(partition_key.into()), options)
             .await

@@ -274,7 +274,31 @@ impl ContainerClient {
         options: Option<ItemOptions>,
     ) -> Result<ItemResponse<T>> {
         Ok(self
-            .write_typed(patch(id, operations), Some(partition_key.into()), options)
+            .write_typed(
+                patch(id, operations, None),
+                Some(partition_key.into()),
+                options,
+            )
+            .await?)
+    }
+
+    /// A conditional patch: applies `operations` only if item `id` matches `condition`, a
+    /// filter predicate such as `FROM c WHERE c.stock >= 1` (Cosmos DB's `filterPredicate`);
+    /// 412 if it does not, 404 if there is no such item, 400 if the condition is not a valid
+    /// `FROM ... WHERE` clause. Checked and applied in one write transaction: no other write
+    /// comes between them. Charged as the patch, or as the read of the item when it does not
+    /// match.
+    pub async fn patch_item_if<T: DeserializeOwned>(
+        &self,
+        id: &str,
+        partition_key: impl Into<PartitionKey>,
+        operations: &[PatchOperation],
+        condition: &str,
+        options: Option<ItemOptions>,
+    ) -> Result<ItemResponse<T>> {
+        let kind = patch(id, operations, Some(condition));
+        Ok(self
+            .write_typed(kind, Some(partition_key.into()), options)
             .await?)
     }
 
@@ -379,10 +403,15 @@ pub(crate) fn delete(id: &str) -> ItemOpKind {
     ItemOpKind::Delete { id: id.to_owned() }
 }
 
-pub(crate) fn patch(id: &str, operations: &[PatchOperation]) -> ItemOpKind {
+pub(crate) fn patch(
+    id: &str,
+    operations: &[PatchOperation],
+    condition: Option<&str>,
+) -> ItemOpKind {
     ItemOpKind::Patch {
         id: id.to_owned(),
         operations: operations.to_vec(),
+        condition: condition.map(str::to_owned),
     }
 }
 

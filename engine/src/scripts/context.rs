@@ -127,6 +127,7 @@ impl<'c, 'a, 't> ScriptContext<'c, 'a, 't> {
             ItemOpKind::Patch {
                 id: id.to_owned(),
                 operations,
+                condition: None,
             },
             None,
         )

@@ -104,13 +104,29 @@ pub fn apply_item_metered(
             etag_matches(def, &existing, meter)?;
             write(ctx, def, &t, doc.clone(), Some(existing), meter, 200)
         }
-        ItemOpKind::Patch { id, operations } => {
+        ItemOpKind::Patch {
+            id,
+            operations,
+            condition,
+        } => {
             let t = target_of_id(def, id, op.partition_key.as_ref())?;
             let existing = live(ctx, def, &t)?.ok_or_else(|| not_found(id, &t.pk))?;
             etag_matches(def, &existing, meter)?;
             meter.read_item(existing.len);
             let mut doc: Value = serde_json::from_slice(&existing.json)
                 .map_err(|e| Error::Corrupt(e.to_string()))?;
+            if let Some(condition) = condition {
+                if !condition_holds(&doc, condition)? {
+                    return Err(Error::PreconditionFailed {
+                        expected: "an item that satisfies it".into(),
+                        current: format!(
+                            "{} (the item '{id}' does not satisfy the patch condition \
+                             '{condition}')",
+                            item::etag(def.rid, existing.header.lsn)
+                        ),
+                    });
+                }
+            }
             // Neither the id nor any partition key path may be patched.
             let mut fixed = vec!["/id"];
             fixed.extend(def.partition_key.paths.iter().map(String::as_str));
@@ -273,6 +289,29 @@ fn stored(ctx: &Ctx, def: &ContainerDef, t: &Target) -> Result<Option<Existing>>
         len: v.len(),
         json: json.to_vec(),
     }))
+}
+
+/// Whether `doc` matches a patch's filter predicate (`FROM c WHERE ...`, Cosmos DB's
+/// `filterPredicate`), evaluated as `SELECT VALUE 1 <condition>` over that one item.
+fn condition_holds(doc: &Value, condition: &str) -> Result<bool> {
+    let bad = |why: String| {
+        Error::bad(
+            "condition",
+            format!("the patch condition '{condition}' {why} (e.g. \"FROM c WHERE c.x = 1\")"),
+        )
+    };
+    if !condition
+        .trim_start()
+        .get(..5)
+        .is_some_and(|from| from.eq_ignore_ascii_case("from "))
+    {
+        return Err(bad("must start with FROM".into()));
+    }
+    let query = crate::sql::parse(&format!("SELECT VALUE 1 {condition}"))
+        .map_err(|e| bad(format!("is not valid: {e}")))?;
+    let rows = crate::sql::execute(&query, &Default::default(), [doc.clone()])
+        .map_err(|e| bad(format!("cannot be evaluated: {e}")))?;
+    Ok(!rows.is_empty())
 }
 
 /// The stored item unless its TTL has passed.

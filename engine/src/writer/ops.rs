@@ -95,6 +95,9 @@ pub enum ItemOpKind {
     Patch {
         id: String,
         operations: Vec<PatchOperation>,
+        /// Cosmos DB's filter predicate (`FROM c WHERE ...`): the patch applies only to an item
+        /// that matches it, checked in the write's own transaction (412 otherwise).
+        condition: Option<String>,
     },
     Read {
         id: String,

@@ -54,13 +54,16 @@ fn add(batch: TransactionalBatch, i: usize, op: &Value) -> Result<TransactionalB
         "Read" => batch.read_item(id()?),
         "Patch" => {
             let b = body()?;
-            if b.get("condition").is_some_and(|c| !c.is_null()) {
-                return Err(bad(i, "a patch condition is not supported in a batch yet"));
-            }
             let ops: Vec<PatchOperation> =
                 serde_json::from_value(b.get("operations").cloned().unwrap_or(Value::Null))
                     .map_err(|e| bad(i, format!("its patch operations: {e}")))?;
-            batch.patch_item(id()?, ops, if_match)
+            match b.get("condition") {
+                None | Some(Value::Null) => batch.patch_item(id()?, ops, if_match),
+                Some(Value::String(condition)) => {
+                    batch.patch_item_if(id()?, ops, condition, if_match)
+                }
+                Some(_) => return Err(bad(i, "its patch condition must be a string")),
+            }
         }
         other => {
             return Err(bad(

@@ -120,9 +120,8 @@ pub async fn delete(ctx: &Ctx<'_>, db: &str, c: &str, id: &str) -> Result<HttpRe
 }
 
 /// Patch: `{"operations": [...], "condition": "FROM c WHERE ..."}`, or the operations alone as a
-/// bare array (how the JavaScript SDK sends `item.patch([ops])`; Cosmos DB takes both). A
-/// condition is checked against the item as read, and the patch applies only to that version
-/// (its etag): a write in between makes the gateway check again.
+/// bare array (how the JavaScript SDK sends `item.patch([ops])`; Cosmos DB takes both). The
+/// condition is the engine's (`patch_item_if`): checked and applied in one write.
 pub async fn patch(ctx: &Ctx<'_>, db: &str, c: &str, id: &str) -> Result<HttpResponse> {
     let (client, _) = super::container(ctx, db, c)?;
     let pk = required_pk(ctx)?;
@@ -147,67 +146,19 @@ pub async fn patch(ctx: &Ctx<'_>, db: &str, c: &str, id: &str) -> Result<HttpRes
             ))
         }
     };
-    let Some(condition) = condition else {
-        let r = client
-            .patch_item::<Value>(id, pk, &ops, Some(options(ctx)))
-            .await?;
-        return Ok(reply(r));
-    };
-    if !condition
-        .trim_start()
-        .to_ascii_lowercase()
-        .starts_with("from ")
-    {
-        return Err(GatewayError::BadRequest(format!(
-            "The patch condition '{condition}' must start with FROM, e.g. \"FROM c WHERE c.x = 1\"."
-        )));
-    }
-    let sql = format!("SELECT * {condition}");
-    let mut charge = 0.0;
-    for _ in 0..5 {
-        let query = QueryOptions {
-            partition_key: Some(pk.clone()),
-            ..Default::default()
-        };
-        let page = client
-            .query_all::<Value>(&sql, engine::NO_PARAMS, query)
-            .await?;
-        charge += page.request_charge;
-        let matched = page
-            .items
-            .iter()
-            .find(|d| d.get("id").and_then(Value::as_str) == Some(id));
-        let Some(doc) = matched else {
-            // Missing item: Cosmos DB's 404; present but not matching: 412.
-            let (me, idc, pkc) = (client.clone(), id.to_owned(), pk.clone());
-            tokio::task::spawn_blocking(move || me.read_item_raw(&idc, &pkc))
-                .await
-                .map_err(|e| GatewayError::Engine(engine::Error::Unavailable(e.to_string())))??;
-            return Err(GatewayError::PreconditionFailed(format!(
-                "Precondition Failed: the item '{id}' does not satisfy the patch condition \
-                 '{condition}'."
-            )));
-        };
-        let mut opts = options(ctx);
-        opts.if_match_etag = doc.get("_etag").and_then(Value::as_str).map(str::to_owned);
-        match client
-            .patch_item::<Value>(id, pk.clone(), &ops, Some(opts))
-            .await
-        {
-            Ok(mut r) => {
-                r.request_charge += charge;
-                return Ok(reply(r));
-            }
-            // Written in between: check the condition against the new version.
-            Err(f)
-                if matches!(f.error, engine::Error::PreconditionFailed { .. })
-                    && headers::get(ctx.headers(), "if-match").is_none() => {}
-            Err(e) => return Err(e.into()),
+    let r = match condition {
+        None => {
+            client
+                .patch_item::<Value>(id, pk, &ops, Some(options(ctx)))
+                .await?
         }
-    }
-    Err(GatewayError::Engine(engine::Error::Unavailable(
-        "the item kept changing while its patch condition was checked; retry".into(),
-    )))
+        Some(condition) => {
+            client
+                .patch_item_if::<Value>(id, pk, &ops, &condition, Some(options(ctx)))
+                .await?
+        }
+    };
+    Ok(reply(r))
 }
 
 /// The read feed: every item, in pages of `x-ms-max-item-count`; with a partition key, that
