@@ -103,6 +103,7 @@ pub(crate) async fn dispatch(
     };
     let named = links::to_names(&ctx, target.segments).await?;
     let segs: Vec<&str> = named.iter().map(String::as_str).collect();
+    links::check_intended_container(&ctx, &segs)?;
     let mut response = route(&ctx, &method, &segs).await?;
     if let ["dbs", db, "colls", c, _, ..] = segs.as_slice() {
         pkranges::name_the_range(&ctx, db, c, &mut response);
