@@ -1,7 +1,9 @@
 //! The cost of checking scans against the counters (issue 34): full scans, the paged read feed
 //! and COUNT(1) from the counters, timed with the checks in the engine. Built at the commit
 //! before the checks with this same file, the two binaries give the before/after ratio
-//! (BENCHMARKS.md, "Scans checked against the counters").
+//! (BENCHMARKS.md, "Scans checked against the counters"). Then the leaf checks of index scans
+//! and change-feed walks, off and on in turn in this one process
+//! (`engine::testing::set_leaf_checks`): filters and ORDER BY from the index, the change feed.
 
 mod common;
 
@@ -116,6 +118,7 @@ fn main() {
         "read feed, {n} items, pages of 1000: {:.1} ms",
         t.as_secs_f64() * 1e3
     );
+    leaf_checks(&rt, &engine, &c, &query_all);
     for (name, c) in [("100 logical partitions", &c), ("one per item", &own)] {
         let t = median(51, || {
             assert_eq!(query_all(c, "SELECT VALUE COUNT(1) FROM c"), 1);
@@ -125,4 +128,110 @@ fn main() {
             t.as_secs_f64() * 1e3
         );
     }
+}
+
+/// Times `f` with the leaf checks off and on, alternately (`rounds` of each), and prints the
+/// medians and their ratio.
+fn off_and_on(name: &str, rounds: usize, mut f: impl FnMut()) {
+    let (mut off, mut on) = (Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        for (checks, times) in [(false, &mut off), (true, &mut on)] {
+            engine::testing::set_leaf_checks(checks);
+            let started = Instant::now();
+            f();
+            times.push(started.elapsed());
+        }
+    }
+    engine::testing::set_leaf_checks(true);
+    let mid = |t: &mut Vec<Duration>| {
+        t.sort();
+        t[t.len() / 2].as_secs_f64() * 1e3
+    };
+    let (off, on) = (mid(&mut off), mid(&mut on));
+    println!(
+        "{name}: leaf checks off {off:.2} ms, on {on:.2} ms, on/off {:.3}",
+        on / off
+    );
+}
+
+/// Index scans (a container indexing /n only, 50 000 items) and the change feed of `c`.
+fn leaf_checks(
+    rt: &tokio::runtime::Runtime,
+    engine: &Engine,
+    c: &ContainerClient,
+    query_all: &dyn Fn(&ContainerClient, &str) -> usize,
+) {
+    let n = 50_000u64;
+    let ix = rt.block_on(async {
+        let only_n = json!({
+            "includedPaths": [{"path": "/n/?"}],
+            "excludedPaths": [{"path": "/*"}]
+        });
+        let ix = engine
+            .database("bench")
+            .create_container(
+                ContainerProperties::new("ix", "/pk")
+                    .with_initial_partitions(4)
+                    .with_indexing_policy(only_n),
+            )
+            .await
+            .unwrap();
+        common::load(&ix, 0..n, item).await;
+        ix
+    });
+    off_and_on(
+        "COUNT(1) WHERE c.n >= 0 (50 000 index entries, no item read)",
+        9,
+        || {
+            assert_eq!(
+                query_all(&ix, "SELECT VALUE COUNT(1) FROM c WHERE c.n >= 0"),
+                1
+            );
+        },
+    );
+    off_and_on(
+        "c.id WHERE c.n >= 10000 AND c.n < 30000, pages of 1000",
+        9,
+        || {
+            assert_eq!(
+                query_all(
+                    &ix,
+                    "SELECT VALUE c.id FROM c WHERE c.n >= 10000 AND c.n < 30000"
+                ),
+                20_000
+            );
+        },
+    );
+    off_and_on("c.id WHERE c.n = 777 (one entry)", 51, || {
+        assert_eq!(
+            query_all(&ix, "SELECT VALUE c.id FROM c WHERE c.n = 777"),
+            1
+        );
+    });
+    off_and_on("c.id ORDER BY c.n, 50 000 items, pages of 1000", 9, || {
+        assert_eq!(
+            query_all(&ix, "SELECT VALUE c.id FROM c ORDER BY c.n") as u64,
+            n
+        );
+    });
+    off_and_on(
+        "change feed from the beginning, 100 000 items, pages of 1000",
+        9,
+        || {
+            let mut opts = engine::ChangeFeedOptions {
+                max_item_count: 1000,
+                ..Default::default()
+            };
+            let mut items = 0;
+            loop {
+                let page = rt.block_on(c.change_feed(&opts)).unwrap();
+                if page.not_modified() {
+                    break;
+                }
+                items += page.items.len();
+                opts.start = engine::ChangeFeedStart::Continuation(page.continuation);
+            }
+            assert_eq!(items, 100_000);
+        },
+    );
 }

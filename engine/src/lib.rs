@@ -78,4 +78,5 @@ pub mod testing {
     pub use crate::sql::exec::canonical;
     pub use crate::sql::functions::names as function_names;
     pub use crate::sql::{execute, parse, Params, Query};
+    pub use crate::storage::pages::set_leaf_checks;
 }
