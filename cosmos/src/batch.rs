@@ -22,6 +22,8 @@ pub(crate) enum BatchOp {
     Patch {
         id: String,
         operations: Vec<PatchOperation>,
+        /// A filter predicate (`FROM c WHERE ...`): 412 fails the batch unless the item matches.
+        condition: Option<String>,
         if_match: Option<String>,
     },
     Read {
@@ -98,6 +100,25 @@ impl TransactionalBatch {
         self.ops.push(BatchOp::Patch {
             id: id.into(),
             operations,
+            condition: None,
+            if_match,
+        });
+        self
+    }
+
+    /// A conditional patch ([`crate::Container::patch_item_if`]): an item that does not match
+    /// `condition` fails the batch with 412.
+    pub fn patch_item_if(
+        mut self,
+        id: &str,
+        operations: Vec<PatchOperation>,
+        condition: &str,
+        if_match: Option<String>,
+    ) -> Self {
+        self.ops.push(BatchOp::Patch {
+            id: id.into(),
+            operations,
+            condition: Some(condition.into()),
             if_match,
         });
         self
@@ -123,8 +144,15 @@ impl TransactionalBatch {
                 BatchOp::Patch {
                     id,
                     operations,
+                    condition: None,
                     if_match,
                 } => b.patch_item(&id, operations, if_match),
+                BatchOp::Patch {
+                    id,
+                    operations,
+                    condition: Some(condition),
+                    if_match,
+                } => b.patch_item_if(&id, operations, &condition, if_match),
                 BatchOp::Read { id } => b.read_item(&id),
             },
         ))

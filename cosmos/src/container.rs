@@ -191,7 +191,32 @@ impl Container {
         let pk = partition_key.into();
         let r = match &self.backend {
             Backend::Embedded(c) => c.patch_item(id, pk, operations, options).await,
-            Backend::Remote(c) => c.patch_item(id, &pk, operations, options).await,
+            Backend::Remote(c) => c.patch_item(id, &pk, operations, None, options).await,
+        };
+        self.point("patch", r)
+    }
+
+    /// A conditional patch: applied only if the item matches `condition`, a filter predicate
+    /// such as `FROM c WHERE c.stock >= 1` (Cosmos DB's `filterPredicate`); 412 otherwise.
+    /// Checked and applied in one write, embedded and on the service alike.
+    pub async fn patch_item_if<T: DeserializeOwned>(
+        &self,
+        id: &str,
+        partition_key: impl Into<PartitionKey>,
+        operations: &[PatchOperation],
+        condition: &str,
+        options: Option<ItemOptions>,
+    ) -> Result<ItemResponse<T>> {
+        let pk = partition_key.into();
+        let r = match &self.backend {
+            Backend::Embedded(c) => {
+                c.patch_item_if(id, pk, operations, condition, options)
+                    .await
+            }
+            Backend::Remote(c) => {
+                c.patch_item(id, &pk, operations, Some(condition), options)
+                    .await
+            }
         };
         self.point("patch", r)
     }

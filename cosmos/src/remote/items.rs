@@ -151,12 +151,13 @@ impl RemoteContainer {
         id: &str,
         pk: &PartitionKey,
         operations: &[PatchOperation],
+        condition: Option<&str>,
         options: Option<ItemOptions>,
     ) -> Result<ItemResponse<T>, Failed> {
         let options = options.unwrap_or_default();
         let a = self
             .rest
-            .patch_item(&self.link, id, pk, operations, &options)
+            .patch_item(&self.link, id, pk, operations, condition, &options)
             .await?;
         Ok(rest_response(a)?)
     }

@@ -287,6 +287,7 @@ impl Rest {
         id: &str,
         pk: &PartitionKey,
         operations: &[PatchOperation],
+        condition: Option<&str>,
         options: &crate::ItemOptions,
     ) -> Result<Answer, Failed> {
         let link = format!("{coll}/docs/{id}");
@@ -298,7 +299,11 @@ impl Rest {
         if let Some(etag) = &options.if_match_etag {
             headers.push(("if-match", etag.clone()));
         }
-        let body = serde_json::to_vec(&json!({ "operations": operations }))?;
+        let mut body = json!({ "operations": operations });
+        if let Some(condition) = condition {
+            body["condition"] = json!(condition);
+        }
+        let body = serde_json::to_vec(&body)?;
         self.send(
             reqwest::Method::PATCH,
             "docs",
