@@ -9,6 +9,7 @@ pub mod database;
 pub mod engine;
 pub mod load;
 pub mod options;
+mod partition_delete;
 pub mod query;
 pub mod read_feed;
 pub(crate) mod registry;

@@ -191,39 +191,12 @@ pub async fn read_feed(ctx: &Ctx<'_>, db: &str, c: &str) -> Result<HttpResponse>
     ))
 }
 
-/// `POST …/operations/partitionkeydelete`: every item of one logical partition. Deleted in
-/// transactional batches of 100 (each all or nothing; the whole, as in Cosmos DB, is not one
-/// transaction: a write racing it may survive).
+/// `POST …/operations/partitionkeydelete`: every item of one logical partition, the engine's
+/// `delete_all_items_by_partition_key` (in all-or-nothing batches of 100; the whole, as in
+/// Cosmos DB, is not one transaction).
 pub async fn delete_partition(ctx: &Ctx<'_>, db: &str, c: &str) -> Result<HttpResponse> {
     let (client, _) = super::container(ctx, db, c)?;
     let pk = required_pk(ctx)?;
-    let mut charge = 0.0;
-    loop {
-        let opts = QueryOptions {
-            partition_key: Some(pk.clone()),
-            max_item_count: Some(super::batch::MAX_OPERATIONS),
-            ..Default::default()
-        };
-        let page = client
-            .query_items::<Value>("SELECT VALUE c.id FROM c", engine::NO_PARAMS, opts)
-            .await?;
-        charge += page.request_charge;
-        let ids: Vec<&str> = page.items.iter().filter_map(Value::as_str).collect();
-        if ids.is_empty() {
-            break;
-        }
-        let mut batch = engine::TransactionalBatch::new(pk.clone());
-        for id in &ids {
-            batch = batch.delete_item(id, None);
-        }
-        let r = client.execute_batch(batch).await?;
-        charge += r.request_charge;
-        // A concurrent delete of one of them fails the batch: read the partition again.
-        if !r.is_success() && !r.results.iter().any(|o| o.status_code == 404) {
-            return Err(GatewayError::Engine(engine::Error::Unavailable(
-                r.error_message.unwrap_or_default(),
-            )));
-        }
-    }
-    Ok(Reply::new(200, charge).empty())
+    let r = client.delete_all_items_by_partition_key(pk).await?;
+    Ok(Reply::new(200, r.request_charge).empty())
 }
