@@ -221,6 +221,34 @@ impl Container {
         self.point("patch", r)
     }
 
+    /// Deletes every item of logical partition `partition_key` (Cosmos DB's
+    /// `DeleteAllItemsByPartitionKey`): in all-or-nothing batches of 100 embedded, the
+    /// service's `partitionkeydelete` remote; charged its reads and deletes.
+    pub async fn delete_all_items_by_partition_key(
+        &self,
+        partition_key: impl Into<PartitionKey>,
+    ) -> Result<ItemResponse<Value>> {
+        let pk = partition_key.into();
+        let r = match &self.backend {
+            Backend::Embedded(c) => c.delete_all_items_by_partition_key(pk).await,
+            Backend::Remote(c) => c.delete_all_items_by_partition_key(&pk).await,
+        };
+        let what = "delete partition";
+        match r {
+            Ok(r) => {
+                record(
+                    what,
+                    &self.id,
+                    Routing::SinglePartition,
+                    1,
+                    r.request_charge,
+                );
+                Ok(r)
+            }
+            Err(f) => Err(record_failure(what, &self.id, Routing::SinglePartition, f)),
+        }
+    }
+
     /// The partition key value of an item about to be written remotely (the SDK needs it
     /// separately): the one given, else the item's own at the container's key path.
     async fn key_of(&self, doc: &Value, given: Option<PartitionKey>) -> Result<PartitionKey> {

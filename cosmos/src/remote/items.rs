@@ -162,6 +162,17 @@ impl RemoteContainer {
         Ok(rest_response(a)?)
     }
 
+    pub async fn delete_all_items_by_partition_key(
+        &self,
+        pk: &PartitionKey,
+    ) -> Result<ItemResponse<Value>, Failed> {
+        let a = self
+            .rest
+            .delete_all_items_by_partition_key(&self.link, pk)
+            .await?;
+        Ok(rest_response(a)?)
+    }
+
     pub async fn execute_stored_procedure<T: DeserializeOwned>(
         &self,
         id: &str,

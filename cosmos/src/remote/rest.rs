@@ -316,6 +316,21 @@ impl Rest {
     }
 }
 
+impl super::rest::Rest {
+    /// `POST …/operations/partitionkeydelete` (signed as the container): every item of a
+    /// logical partition; the Rust SDK has no call for it.
+    pub async fn delete_all_items_by_partition_key(
+        &self,
+        coll: &str,
+        pk: &PartitionKey,
+    ) -> Result<Answer, Failed> {
+        let path = format!("{coll}/operations/partitionkeydelete");
+        let headers = [("x-ms-documentdb-partitionkey", pk_header(pk))];
+        self.send(reqwest::Method::POST, "colls", coll, &path, &headers, None)
+            .await
+    }
+}
+
 /// `x-ms-documentdb-partitionkey`: the key's values as a JSON array (`[{}]` for an item
 /// without the property).
 pub(crate) fn pk_header(pk: &PartitionKey) -> String {
