@@ -59,7 +59,10 @@ async fn sign_up_stores_an_argon2id_hash_and_signs_in() {
     let token = v.get("/").await.csrf_token();
     let r = v.post("/signout", &[("csrf_token", &token)]).await;
     assert_eq!(r.status, 303);
-    assert_eq!(v.get("/account").await.location(), "/signin");
+    assert_eq!(
+        v.get("/account").await.location(),
+        "/signin?next=%2Faccount"
+    );
     let v = app
         .signed_in("new.person@example.com", "a long password")
         .await;

@@ -227,3 +227,51 @@ async fn tag_pages_and_search_fan_out_and_say_so() {
     assert_eq!(r.status, 400);
     assert!(r.body.contains("100 characters"));
 }
+
+/// Issue 37: pages are gzipped when the browser asks, their RU header intact; a client that
+/// does not ask gets the page as it is, footer and all.
+#[tokio::test(flavor = "multi_thread")]
+async fn pages_are_gzipped_when_asked_and_keep_their_charge() {
+    let app = spawn_app().await;
+    let v = app.visitor();
+    let r = v
+        .client
+        .get(format!("{}/", v.base))
+        .header("Accept-Encoding", "gzip")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(r.headers()["content-encoding"], "gzip");
+    let charge: f64 = r.headers()["x-ms-request-charge"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(charge > 0.0);
+    let body = r.bytes().await.unwrap();
+    assert_eq!(&body[..2], &[0x1f, 0x8b], "a gzip stream");
+    let plain = v.get("/").await;
+    assert!(plain.headers.get("content-encoding").is_none());
+    assert!(
+        body.len() * 3 < plain.body.len(),
+        "{} bytes gzipped, {} plain",
+        body.len(),
+        plain.body.len()
+    );
+    assert!(
+        plain.body.contains("RU</strong> for this page"),
+        "{} {}",
+        plain.status,
+        plain.body
+    );
+    // The stylesheet too.
+    let r = v
+        .client
+        .get(format!("{}/static/site.css", v.base))
+        .header("Accept-Encoding", "gzip")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.headers()["content-encoding"], "gzip");
+}
