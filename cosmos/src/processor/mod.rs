@@ -31,6 +31,13 @@ use crate::container::Container;
 use crate::ledger::Labelled;
 use crate::{Error, Result};
 
+/// How long a lease that read no changes waits before reading again: the SDKs' default feed
+/// poll delay, 5 s (.NET `ChangeFeedProcessorOptions.DefaultFeedPollDelay`,
+/// Microsoft.Azure.Cosmos/src/ChangeFeedProcessor/Configuration/ChangeFeedProcessorOptions.cs;
+/// Java's `ChangeFeedProcessorOptions` likewise). Idle, a processor costs one empty change-feed
+/// read per lease (per physical partition) per delay — what an idle app pays on Azure too.
+pub const FEED_POLL_DELAY: Duration = Duration::from_secs(5);
+
 /// The label of the calls a remote processor's lag estimate makes on a page's ledger (the
 /// leases' query and the change-feed reads): the cost of showing "propagation done".
 pub const LAG_ESTIMATE: &str = "[lag] change-feed estimate";
@@ -69,13 +76,17 @@ impl Container {
             on_error: None,
             max_attempts: Some(dead_letter::DEFAULT_MAX_ATTEMPTS),
             start: StartFrom::Beginning,
-            poll_interval: Duration::from_secs(1),
-            lease_expiry: Duration::from_secs(10),
+            poll_interval: FEED_POLL_DELAY,
+            // Renewed at a third of it, so well within two polls.
+            lease_expiry: FEED_POLL_DELAY * 6,
         }
     }
 }
 
 impl ChangeFeedProcessorBuilder {
+    /// [`FEED_POLL_DELAY`], for those who show or measure it.
+    pub const FEED_POLL_DELAY: Duration = FEED_POLL_DELAY;
+
     /// Where the leases live: a container whose partition key path is `/processor`.
     pub fn lease_container(mut self, leases: Container) -> Self {
         self.leases = Some(leases);
@@ -123,7 +134,9 @@ impl ChangeFeedProcessorBuilder {
         self
     }
 
-    /// Remote: how often an idle lease is polled (the embedded engine is woken by commits).
+    /// How long an idle lease waits before reading again (default [`FEED_POLL_DELAY`]). The
+    /// embedded engine also wakes a lease at once on a commit to its partitions, so this only
+    /// paces the reads that find nothing; remote, it is the delay before every idle read.
     pub fn poll_interval(mut self, d: Duration) -> Self {
         self.poll_interval = d;
         self
@@ -160,6 +173,7 @@ impl ChangeFeedProcessorBuilder {
                         StartFrom::Beginning => engine::ChangeFeedStart::Beginning,
                         StartFrom::Now => engine::ChangeFeedStart::Now,
                     })
+                    .poll_interval(self.poll_interval)
                     .handler(move |batch| engine_handler(batch))
                     .on_error(move |f| {
                         if let Some(cb) = &on_error {

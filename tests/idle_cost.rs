@@ -1,0 +1,86 @@
+//! What the sites cost with nobody on them: with both sites started on the embedded engine and
+//! their seed handled, every container's RU over an idle window (`IDLE_SECS`, default 60) —
+//! what the explorer's heat map and `/metrics` (`engine_request_units_total`) show. Idle, only
+//! the change-feed workers poll, each lease once per feed poll delay (5 s, the SDKs' default:
+//! `cosmos::ChangeFeedProcessorBuilder::FEED_POLL_DELAY`), so the reads are bounded by the
+//! leases: one per physical partition per delay.
+//!
+//! `IDLE_SECS=60 cargo test --test idle_cost -- --nocapture` prints the figure the
+//! README states.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use engine::{Engine, EngineOptions};
+
+/// RU spent so far, requests made and physical partitions, by `database/container`.
+fn spent(engine: &Engine) -> BTreeMap<String, (f64, u64, u64)> {
+    explorer::inspect::partitions::all(engine)
+        .into_iter()
+        .map(|c| {
+            let ru = c.partitions.iter().map(|p| p.ru_total).sum();
+            let requests = c.partitions.iter().map(|p| p.requests).sum();
+            let partitions = c.partitions.len() as u64;
+            (
+                format!("{}/{}", c.database, c.container),
+                (ru, requests, partitions),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn idle_sites_spend_only_the_change_feed_polls() {
+    let idle: u64 = std::env::var("IDLE_SECS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(12);
+    let dir = tempfile::tempdir().unwrap();
+    let engine = Engine::open(dir.path(), EngineOptions::default()).unwrap();
+    let account = cosmos::Account::embedded(engine.clone());
+    let _store = webstore::WebStore::start(&account, &webstore::WebStoreOptions { customers: 4 })
+        .await
+        .unwrap();
+    let blog = blog::Blog::start(&account, &blog::BlogOptions { users: 3 })
+        .await
+        .unwrap();
+    // The seed's changes handled: from here on nothing but polling.
+    for _ in 0..600 {
+        if blog.workers.pending().await.unwrap() == 0
+            && blog.workers_v2.pending().await.unwrap() == 0
+        {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let before = spent(&engine);
+    tokio::time::sleep(Duration::from_secs(idle)).await;
+    let after = spent(&engine);
+
+    let mut total = 0.0;
+    let delay = cosmos::ChangeFeedProcessorBuilder::FEED_POLL_DELAY.as_secs();
+    for (name, (ru, requests, partitions)) in &after {
+        let (ru0, requests0, _) = before.get(name).copied().unwrap_or_default();
+        let (d_ru, d_req) = (ru - ru0, requests - requests0);
+        if d_req > 0 {
+            println!(
+                "{name}: {:.2} RU/s idle ({d_req} requests, {d_ru:.2} RU in {idle} s)",
+                d_ru / idle as f64
+            );
+        }
+        total += d_ru;
+        // Each worker reads each lease at most once per poll delay (and once more at the
+        // window's edge); at most two workers share a source container here.
+        let bound = 2 * partitions * (idle / delay + 1);
+        assert!(
+            d_req <= bound,
+            "{name}: {d_req} requests in {idle} idle seconds, more than {bound}"
+        );
+    }
+    let per_second = total / idle as f64;
+    println!(
+        "idle total: {per_second:.2} RU/s over {idle} s ({:.0} RU a day)",
+        per_second * 86_400.0
+    );
+}
