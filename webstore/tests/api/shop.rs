@@ -275,3 +275,33 @@ async fn pages_are_gzipped_when_asked_and_keep_their_charge() {
         .unwrap();
     assert_eq!(r.headers()["content-encoding"], "gzip");
 }
+
+/// Issue 37: the home, category and product pages say which access pattern they are, and the
+/// footer says the partitions it counts are physical ones.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_shops_main_pages_explain_their_pattern() {
+    let app = spawn_app().await;
+    let p = &catalog().products[5];
+    for (path, says) in [
+        (
+            "/".to_owned(),
+            "one point read of the <code>featured</code> document",
+        ),
+        (
+            format!("/categories/{}", p.category_id),
+            "One single-partition query",
+        ),
+        (
+            format!("/products/{}/{}", p.category_id, p.id),
+            "A point read",
+        ),
+    ] {
+        let r = app.visitor().get(&path).await;
+        assert_eq!(r.status, 200, "{path}");
+        assert!(
+            r.body.contains("id=\"pattern-note\"") && r.body.contains(says),
+            "{path}"
+        );
+        assert!(r.body.contains("physical partitions</th>"), "{path}");
+    }
+}
