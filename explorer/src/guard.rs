@@ -181,20 +181,35 @@ fn misdirected(message: &str) -> HttpResponse {
         .body(format!("{message}\n"))
 }
 
+/// The 401 page: the explorer's own header (no site's sign-in; the nav would only 401 again)
+/// and how to get in.
+#[derive(askama::Template)]
+#[template(path = "explorer/unauthorized.html")]
+struct Unauthorized {
+    page: sitekit::Page,
+    writes: bool,
+    message: String,
+}
+
 fn unauthorized(why: &str) -> HttpResponse {
     let message = format!(
-        "{why}. Open the Explorer URL the launcher printed when it started (the line \
-         \"Explorer  http://127.0.0.1:8082/?token=…\"); it sets a cookie for this browser. \
-         Scripts send \"Authorization: Bearer TOKEN\". Start the launcher with --explorer-token \
-         TOKEN (EXPLORER_TOKEN) to choose the token yourself."
+        "{why}. Open the Explorer URL the launcher printed when it started (its line \
+         \"Explorer\", ending in ?token=…); it sets a cookie for this browser. Scripts send \
+         \"Authorization: Bearer TOKEN\". Start the launcher with --explorer-token TOKEN \
+         (EXPLORER_TOKEN) to choose the token yourself."
     );
+    let mut page = sitekit::Page::bare("Unauthorized");
+    page.site = crate::SITE;
+    let body = askama::Template::render(&Unauthorized {
+        page,
+        writes: false,
+        message: message.clone(),
+    })
+    .unwrap_or(message);
     HttpResponse::build(StatusCode::UNAUTHORIZED)
         .insert_header((header::WWW_AUTHENTICATE, "Bearer realm=\"Data Explorer\""))
         .content_type(ContentType::html())
-        .body(sitekit::error::error_page(
-            StatusCode::UNAUTHORIZED,
-            message,
-        ))
+        .body(body)
 }
 
 #[cfg(test)]

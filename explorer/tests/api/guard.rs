@@ -237,3 +237,42 @@ async fn names_given_with_explorer_host_are_served_and_a_fixed_token_works() {
         assert_eq!(r.status, 403, "Host: {host}");
     }
 }
+
+/// Issue 37: the 401 page is the explorer's own (no site's sign-in links), and does not name a
+/// port the launcher may not be using.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_401_page_is_the_explorers_own() {
+    let app = spawn_app(false).await;
+    let r = app.stranger().get("/").await;
+    assert_eq!(r.status, 401);
+    assert!(r.body.contains("Data Explorer"), "{}", r.body);
+    for absent in ["Sign in", "Sign up", "/signin", ":8082"] {
+        assert!(!r.body.contains(absent), "{absent}: {}", r.body);
+    }
+}
+
+/// Issue 37: a container's breadcrumb names it once, and its tabs mark the one shown.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_container_pages_mark_their_tab_and_name_the_container_once() {
+    let app = spawn_app(false).await;
+    let r = app.get("/dbs/shop/colls/products").await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(
+        r.body.matches(">products<").count() + r.body.matches("/ products</p>").count(),
+        1,
+        "{}",
+        r.body
+    );
+    assert!(
+        r.body.contains("aria-current=\"page\">Settings</a>"),
+        "{}",
+        r.body
+    );
+    let r = app.get("/dbs/shop/colls/products/items").await;
+    assert!(
+        r.body.contains("aria-current=\"page\">Items</a>"),
+        "{}",
+        r.body
+    );
+    assert_eq!(r.body.matches("aria-current").count(), 1, "{}", r.body);
+}
