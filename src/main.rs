@@ -116,6 +116,10 @@ struct Args {
     /// The account's key (with --cosmos-endpoint).
     #[arg(long, env = "COSMOS_KEY", hide_env_values = true)]
     cosmos_key: Option<String>,
+    /// Which sites to start: `webstore`, `blog` or `both`. A fork keeping one app starts only
+    /// it (nor seeds the other's data: the blog's 1 000 users take minutes and gigabytes).
+    #[arg(long, env = "SITES", value_enum, default_value_t = Sites::Both)]
+    sites: Sites,
     /// The portal's `AccountEndpoint=…;AccountKey=…;`, instead of the two above.
     #[arg(
         long,
@@ -127,6 +131,24 @@ struct Args {
     /// The Azure region nearest the app, for the SDK's routing (e.g. "West Europe").
     #[arg(long, env = "COSMOS_REGION")]
     cosmos_region: Option<String>,
+}
+
+/// The sites `--sites` names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Sites {
+    Webstore,
+    Blog,
+    Both,
+}
+
+impl Sites {
+    fn webstore(self) -> bool {
+        self != Sites::Blog
+    }
+
+    fn blog(self) -> bool {
+        self != Sites::Webstore
+    }
 }
 
 /// The Cosmos DB account the flags name, if any (else the embedded engine runs the sites).
@@ -292,20 +314,33 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         o.trusted_proxy = args.trusted_proxy;
         o
     };
-    let store = WebStore::start(
-        &account,
-        &WebStoreOptions {
-            customers: args.customers,
-        },
-    )
-    .await?;
-    let (webstore_server, webstore_addr) = serve(
-        args.webstore_addr,
-        options(webstore::SITE),
-        store.configure(),
-    )?;
-    let blog = Blog::start(&account, &BlogOptions { users: args.users }).await?;
-    let (blog_server, blog_addr) = serve(args.blog_addr, options(blog::SITE), blog.configure())?;
+    let mut servers = Vec::new();
+    let store = if args.sites.webstore() {
+        let store = WebStore::start(
+            &account,
+            &WebStoreOptions {
+                customers: args.customers,
+            },
+        )
+        .await?;
+        let (server, addr) = serve(
+            args.webstore_addr,
+            options(webstore::SITE),
+            store.configure(),
+        )?;
+        servers.push(server);
+        Some((store, addr))
+    } else {
+        None
+    };
+    let blog = if args.sites.blog() {
+        let blog = Blog::start(&account, &BlogOptions { users: args.users }).await?;
+        let (server, addr) = serve(args.blog_addr, options(blog::SITE), blog.configure())?;
+        servers.push(server);
+        Some((blog, addr))
+    } else {
+        None
+    };
     // (A remote account was refused --throughput in cosmos_settings.)
     if let Some(engine) = &engine {
         for t in &args.throughput {
@@ -345,26 +380,27 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
             args.data.display()
         ),
     }
-    println!(
-        "  WebStore  http://{webstore_addr}  ({} customers)",
-        store.customers
-    );
-    println!(
-        "    customer: {} / {}",
-        webstore::seed::DEMO_EMAIL,
-        webstore::seed::DEMO_PASSWORD
-    );
-    println!(
-        "    admin:    {} / {}",
-        webstore::seed::ADMIN_EMAIL,
-        webstore::seed::ADMIN_PASSWORD
-    );
-    println!("  Blog      http://{blog_addr}  ({} users)", blog.users);
-    println!(
-        "    user:     {} / {}",
-        blog::seed::DEMO_USERNAME,
-        blog::seed::DEMO_PASSWORD
-    );
+    if let Some((store, addr)) = &store {
+        println!("  WebStore  http://{addr}  ({} customers)", store.customers);
+        println!(
+            "    customer: {} / {}",
+            webstore::seed::DEMO_EMAIL,
+            webstore::seed::DEMO_PASSWORD
+        );
+        println!(
+            "    admin:    {} / {}",
+            webstore::seed::ADMIN_EMAIL,
+            webstore::seed::ADMIN_PASSWORD
+        );
+    }
+    if let Some((blog, addr)) = &blog {
+        println!("  Blog      http://{addr}  ({} users)", blog.users);
+        println!(
+            "    user:     {} / {}",
+            blog::seed::DEMO_USERNAME,
+            blog::seed::DEMO_PASSWORD
+        );
+    }
     if let (Some((_, addr)), Some(options)) = (&explorer_server, &explorer_options) {
         let mode = if args.explorer_writes {
             "writes allowed"
@@ -404,8 +440,8 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
     let interrupted = interrupt_listener()?;
     println!("Ctrl-C stops.");
 
-    let mut handles = vec![webstore_server.handle(), blog_server.handle()];
-    let mut servers = vec![tokio::spawn(webstore_server), tokio::spawn(blog_server)];
+    let mut handles: Vec<_> = servers.iter().map(|s| s.handle()).collect();
+    let mut servers: Vec<_> = servers.into_iter().map(tokio::spawn).collect();
     if let Some((server, _)) = explorer_server {
         handles.push(server.handle());
         servers.push(tokio::spawn(server));
@@ -422,8 +458,12 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
     for s in servers {
         let _ = s.await;
     }
-    store.stop().await;
-    blog.stop().await;
+    if let Some((store, _)) = &store {
+        store.stop().await;
+    }
+    if let Some((blog, _)) = &blog {
+        blog.stop().await;
+    }
     drop((store, blog, explorer));
     drop(engine);
     Ok(())

@@ -90,9 +90,15 @@ fn launch(
             break;
         }
     }
+    // `--sites X` starts only X: the other is "" here.
+    let only = extra.windows(2).find(|w| w[0] == "--sites").map(|w| w[1]);
     let urls = Urls {
-        webstore: webstore.expect("WebStore is announced"),
-        blog: blog.expect("the blog is announced"),
+        webstore: webstore
+            .or_else(|| (only == Some("blog")).then(String::new))
+            .expect("WebStore is announced"),
+        blog: blog
+            .or_else(|| (only == Some("webstore")).then(String::new))
+            .expect("the blog is announced"),
         explorer,
         gateway,
     };
@@ -371,4 +377,29 @@ fn help_names_the_sites_the_explorer_and_the_gateway() {
     ] {
         assert!(help.contains(name), "--help names {name}:\n{help}");
     }
+}
+
+/// Issue 37: `--sites webstore` starts WebStore alone: no blog server, no blog data seeded.
+#[test]
+fn sites_webstore_starts_the_shop_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let (child, urls, output) = launch(
+        dir.path(),
+        &["--sites", "webstore", "--no-gateway"],
+        Some("warn"),
+    );
+    assert!(urls.blog.is_empty(), "no blog is announced");
+    let (status, body) = get(&format!("{}/", urls.webstore));
+    assert_eq!(status, 200);
+    assert!(body.contains("RU for this page") || body.contains("RU</strong> for this page"));
+    interrupt_and_wait(child);
+    let printed = output.join().unwrap();
+    assert!(!printed.contains("Blog "), "{printed}");
+    let engine = engine::Engine::open(dir.path(), engine::EngineOptions::default()).unwrap();
+    let databases: Vec<String> = engine.databases().into_iter().map(|d| d.id).collect();
+    assert!(databases.contains(&"webstore".to_owned()), "{databases:?}");
+    assert!(
+        !databases.iter().any(|d| d.starts_with("blog")),
+        "no blog data: {databases:?}"
+    );
 }
