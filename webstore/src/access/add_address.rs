@@ -16,7 +16,7 @@ pub async fn add_address(db: &Db, customer_id: &str, address: Address) -> Result
     let current = db
         .customer
         .read_item::<Customer>(customer_id, customer_id, None)
-        .labelled("read customer")
+        .labelled("[C2] read customer")
         .await?;
     let count = current.resource.as_ref().map_or(0, |c| c.addresses.len());
     if count >= MAX_ADDRESSES {
@@ -32,7 +32,7 @@ pub async fn add_address(db: &Db, customer_id: &str, address: Address) -> Result
             &[PatchOperation::add("/addresses/-", json!(address))],
             current.etag.map(ItemOptions::if_match),
         )
-        .labelled("patch customer (add address)")
+        .labelled("[C2] patch customer (add address)")
         .await
         .map_err(|e| match e {
             cosmos::Error::PreconditionFailed { .. } => {

@@ -18,7 +18,7 @@ pub async fn all_products(db: &Db, continuation: Option<String>) -> Result<Page<
                 ..Default::default()
             },
         )
-        .labelled("query all products")
+        .labelled("[Q13] query all products")
         .await?;
     Ok(r.into())
 }

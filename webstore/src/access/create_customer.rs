@@ -37,7 +37,7 @@ pub async fn create_customer(db: &Db, customer: Customer) -> Result<Customer> {
     match db
         .customer
         .create_item(&customer, None, None)
-        .labelled("create customer")
+        .labelled("[C1] create customer")
         .await
     {
         Ok(r) => Ok(r.resource.unwrap_or(customer)),

@@ -20,7 +20,7 @@ pub async fn find_customer(db: &Db, customer_id: &str) -> Result<Option<Customer
     match db
         .customer
         .read_item::<Customer>(customer_id, customer_id, None)
-        .labelled("read customer")
+        .labelled("[Q8] read customer")
         .await
     {
         Ok(r) => Ok(r.resource),

@@ -23,7 +23,7 @@ pub async fn customer_with_orders(
                 ..Default::default()
             },
         )
-        .labelled("query customer with orders")
+        .labelled("[Q9] query customer with orders")
         .await?;
     let mut customer = None;
     let mut orders = Vec::new();

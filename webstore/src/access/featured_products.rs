@@ -12,7 +12,7 @@ pub async fn featured_products(db: &Db) -> Result<Vec<FeaturedProduct>> {
     match db
         .product_meta
         .read_item::<Featured>(FEATURED_ID, "featured", None)
-        .labelled("read featured list")
+        .labelled("[Q2] read featured list")
         .await
     {
         Ok(r) => Ok(r.resource.map(|f| f.products).unwrap_or_default()),

@@ -19,7 +19,7 @@ pub async fn list_categories(db: &Db) -> Result<Vec<Category>> {
                 ..Default::default()
             },
         )
-        .labelled("query categories")
+        .labelled("[Q1] query categories")
         .await?;
     Ok(r.items)
 }

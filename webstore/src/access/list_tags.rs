@@ -17,7 +17,7 @@ pub async fn list_tags(db: &Db) -> Result<Vec<Tag>> {
                 ..Default::default()
             },
         )
-        .labelled("query tags")
+        .labelled("[Q12] query tags")
         .await?;
     Ok(r.items)
 }

@@ -9,7 +9,7 @@ pub async fn order_by_id(db: &Db, customer_id: &str, order_id: &str) -> Result<S
     let r = db
         .customer
         .read_item::<serde_json::Value>(order_id, customer_id, None)
-        .labelled("read sales order")
+        .labelled("[Q10] read sales order")
         .await?;
     let doc = r.resource.unwrap_or_default();
     if doc["type"] != "salesOrder" {

@@ -29,7 +29,7 @@ pub async fn place_order(db: &Db, order: &SalesOrder) -> Result<SalesOrder> {
     let r = db
         .customer
         .execute_stored_procedure::<SalesOrder>(PROCEDURE, order.customer_id.as_str(), &args)
-        .labelled("execute createOrder")
+        .labelled("[C3] execute createOrder")
         .await?;
     Ok(r.resource)
 }

@@ -10,7 +10,7 @@ pub async fn product_by_id(db: &Db, category_id: &str, product_id: &str) -> Resu
     let r = db
         .product
         .read_item::<Product>(product_id, category_id, None)
-        .labelled("read product")
+        .labelled(format!("[Q4] read product (categoryId {category_id})"))
         .await?;
     r.resource.ok_or_else(|| {
         cosmos::Error::NotFound {

@@ -66,7 +66,7 @@ pub async fn products_by_category(
                 ..Default::default()
             },
         )
-        .labelled("query products by category")
+        .labelled("[Q3] query products by category")
         .await?;
     Ok(r.into())
 }

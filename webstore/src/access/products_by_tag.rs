@@ -25,7 +25,7 @@ pub async fn products_by_tag(
                 ..Default::default()
             },
         )
-        .labelled("query products by tag")
+        .labelled("[Q5] query products by tag")
         .await?;
     Ok(r.into())
 }

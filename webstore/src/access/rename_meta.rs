@@ -14,7 +14,7 @@ pub async fn rename_meta(db: &Db, kind: &str, id: &str, new_name: &str) -> Resul
     let current = db
         .product_meta
         .read_item::<Value>(id, kind, None)
-        .labelled(format!("read {kind}"))
+        .labelled(format!("[C4] read {kind}"))
         .await?;
     let mut doc = current.resource.unwrap_or_default();
     let old = doc["name"].as_str().unwrap_or_default().to_owned();
@@ -29,7 +29,7 @@ pub async fn rename_meta(db: &Db, kind: &str, id: &str, new_name: &str) -> Resul
             Some(kind.into()),
             current.etag.map(ItemOptions::if_match),
         )
-        .labelled(format!("replace {kind}"))
+        .labelled(format!("[C4] replace {kind}"))
         .await
         .map_err(|e| match e {
             cosmos::Error::PreconditionFailed { .. } => {
@@ -45,7 +45,7 @@ pub async fn meta_name(db: &Db, kind: &str, id: &str) -> Result<String> {
     let r = db
         .product_meta
         .read_item::<Value>(id, kind, None)
-        .labelled(format!("read {kind}"))
+        .labelled(format!("[C4] read {kind}"))
         .await?;
     Ok(r.resource
         .and_then(|d| d["name"].as_str().map(str::to_owned))

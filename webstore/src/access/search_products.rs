@@ -25,7 +25,7 @@ pub async fn search_products(
                 ..Default::default()
             },
         )
-        .labelled("search products by name")
+        .labelled("[Q6] search products by name")
         .await?;
     Ok(r.into())
 }

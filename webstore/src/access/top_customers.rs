@@ -17,7 +17,7 @@ pub async fn top_customers(db: &Db, n: usize) -> Result<Vec<Customer>> {
             &[("@n", json!(n))],
             QueryOptions::default(),
         )
-        .labelled("query top customers")
+        .labelled("[Q11] query top customers")
         .await?;
     Ok(r.items)
 }

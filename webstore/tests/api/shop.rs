@@ -304,4 +304,19 @@ async fn the_shops_main_pages_explain_their_pattern() {
         );
         assert!(r.body.contains("physical partitions</th>"), "{path}");
     }
+    // Footer rows carry their pattern's code, a point read its partition key value.
+    let r = app
+        .visitor()
+        .get(&format!("/products/{}/{}", p.category_id, p.id))
+        .await;
+    let row = format!("[Q4] read product (categoryId {})", p.category_id);
+    assert!(
+        r.engine_calls().iter().any(|c| c.0 == row),
+        "{row} in {:?}",
+        r.engine_calls()
+    );
+    let home = app.visitor().get("/").await;
+    let ops: Vec<String> = home.engine_calls().into_iter().map(|c| c.0).collect();
+    assert!(ops.iter().any(|o| o.starts_with("[Q1] ")), "{ops:?}");
+    assert!(ops.iter().any(|o| o.starts_with("[Q2] ")), "{ops:?}");
 }
