@@ -10,7 +10,9 @@ the list is shrunk in the same change (with --strict they fail the check too).
 
 A test that fails unlisted and passes when run again alone (ci.sh reruns up to 10) is reported
 as FLAKY and does not fail the check: CI's machines are shared and some of the suite's tests
-measure time; it should then be listed as `flaky` or made deterministic.
+measure time; it should then be listed as `flaky` or made deterministic. A file that did not
+finish (pytest's INTERNALERROR after a deep recursion, a time-out) is run again whole, once, and
+counts with that run.
 
 expected-failures.tsv: one test per line, `nodeid<TAB>cause<TAB>why`, `#` comments. The cause is
 one of CAUSES below: `out-of-scope` ones are features this project does not mean to have (say
@@ -88,16 +90,34 @@ def main(argv):
         t, u = outcomes(folder)
         per_test.update(t)
         unfinished += u
-    passed_again = set()
+    # A rerun (ci.sh): unlisted failures alone, and whole files that did not finish.
+    passed_again, rerun_files = set(), {}
     for folder in retried:
         if os.path.exists(os.path.join(folder, "files.tsv")):
-            t, _ = outcomes(folder)
+            t, u = outcomes(folder)
             passed_again |= {n for n, s in t.items() if s == "passed"}
+            broken = {f for f, _, _ in u}
+            for n, s in t.items():
+                rerun_files.setdefault(n.split("::")[0], {})[n] = s
+            for f in broken:
+                rerun_files.pop(f, None)
     if only_unexpected:
+        # What ci.sh runs again: the files that did not finish, whole, and the unlisted
+        # failures of the other files, alone.
         listed = read_list()
+        again = sorted({f for f, _, _ in unfinished if f != "(gateway)"})
         for n in sorted(n for n, s in per_test.items() if s in FAILED and n not in listed):
-            print(n)
+            if n.split("::")[0] not in again:
+                again.append(n)
+        print("\n".join(again))
         return 0
+    # A file that did not finish but finished when run again counts with its second run.
+    finished_again = {f for f, _, _ in unfinished if f in rerun_files and "::" not in f}
+    for f in finished_again:
+        per_test = {n: s for n, s in per_test.items() if n.split("::")[0] != f}
+        per_test.update(rerun_files[f])
+        passed_again -= set(rerun_files[f])
+    unfinished = [u for u in unfinished if u[0] not in finished_again]
     if write:
         listed = read_list() if os.path.exists(LIST) else {}
         for nodeid in sorted(n for n, s in per_test.items() if s in FAILED):
@@ -116,6 +136,8 @@ def main(argv):
           f"({failing - len(unexpected)} of them on the list), {len(listed)} listed")
     for file, rc, tail in unfinished:
         print(f"DID NOT FINISH: {file} (exit {rc}) {tail}")
+    for f in sorted(finished_again):
+        print(f"DID NOT FINISH, then finished when run again (counted with its second run): {f}")
     for n in flaky:
         print(f"FLAKY (failed, then passed alone): {n}")
     for n in unexpected:
