@@ -109,7 +109,8 @@ def main(argv):
         for n in sorted(n for n, s in per_test.items() if s in FAILED and n not in listed):
             if n.split("::")[0] not in again:
                 again.append(n)
-        print("\n".join(again))
+        for line in again:
+            print(line)
         return 0
     # A file that did not finish but finished when run again counts with its second run.
     finished_again = {f for f, _, _ in unfinished if f in rerun_files and "::" not in f}

@@ -23,7 +23,7 @@ OUT="${SDK_SUITE_OUT:-target/sdk-suite}"
 run_set() { # set, extra env
   local set=$1; shift
   env "$@" RESULTS_TAG=ci bash sdk-suite/run.sh "$set"
-  mapfile -t again < <("$PY" sdk-suite/check.py --unexpected "$OUT/$set-ci")
+  mapfile -t again < <("$PY" sdk-suite/check.py --unexpected "$OUT/$set-ci" | grep .)
   rm -rf "$OUT/$set-ci-retry"
   if [ "${#again[@]}" -gt 0 ] && [ "${#again[@]}" -le 10 ]; then
     echo "running ${#again[@]} unlisted failure(s) of $set once more, alone"
