@@ -1,11 +1,14 @@
 # `just` ships in the PyPI package `rust-just` (pip install rust-just) or `cargo install just`.
+# Each recipe has one line for `just --list`: the comment just above it, or a `[doc(...)]` where the
+# comment needs more than a line (tests/justfile.rs checks it).
 
 # The demo: both sites on one engine under ./data (seeded on first start).
 run:
     cargo run --release
 
-# The demo for load tests: the per-address sign-up and expensive-page limits off (k6 signs many
-# users up from one address). The `loadtest*` recipes expect this (or `run`) to be running.
+# The per-address sign-up and expensive-page limits off (k6 signs many users up from one address).
+# The `loadtest*` recipes expect this (or `run`) to be running.
+[doc("The demo for load tests: per-address limits off (the loadtest recipes expect it running).")]
 run-for-load:
     cargo run --release -- --signups-per-minute 0 --expensive-per-minute 0 --writes-per-minute 0
 
@@ -31,6 +34,7 @@ loadtest profile="load": k6
     PROFILE={{profile}} k6 run loadtest/blog.js
 
 # The blog's model run on /v1, /v2 and /, then the C1-Q6 table beside the article's (results/models.md).
+[doc("The blog's model run on /v1, /v2 and /, then the C1-Q6 table beside the article's.")]
 loadtest-models profile="smoke" url="http://127.0.0.1:8081": k6
     PROFILE={{profile}} bash loadtest/models.sh {{url}}
 
@@ -39,8 +43,9 @@ loadtest-ceiling: k6
     k6 run -e BASE_URL=http://127.0.0.1:8081 loadtest/ceiling.js
     k6 run -e BASE_URL=http://127.0.0.1:8080 -e PAGE=category loadtest/ceiling.js
 
-# One hot logical partition against the same load spread (demo started with --throughput blog/posts=3500
-# and the same EXPLORER_TOKEN in the environment: the explorer's /metrics needs its token).
+# Start the demo with --throughput blog/posts=3500 and the same EXPLORER_TOKEN in the environment:
+# the explorer's /metrics needs its token.
+[doc("One hot logical partition against the same load spread (demo with --throughput blog/posts=3500).")]
 loadtest-hot: k6
     k6 run -e BASE_URL=http://127.0.0.1:8081 -e METRICS_URL=http://127.0.0.1:8082/metrics -e EXPLORER_TOKEN="${EXPLORER_TOKEN:-}" loadtest/hot-partition.js
 
@@ -53,6 +58,7 @@ loadtest-smoke:
     cargo build --release
     bash loadtest/smoke.sh target/release/cosmos-lmdb
 
+# fmt and clippy as CI runs them.
 lint:
     cargo fmt --all -- --check
     cargo clippy --workspace --all-targets -- -D warnings
