@@ -9,6 +9,7 @@ mod admin;
 mod checkout;
 mod helpers;
 mod hostile;
+mod metering;
 mod security;
 mod shop;
 mod startup;
