@@ -6,7 +6,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::batch::TransactionalBatch;
-use crate::ledger::{record, record_failure, Routing};
+use crate::ledger::{record, record_failure, record_query, Routing};
 use crate::remote::rest::Write;
 use crate::remote::RemoteContainer;
 use crate::{
@@ -88,7 +88,7 @@ impl Container {
                 record(what, &self.id, Routing::Point, partitions, r.request_charge);
                 Ok(r)
             }
-            Err(f) => Err(record_failure(what, &self.id, Routing::Point, f)),
+            Err(f) => Err(record_failure(what, &self.id, Routing::Point, f, None)),
         }
     }
 
@@ -245,7 +245,13 @@ impl Container {
                 );
                 Ok(r)
             }
-            Err(f) => Err(record_failure(what, &self.id, Routing::SinglePartition, f)),
+            Err(f) => Err(record_failure(
+                what,
+                &self.id,
+                Routing::SinglePartition,
+                f,
+                None,
+            )),
         }
     }
 
@@ -282,7 +288,7 @@ impl Container {
                 c.query_page(sql, &params, &options).await
             }
         };
-        self.recorded_query(single, r)
+        self.recorded_query(sql, single, r)
     }
 
     /// Every page of `sql`, as one response (charges summed).
@@ -306,7 +312,7 @@ impl Container {
                     let spent = all.as_ref().map_or(0.0, |a| a.request_charge);
                     let page = match c.query_page::<T>(sql, &params, &options).await {
                         Ok(page) => page,
-                        Err(f) => return self.recorded_query(single, Err(f.after(spent))),
+                        Err(f) => return self.recorded_query(sql, single, Err(f.after(spent))),
                     };
                     let next = page.continuation.clone();
                     all = Some(match all {
@@ -326,11 +332,12 @@ impl Container {
                 Ok(all.expect("at least one page"))
             }
         };
-        self.recorded_query(single, r)
+        self.recorded_query(sql, single, r)
     }
 
     fn recorded_query<T>(
         &self,
+        sql: &str,
         single_partition: bool,
         r: std::result::Result<FeedResponse<T>, Failed>,
     ) -> Result<FeedResponse<T>> {
@@ -347,13 +354,7 @@ impl Container {
                 // logical partition (a filter on the key routes it too); remote, the options do.
                 let routed = single_partition || r.query_metrics.as_ref().is_some_and(|m| m.routed);
                 let partitions = visited(&r.diagnostics);
-                record(
-                    "query",
-                    &self.id,
-                    routing(routed),
-                    partitions,
-                    r.request_charge,
-                );
+                record_query(sql, &self.id, routing(routed), partitions, r.request_charge);
                 Ok(r)
             }
             Err(f) => Err(record_failure(
@@ -361,6 +362,7 @@ impl Container {
                 &self.id,
                 routing(single_partition),
                 f,
+                Some(sql),
             )),
         }
     }
@@ -385,7 +387,7 @@ impl Container {
                 record(&what, &self.id, Routing::Procedure, 1, r.request_charge);
                 Ok(r)
             }
-            Err(f) => Err(record_failure(&what, &self.id, Routing::Procedure, f)),
+            Err(f) => Err(record_failure(&what, &self.id, Routing::Procedure, f, None)),
         }
     }
 

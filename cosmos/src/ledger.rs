@@ -112,6 +112,22 @@ pub struct EngineCall {
     /// (engine/RU.md, "Failed requests"); `None` when it succeeded.
     #[serde(default)]
     pub error_status: Option<u16>,
+    /// A query call's SQL, cut at [`QUERY_TEXT_CHARS`] characters: what the footer shows beside
+    /// the pattern's label, so the cost sits next to the query that made it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub query: Option<String>,
+}
+
+/// Most characters of a query's text the ledger keeps (a page may list dozens of calls).
+pub const QUERY_TEXT_CHARS: usize = 160;
+
+/// `sql` on one line, cut at [`QUERY_TEXT_CHARS`] characters with an ellipsis.
+pub fn query_text(sql: &str) -> String {
+    let one_line = sql.split_whitespace().collect::<Vec<_>>().join(" ");
+    match one_line.char_indices().nth(QUERY_TEXT_CHARS) {
+        Some((cut, _)) => format!("{}…", &one_line[..cut]),
+        None => one_line,
+    }
 }
 
 impl EngineCall {
@@ -157,7 +173,26 @@ pub(crate) fn record(
     partitions: usize,
     charge: f64,
 ) {
-    record_call(what, container, routing, partitions, charge, None);
+    record_call(what, container, routing, partitions, charge, None, None);
+}
+
+/// Records a finished query, with its text.
+pub(crate) fn record_query(
+    sql: &str,
+    container: &str,
+    routing: Routing,
+    partitions: usize,
+    charge: f64,
+) {
+    record_call(
+        "query",
+        container,
+        routing,
+        partitions,
+        charge,
+        None,
+        Some(sql),
+    );
 }
 
 /// Records a call that failed, with what it cost, and returns its error for the caller.
@@ -166,10 +201,11 @@ pub(crate) fn record_failure(
     container: &str,
     routing: Routing,
     failed: engine::Failed,
+    sql: Option<&str>,
 ) -> engine::Error {
     let charge = failed.request_charge();
     let status = failed.status_code();
-    record_call(what, container, routing, 0, charge, Some(status));
+    record_call(what, container, routing, 0, charge, Some(status), sql);
     failed.error
 }
 
@@ -180,6 +216,7 @@ fn record_call(
     partitions: usize,
     charge: f64,
     error_status: Option<u16>,
+    sql: Option<&str>,
 ) {
     let Some(ledger) = current() else { return };
     let operation = LABEL
@@ -192,5 +229,24 @@ fn record_call(
         partitions,
         request_charge: charge,
         error_status,
+        query: sql.map(query_text),
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn query_text_is_one_line_and_cut_at_a_character() {
+        assert_eq!(
+            query_text("SELECT *\n   FROM c\tWHERE c.id = @id"),
+            "SELECT * FROM c WHERE c.id = @id"
+        );
+        // Multi-byte characters: the cut falls between characters, never inside one.
+        let long = "é".repeat(QUERY_TEXT_CHARS + 5);
+        let cut = query_text(&long);
+        assert_eq!(cut.chars().count(), QUERY_TEXT_CHARS + 1);
+        assert!(cut.ends_with("é…"));
+    }
 }

@@ -60,6 +60,11 @@ pub async fn track_request_charge(
         let mut calls = charge.calls();
         // The note travels in the session cookie (4 KB at most): the first calls and the total.
         calls.truncate(LAST_ACTION_CALLS);
+        // Without the queries' text: 12 texts of up to 160 characters, encrypted and base64'd,
+        // would push the cookie past 4 KB (the page this lands on lists its own queries).
+        for call in &mut calls {
+            call.query = None;
+        }
         if res.status().is_redirection() && !calls.is_empty() {
             let _ = session.insert(
                 LAST_ACTION,

@@ -147,6 +147,17 @@ impl Reply {
         Self::rows(&self.body, "<table class=\"ru last\">")
     }
 
+    /// The query texts the footer shows under its rows' operations, unescaped, in order.
+    pub fn queries(&self) -> Vec<String> {
+        self.body
+            .match_indices(SQL_OPENING)
+            .map(|(at, _)| {
+                let text = &self.body[at + SQL_OPENING.len()..];
+                unescape(&text[..text.find("</code>").unwrap_or(text.len())])
+            })
+            .collect()
+    }
+
     /// The rows of every table opening with `opening` (the footer folds long lists into a
     /// second table).
     fn rows(body: &str, opening: &str) -> Vec<(String, String, String, f64)> {
@@ -162,7 +173,11 @@ impl Reply {
                         let cells: Vec<String> = row
                             .split("<td")
                             .skip(1)
-                            .map(|c| strip_tags(&c[c.find('>').map(|i| i + 1).unwrap_or(0)..]))
+                            .map(|c| {
+                                let c = &c[c.find('>').map(|i| i + 1).unwrap_or(0)..];
+                                // The operation without the query text under it (`queries`).
+                                strip_tags(c.split(SQL_OPENING).next().unwrap_or_default())
+                            })
                             .collect();
                         (
                             cells[0].clone(),
@@ -177,6 +192,9 @@ impl Reply {
             .collect()
     }
 }
+
+/// Where the footer's query text starts, under a row's operation (templates/layout.html).
+const SQL_OPENING: &str = "<div class=\"ru-sql\"><code>";
 
 fn strip_tags(s: &str) -> String {
     let mut out = String::new();

@@ -320,3 +320,69 @@ async fn the_shops_main_pages_explain_their_pattern() {
     assert!(ops.iter().any(|o| o.starts_with("[Q1] ")), "{ops:?}");
     assert!(ops.iter().any(|o| o.starts_with("[Q2] ")), "{ops:?}");
 }
+
+/// Issue 37: a query's row in the footer shows the query's text, escaped as HTML (the tag query's
+/// `{"id": @tagId}` carries quotes), so a page's cost sits beside the SQL that made it.
+#[tokio::test(flavor = "multi_thread")]
+async fn footer_rows_show_their_query_text_escaped() {
+    let app = spawn_app().await;
+    let tag = &catalog().products[3].tags[0];
+    let r = app.visitor().get(&format!("/tags/{}", tag.id)).await;
+    assert_eq!(r.status, 200);
+    let sql = "SELECT * FROM p WHERE ARRAY_CONTAINS(p.tags, {\"id\": @tagId}, true)";
+    assert_eq!(r.queries(), [sql], "{}", r.body);
+    assert!(
+        r.body
+            .contains("ARRAY_CONTAINS(p.tags, {&#34;id&#34;: @tagId}, true)</code>"),
+        "the query's quotes are escaped"
+    );
+    // The operation column still reads as the pattern's label alone.
+    assert!(
+        r.engine_calls()
+            .iter()
+            .any(|c| c.0.starts_with("[Q") && !c.0.contains("SELECT")),
+        "{:?}",
+        r.engine_calls()
+    );
+    // A point read has no query text.
+    let p = &catalog().products[7];
+    let r = app
+        .visitor()
+        .get(&format!("/products/{}/{}", p.category_id, p.id))
+        .await;
+    assert!(r.queries().is_empty(), "{:?}", r.queries());
+}
+
+/// Issue 37: a missing product costs what Cosmos DB charges for the 404 point read (1 RU), and
+/// the page says so in its header badge, its footer and `x-ms-request-charge`.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_missing_products_page_shows_the_404s_charge() {
+    let app = spawn_app().await;
+    let p = &catalog().products[7];
+    let r = app
+        .visitor()
+        .get(&format!("/products/{}/no-such-product", p.category_id))
+        .await;
+    assert_eq!(r.status, 404, "{}", r.body);
+    assert!(r.request_charge() >= 1.0, "header {}", r.request_charge());
+    let calls = r.engine_calls();
+    let footer: f64 = calls.iter().map(|c| c.3).sum();
+    assert!(footer >= 1.0, "footer rows {calls:?}");
+    let badge = r
+        .body
+        .split("id=\"ru-badge\"")
+        .nth(1)
+        .expect("the RU badge");
+    let badge = &badge[badge.find('>').unwrap() + 1..badge.find(" RU</a>").unwrap()];
+    assert!(
+        badge.parse::<f64>().unwrap() >= 1.0,
+        "the header badge says {badge} RU"
+    );
+    assert!(
+        r.body.contains(&format!(
+            "<strong>{:.2} RU</strong> for this page",
+            r.request_charge()
+        )),
+        "the footer's total is the header's"
+    );
+}
