@@ -79,9 +79,14 @@ pub fn flag(headers: &HeaderMap, name: &str) -> bool {
 /// hierarchical key (a prefix for a query); `{}` is `PartitionKey.None`. Whether the count
 /// fits the container is the engine's to say.
 pub fn partition_key(headers: &HeaderMap) -> Result<Option<PartitionKey>, GatewayError> {
-    let Some(raw) = get(headers, PARTITION_KEY) else {
-        return Ok(None);
-    };
+    get(headers, PARTITION_KEY)
+        .map(|raw| parse_partition_key(raw, PARTITION_KEY))
+        .transpose()
+}
+
+/// A partition key in the header's form, wherever it comes: the header, or a bulk operation's
+/// `partitionKey` (`field` names it in errors).
+pub fn parse_partition_key(raw: &str, field: &str) -> Result<PartitionKey, GatewayError> {
     let bad = |why: &str| {
         GatewayError::BadRequest(format!(
             "Partition key {raw} is invalid: {why} (expected a JSON array of the key's values, \
@@ -94,14 +99,10 @@ pub fn partition_key(headers: &HeaderMap) -> Result<Option<PartitionKey>, Gatewa
     };
     match values.len() {
         1 => match values.remove(0) {
-            Value::Object(o) if o.is_empty() => Ok(Some(PartitionKey::None)),
-            v => PartitionKey::from_json(&v, PARTITION_KEY)
-                .map(Some)
-                .map_err(GatewayError::Engine),
+            Value::Object(o) if o.is_empty() => Ok(PartitionKey::None),
+            v => PartitionKey::from_json(&v, field).map_err(GatewayError::Engine),
         },
-        2 | 3 => PartitionKey::from_json_values(&values, PARTITION_KEY)
-            .map(Some)
-            .map_err(GatewayError::Engine),
+        2 | 3 => PartitionKey::from_json_values(&values, field).map_err(GatewayError::Engine),
         _ => Err(bad("a partition key has one to three values")),
     }
 }

@@ -21,6 +21,9 @@ pub enum ChangeFeedStart {
     /// Changes at or after this time (seconds since the epoch).
     PointInTime(u64),
     Continuation(String),
+    /// Changes after this LSN, in every partition read: a Cosmos DB change-feed etag is the LSN
+    /// of a range (the SDKs keep it as their continuation, and apps keep a record's `_lsn`).
+    AfterLsn(u64),
 }
 
 #[derive(Debug, Clone)]
@@ -151,6 +154,11 @@ impl ContainerClient {
         if options.start == ChangeFeedStart::Now {
             for c in &mut t.cursors {
                 c.lsn = def.partitions.by_id(c.partition).map_or(0, |p| p.lsn);
+            }
+        }
+        if let ChangeFeedStart::AfterLsn(lsn) = options.start {
+            for c in &mut t.cursors {
+                c.lsn = lsn;
             }
         }
         Ok(t)

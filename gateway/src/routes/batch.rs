@@ -1,7 +1,7 @@
 //! Transactional batch: `POST …/docs` with `x-ms-cosmos-is-batch-request`, a JSON array of up
 //! to 100 operations in one logical partition, all committed or none. A failed batch answers
 //! 207 with the failing operation's status and 424 for the others, which the SDKs turn into
-//! their batch error.
+//! their batch error. A non-atomic batch is bulk (`bulk.rs`).
 
 use actix_web::HttpResponse;
 use engine::{PatchOperation, TransactionalBatch};
@@ -21,7 +21,7 @@ fn bad(i: usize, why: impl std::fmt::Display) -> GatewayError {
     GatewayError::BadRequest(format!("Batch operation {i} is invalid: {why}."))
 }
 
-fn add(batch: TransactionalBatch, i: usize, op: &Value) -> Result<TransactionalBatch> {
+pub(super) fn add(batch: TransactionalBatch, i: usize, op: &Value) -> Result<TransactionalBatch> {
     let kind = op
         .get("operationType")
         .and_then(Value::as_str)
@@ -78,10 +78,8 @@ fn add(batch: TransactionalBatch, i: usize, op: &Value) -> Result<TransactionalB
 
 pub async fn execute(ctx: &Ctx<'_>, db: &str, c: &str) -> Result<HttpResponse> {
     let (client, _) = super::container(ctx, db, c)?;
-    if headers::get(ctx.headers(), "x-ms-cosmos-batch-atomic")
-        .is_some_and(|v| v.eq_ignore_ascii_case("false"))
-    {
-        return Err(super::unsupported("non-atomic (bulk) batches"));
+    if super::bulk::is_bulk(ctx) {
+        return super::bulk::execute(ctx, db, c).await;
     }
     let pk = headers::partition_key(ctx.headers())?.ok_or_else(|| {
         GatewayError::BadRequest("A batch needs the partition key header of its operations.".into())

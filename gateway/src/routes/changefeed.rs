@@ -1,7 +1,9 @@
 //! The change feed: `GET …/docs` with `A-IM: Incremental feed` (latest version) or
 //! `Full-Fidelity Feed` (all versions and deletes). The continuation travels as the `etag` of a
 //! page and comes back in `If-None-Match`; `If-None-Match: *` starts from now,
-//! `If-Modified-Since` from a time, neither from the beginning. Nothing new is a 304.
+//! `If-Modified-Since` from a time, neither from the beginning. Nothing new is a 304. An etag
+//! that is a bare LSN (`"42"`: the service's own etags are, and the JavaScript SDK keeps them in
+//! its continuation tokens) reads what came after it.
 
 use actix_web::HttpResponse;
 use engine::{ChangeFeedMode, ChangeFeedOptions, ChangeFeedStart};
@@ -32,9 +34,11 @@ fn start(ctx: &Ctx) -> Result<ChangeFeedStart> {
     match headers::get(h, "if-none-match") {
         Some("*") => return Ok(ChangeFeedStart::Now),
         Some(etag) if !etag.is_empty() => {
-            return Ok(ChangeFeedStart::Continuation(
-                etag.trim_matches('"').to_owned(),
-            ))
+            let etag = etag.trim_matches('"');
+            return Ok(match etag.parse::<u64>() {
+                Ok(lsn) => ChangeFeedStart::AfterLsn(lsn),
+                Err(_) => ChangeFeedStart::Continuation(etag.to_owned()),
+            });
         }
         _ => {}
     }
@@ -110,11 +114,7 @@ async fn filtered(
             .items
             .into_iter()
             .filter(|doc| {
-                // All-versions records carry the item under "current".
-                let item = doc.get("current").unwrap_or(doc);
-                def.partition_key()
-                    .extract(item)
-                    .is_ok_and(|pk| range.contains(&pk.cosmos_epk()))
+                key_of_change(def, doc).is_some_and(|pk| range.contains(&pk.cosmos_epk()))
             })
             .collect();
         if !items.is_empty() {
@@ -130,5 +130,25 @@ async fn filtered(
             return Ok(Reply::new(304, charge).etag(Some(&etag)).empty());
         }
         options.start = ChangeFeedStart::Continuation(page.continuation);
+    }
+}
+
+/// The partition key of a change, as the engine finds it: the item's (latest version, or an
+/// all-versions record's current image), or the one a delete record's metadata names (a delete
+/// has no current image: reading the item for its key dropped every delete from a range's feed).
+fn key_of_change(
+    def: &engine::ContainerDef,
+    change: &serde_json::Value,
+) -> Option<engine::PartitionKey> {
+    let doc = change.get("current").unwrap_or(change);
+    if doc.get("id").is_some() {
+        return def.partition_key().extract(doc).ok();
+    }
+    match change.pointer("/metadata/partitionKey") {
+        Some(serde_json::Value::Array(values)) => {
+            engine::PartitionKey::from_json_values(values, "partitionKey").ok()
+        }
+        Some(v) => engine::PartitionKey::from_json(v, "partitionKey").ok(),
+        None => None,
     }
 }

@@ -4,6 +4,7 @@
 
 mod account;
 mod batch;
+mod bulk;
 mod changefeed;
 mod conflicts;
 mod containers;

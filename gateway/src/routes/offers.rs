@@ -1,5 +1,6 @@
 //! Offers: the provisioned throughput of a container (its own) or of a database (shared by its
-//! containers that have none of their own), read and replaced. No autoscale.
+//! containers that have none of their own), read and replaced. No autoscale. A resource without
+//! throughput is served as on a serverless account: asking for its offer is the service's 400.
 
 use actix_web::HttpResponse;
 use engine::{ContainerDef, DatabaseDef};
@@ -44,6 +45,30 @@ fn provisioned(ctx: &Ctx) -> Vec<(Owner, u32)> {
     all
 }
 
+/// What has no throughput here and would have an offer on a provisioned account: a container
+/// without its own in a database without shared throughput (the service gives it 400 RU/s), and
+/// such a database. Their would-be offers, only to see whether a query names one of them.
+fn unprovisioned(ctx: &Ctx) -> Vec<Value> {
+    let mut all = Vec::new();
+    for d in ctx.engine().databases() {
+        if d.throughput.is_some() {
+            continue;
+        }
+        for c in ctx.engine().database(&d.id).containers() {
+            if c.throughput().is_none() {
+                all.push(resources::offer(&Provisioned::Container(&c), 0));
+            }
+        }
+        all.push(resources::offer(&Provisioned::Database(&d), 0));
+    }
+    all
+}
+
+/// The service's answer to an offer read on a serverless account (PROTOCOL.md, "Offers of
+/// resources without throughput").
+pub const SERVERLESS: &str =
+    "Reading or replacing offers is not supported for serverless accounts.";
+
 fn page(offers: Vec<Value>) -> HttpResponse {
     let n = offers.len();
     Reply::new(200, 1.0)
@@ -64,7 +89,13 @@ pub fn list(ctx: &Ctx) -> Result<HttpResponse> {
 /// container's for its own, and change it).
 pub fn query(ctx: &Ctx) -> Result<HttpResponse> {
     let offers = provisioned(ctx).iter().map(|(o, t)| o.offer(*t)).collect();
-    Ok(page(super::resource_query::select(ctx, offers)?))
+    let selected = super::resource_query::select(ctx, offers)?;
+    // A query that names only resources without throughput asks what a serverless account has
+    // not: the JavaScript SDK's `readOffer` would otherwise take "no offer" as its answer.
+    if selected.is_empty() && !super::resource_query::select(ctx, unprovisioned(ctx))?.is_empty() {
+        return Err(GatewayError::BadRequest(SERVERLESS.into()));
+    }
+    Ok(page(selected))
 }
 
 /// The offer `id` names, compared exactly: offer ids are base64, where case matters. Two offers
