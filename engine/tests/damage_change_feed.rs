@@ -7,59 +7,22 @@ mod common;
 
 use std::path::Path;
 
+use common::damage::{cut, is_leaf, leaves_where, nodes, open_copy, says_damaged, PAGE};
 use engine::{
     ChangeFeedMode, ChangeFeedOptions, ChangeFeedStart, ContainerClient, ContainerProperties,
-    Engine, EngineOptions, FeedRange, PartitionKey, StorageOptions,
+    Engine, EngineOptions, FeedRange, PartitionKey,
 };
 use serde_json::json;
 
-const PAGE: usize = 4096;
-const P_LEAF: u16 = 0x02;
 const ITEMS: usize = 3000;
-
-/// The nodes of an LMDB leaf page: (key size, data bytes).
-fn nodes(page: &[u8]) -> Vec<(usize, &[u8])> {
-    let u16_at = |at: usize| usize::from(u16::from_le_bytes([page[at], page[at + 1]]));
-    let lower = u16_at(12).min(PAGE);
-    (16..lower)
-        .step_by(2)
-        .filter_map(|p| {
-            let at = u16_at(p);
-            let (size, ksize) = (u16_at(at) | u16_at(at + 2) << 16, u16_at(at + 6));
-            page.get(at + 8 + ksize..at + 8 + ksize + size)
-                .map(|data| (ksize, data))
-        })
-        .collect()
-}
 
 /// Leaves of the `feed` table (16-byte keys, an EPK and an id as values) or of the `log`
 /// table (16-byte keys, a record naming its operation).
 fn leaves(bytes: &[u8], log: bool) -> Vec<usize> {
-    (2..bytes.len() / PAGE)
-        .filter(|&n| {
-            let page = &bytes[n * PAGE..(n + 1) * PAGE];
-            if u16::from_le_bytes([page[10], page[11]]) & P_LEAF == 0 {
-                return false;
-            }
-            let nodes = nodes(page);
-            !nodes.is_empty()
-                && nodes.iter().all(|(ksize, data)| {
-                    let is_log = data.windows(13).any(|w| w == b"operationType");
-                    *ksize == 16 && is_log == log && (log || (17..=40).contains(&data.len()))
-                })
-        })
-        .collect()
-}
-
-/// Every leaf in `pages` loses its last key (lower = 16 + 2 × keys).
-fn cut(bytes: &mut [u8], pages: &[usize]) {
-    for n in pages {
-        let at = n * PAGE + 12;
-        let lower = u16::from_le_bytes([bytes[at], bytes[at + 1]]);
-        if lower > 16 + 2 {
-            bytes[at..at + 2].copy_from_slice(&(lower - 2).to_le_bytes());
-        }
-    }
+    leaves_where(bytes, |ksize, data| {
+        let is_log = data.windows(13).any(|w| w == b"operationType");
+        ksize == 16 && is_log == log && (log || (17..=40).contains(&data.len()))
+    })
 }
 
 /// A store of 3 000 items in two physical partitions with an all-versions feed; 300 of them
@@ -97,23 +60,6 @@ fn store(dir: &Path) -> Vec<u8> {
         }
     });
     std::fs::read(dir.join("data.mdb")).unwrap()
-}
-
-fn open_copy(dir: &Path, bytes: &[u8]) -> Engine {
-    std::fs::create_dir_all(dir).unwrap();
-    std::fs::write(dir.join("data.mdb"), bytes).unwrap();
-    Engine::open(
-        dir,
-        EngineOptions {
-            storage: StorageOptions {
-                read_only: true,
-                no_lock: true,
-                ..Default::default()
-            },
-            ..Default::default()
-        },
-    )
-    .unwrap()
 }
 
 /// Reads a feed to its end in pages of 70: the number of changes, or the error.
@@ -181,10 +127,6 @@ fn answers(dir: &Path, bytes: &[u8]) -> Vec<(String, Result<usize, String>)> {
     })
 }
 
-fn says_damaged(e: &str) -> bool {
-    e.contains("is damaged") && e.contains("engine check")
-}
-
 #[test]
 fn a_damaged_change_feed_is_an_error_never_a_short_feed() {
     let tmp = tempfile::tempdir().unwrap();
@@ -229,9 +171,8 @@ fn a_feed_entry_without_its_item_is_damage() {
     let mut bytes = clean.clone();
     let item_leaves: Vec<usize> = (2..bytes.len() / PAGE)
         .filter(|&n| {
-            let page = &bytes[n * PAGE..(n + 1) * PAGE];
-            u16::from_le_bytes([page[10], page[11]]) & P_LEAF != 0
-                && nodes(page)
+            is_leaf(&bytes, n)
+                && nodes(&bytes[n * PAGE..(n + 1) * PAGE])
                     .iter()
                     .any(|(k, d)| *k > 20 && d.windows(5).any(|w| w == b"\"_ts\""))
         })

@@ -8,11 +8,10 @@ mod common;
 
 use std::path::Path;
 
-use engine::{ContainerProperties, Engine, EngineOptions, QueryOptions, StorageOptions, NO_PARAMS};
-use heed::types::Bytes;
+use common::damage::{cut, delete_keys, leaves_where, open_copy, says_damaged};
+use engine::{ContainerProperties, Engine, EngineOptions, QueryOptions, NO_PARAMS};
 use serde_json::{json, Value};
 
-const PAGE: usize = 4096;
 const ITEMS: usize = 3000;
 
 fn store(dir: &Path) -> Vec<u8> {
@@ -36,23 +35,6 @@ fn store(dir: &Path) -> Vec<u8> {
         }
     });
     std::fs::read(dir.join("data.mdb")).unwrap()
-}
-
-fn open_copy(dir: &Path, bytes: &[u8]) -> Engine {
-    std::fs::create_dir_all(dir).unwrap();
-    std::fs::write(dir.join("data.mdb"), bytes).unwrap();
-    Engine::open(
-        dir,
-        EngineOptions {
-            storage: StorageOptions {
-                read_only: true,
-                no_lock: true,
-                ..Default::default()
-            },
-            ..Default::default()
-        },
-    )
-    .unwrap()
 }
 
 /// The queries: filters answered from the index (equality, range, IN), ORDER BY merges both
@@ -121,10 +103,7 @@ fn judge(
                 "{what}: {sql} (pk {pk:?}) answered wrong without an error"
             ),
             Err(e) => {
-                assert!(
-                    e.contains("is damaged") && e.contains("engine check"),
-                    "{what}: {sql}: {e}"
-                );
+                assert!(says_damaged(e), "{what}: {sql}: {e}");
                 refused += 1;
             }
         }
@@ -135,22 +114,7 @@ fn judge(
 /// The index's leaf pages: nodes with keys of at least 41 bytes (`rid · pp · path hash · value
 /// · epk · id hash`) whose data is an item's `epk · id` or shorter.
 fn index_leaves(bytes: &[u8]) -> Vec<usize> {
-    (2..bytes.len() / PAGE)
-        .filter(|&n| {
-            let page = &bytes[n * PAGE..(n + 1) * PAGE];
-            let u16_at = |at: usize| usize::from(u16::from_le_bytes([page[at], page[at + 1]]));
-            if u16_at(10) & 0x02 == 0 {
-                return false;
-            }
-            let lower = u16_at(12).min(PAGE);
-            lower > 16
-                && (16..lower).step_by(2).all(|p| {
-                    let at = u16_at(p).min(PAGE - 8);
-                    let (size, ksize) = (u16_at(at), u16_at(at + 6));
-                    ksize >= 41 && size <= 16 + 8
-                })
-        })
-        .collect()
+    leaves_where(bytes, |ksize, data| ksize >= 41 && data.len() <= 16 + 8)
 }
 
 #[test]
@@ -164,11 +128,7 @@ fn index_leaves_that_lost_keys_are_refused_never_a_short_answer() {
     let mut bytes = clean.clone();
     let leaves = index_leaves(&bytes);
     assert!(leaves.len() > 10, "{} index leaves", leaves.len());
-    for n in &leaves {
-        let at = n * PAGE + 12;
-        let lower = u16::from_le_bytes([bytes[at], bytes[at + 1]]);
-        bytes[at..at + 2].copy_from_slice(&(lower - 2).to_le_bytes());
-    }
+    cut(&mut bytes, &leaves);
     let got = answers(&tmp.path().join("cut"), &bytes);
     let refused = judge("index leaves cut", &got, &truth, QUERIES);
     // Every query walks a leaf that lost a key.
@@ -192,61 +152,134 @@ fn x_hash() -> [u8; 8] {
     xxhash_rust::xxh3::xxh3_64(b"/x").to_be_bytes()
 }
 
+/// The entries of `/x` (`rid · pp · path hash · number · epk · id hash`, 49 bytes) among `keys`.
+fn x_entries(keys: Vec<Vec<u8>>) -> impl Iterator<Item = Vec<u8>> {
+    keys.into_iter()
+        .filter(|k| k.len() == 49 && k[8..16] == x_hash())
+}
+
+/// Whether entry `k` holds the number `n` (`index::encoding`: tag 04, the bits made ordered).
+fn holds(k: &[u8], n: f64) -> bool {
+    k[16] == 0x04 && k[17..25] == (n.to_bits() | 1 << 63).to_be_bytes()
+}
+
 #[test]
-fn index_entries_lost_from_sound_pages_stop_an_order_by_walk() {
+fn index_entries_lost_from_sound_pages_are_refused_never_a_short_answer() {
     let tmp = tempfile::tempdir().unwrap();
     let clean = store(&tmp.path().join("store"));
     let truth = answers(&tmp.path().join("clean"), &clean);
 
-    // Every 97th entry of /x deleted through LMDB itself: sound pages, counters untouched.
-    let dir = tmp.path().join("lost");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("data.mdb"), &clean).unwrap();
-    {
-        let env = unsafe {
-            heed::EnvOpenOptions::new()
-                .max_dbs(8)
-                .map_size(1 << 30)
-                .open(&dir)
-                .unwrap()
-        };
-        let index: heed::Database<Bytes, Bytes> = env
-            .create_databases_and_commit(env.write_txn().unwrap(), |dbo, wtxn| {
-                Ok::<_, heed::Error>(heed::CommitOrAbort::<_, ()>::Commit(
-                    dbo.create_database::<Bytes, Bytes>(wtxn, Some("index"))?,
-                ))
-            })
-            .unwrap()
-            .unwrap_commit();
-        let mut wtxn = env.write_txn().unwrap();
-        let lost: Vec<Vec<u8>> = index
-            .iter(&wtxn)
-            .unwrap()
-            .map(|e| e.unwrap().0.to_vec())
-            .filter(|k| k.len() > 17 && k[8..16] == x_hash())
-            .step_by(97)
-            .collect();
-        assert!(lost.len() > 20);
-        for k in &lost {
-            index.delete(&mut wtxn, k).unwrap();
+    // Through LMDB itself (sound pages, counters untouched): every 97th entry of /x, and in each
+    // physical partition the first entry of x = 7, of x = 2 and of x = 45, which the equality,
+    // IN and range filters read.
+    let (bytes, lost) = delete_keys(&tmp.path().join("lost"), &clean, "index", |keys| {
+        let xs: Vec<Vec<u8>> = x_entries(keys).collect();
+        let mut doomed: Vec<Vec<u8>> = xs.iter().step_by(97).cloned().collect();
+        for n in [7.0, 2.0, 45.0] {
+            for pp in [0u32, 1] {
+                let hit = xs
+                    .iter()
+                    .find(|k| k[4..8] == pp.to_be_bytes() && holds(k, n));
+                doomed.extend(hit.cloned());
+            }
         }
-        wtxn.commit().unwrap();
-    }
-    let bytes = std::fs::read(dir.join("data.mdb")).unwrap();
+        doomed.sort();
+        doomed.dedup();
+        doomed
+    });
+    assert!(lost > 20);
     let got = answers(&tmp.path().join("copy"), &bytes);
-    // The ORDER BY merges walk the whole order index and meet its counts. (An equality or
-    // range filter reads part of it, which no counter describes: that answer is short without
-    // an error, as engine/DESIGN.md says, and `engine check` finds the entries missing.)
-    let merges = 4..7;
-    judge(
-        "index entries lost",
-        &got[merges.clone()],
-        &truth[merges.clone()],
-        &QUERIES[merges],
-    );
-    for at in [4, 5] {
+    judge("index entries lost", &got, &truth, QUERIES);
+    // The filters compare each value's entries with its counter (`index::terms`), the routed one
+    // too (x = 7 has fewer entries in a partition than `terms::FEW`); the ORDER BY merges walk
+    // the whole order index and meet its counts.
+    for at in [0, 1, 2, 3, 4, 5, 7] {
         assert!(got[at].is_err(), "{}: {:?}", QUERIES[at].0, got[at]);
     }
+    // Every value a filter reads: STARTSWITH, a range of strings, each value of IN.
+    let (bytes_ids, _) = delete_keys(&tmp.path().join("lost-ids"), &clean, "index", |keys| {
+        let id = xxhash_rust::xxh3::xxh3_64(b"/id").to_be_bytes();
+        keys.into_iter()
+            .filter(|k| {
+                k.len() > 41 && k[8..16] == id && k.windows(6).any(|w| w == b"i123\x00\x01")
+            })
+            .take(1)
+            .collect()
+    });
+    let e = open_copy(&tmp.path().join("copy-ids"), &bytes_ids);
+    common::rt().block_on(async {
+        for sql in [
+            "SELECT VALUE c.id FROM c WHERE STARTSWITH(c.id, 'i12')",
+            "SELECT VALUE c.id FROM c WHERE c.id >= 'i1' AND c.id < 'i2'",
+            "SELECT VALUE c.id FROM c WHERE c.id IN ('i5', 'i123')",
+            "SELECT VALUE COUNT(1) FROM c WHERE c.id = 'i123'",
+        ] {
+            let err = answer(&e, sql, None).await.unwrap_err();
+            assert!(
+                says_damaged(&err) && err.contains("index scan"),
+                "{sql}: {err}"
+            );
+        }
+        // A value whose entries are all there still answers.
+        let rows = answer(&e, "SELECT VALUE c.id FROM c WHERE c.id = 'i124'", None)
+            .await
+            .unwrap();
+        assert_eq!(rows, [json!("i124")]);
+    });
+}
+
+/// A store written before the term counters (none, and no mark saying they are complete): read
+/// as it is by a reader, given its counters when the writer opens it, then checked as any other.
+#[test]
+fn stores_without_term_counters_are_read_and_given_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    let clean = store(&tmp.path().join("store"));
+    let truth = answers(&tmp.path().join("clean"), &clean);
+    // Term counters are `rid · FFFFFFFE · …` index keys; the mark is `index/term-counts` in meta.
+    let (old, n) = delete_keys(&tmp.path().join("old"), &clean, "index", |keys| {
+        keys.into_iter()
+            .filter(|k| k.len() > 12 && k[4..8] == [0xFF, 0xFF, 0xFF, 0xFE])
+            .collect()
+    });
+    assert!(n > 50, "{n} term counters");
+    let (old, marks) = delete_keys(&tmp.path().join("old2"), &old, "meta", |keys| {
+        keys.into_iter()
+            .filter(|k| k == b"index/term-counts")
+            .collect()
+    });
+    assert_eq!(marks, 1);
+    assert_eq!(
+        answers(&tmp.path().join("read"), &old),
+        truth,
+        "read as it is"
+    );
+    // The writer builds them; `check` then finds all in order, and a lost entry is refused.
+    let dir = tmp.path().join("rw");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("data.mdb"), &old).unwrap();
+    let e = Engine::open(&dir, EngineOptions::default()).unwrap();
+    let reports = e.check().unwrap();
+    assert!(reports.iter().all(|r| r.problems.is_empty()), "{reports:?}");
+    drop(e);
+    let built = std::fs::read(dir.join("data.mdb")).unwrap();
+    assert_eq!(answers(&tmp.path().join("built"), &built), truth);
+    let (lost, _) = delete_keys(&tmp.path().join("lost"), &built, "index", |keys| {
+        x_entries(keys).filter(|k| holds(k, 7.0)).take(1).collect()
+    });
+    let got = answers(&tmp.path().join("lost-copy"), &lost);
+    assert!(got[1].as_ref().is_err_and(|e| says_damaged(e)), "{got:?}");
+    // And `check` names the counter that disagrees.
+    let dir = tmp.path().join("lost-rw");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("data.mdb"), &lost).unwrap();
+    let e = Engine::open(&dir, EngineOptions::default()).unwrap();
+    let problems: Vec<String> = e
+        .check()
+        .unwrap()
+        .into_iter()
+        .flat_map(|r| r.problems)
+        .collect();
+    assert!(problems.iter().any(|p| p.contains("term")), "{problems:?}");
 }
 
 /// The counts are not taken for damage when the store moves between pages: writes and splits
@@ -298,5 +331,13 @@ fn pages_across_writes_and_splits_are_not_taken_for_damage() {
             }
         }
         assert!(c.feed_ranges().unwrap().len() > 2, "the container split");
+        // The splits moved the term counters with their entries: filters answer, `check` agrees.
+        let rows = c
+            .query_items::<Value>("SELECT VALUE c.id FROM c WHERE c.x >= 100 AND c.x < 150", NO_PARAMS, QueryOptions::default())
+            .await
+            .unwrap();
+        assert_eq!(rows.items.len(), 50);
+        let reports = t.engine.check().unwrap();
+        assert!(reports.iter().all(|r| r.problems.is_empty()), "{reports:?}");
     });
 }

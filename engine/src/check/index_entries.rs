@@ -17,6 +17,9 @@ pub(super) struct IndexCounts {
     per_lp: BTreeMap<([u8; 8], [u8; 16]), u64>,
     stored_per_pp: BTreeMap<(u32, [u8; 8]), u64>,
     stored_per_lp: BTreeMap<([u8; 8], [u8; 16]), u64>,
+    /// Entries per (partition, term), and the term counters (`index::terms`).
+    per_term: BTreeMap<(u32, Vec<u8>), u64>,
+    stored_per_term: BTreeMap<(u32, Vec<u8>), u64>,
 }
 
 impl IndexCounts {
@@ -24,6 +27,11 @@ impl IndexCounts {
     /// path's entries); false when it is an entry.
     fn record_stored(&mut self, k: &[u8], v: &[u8]) -> bool {
         let count = || v.try_into().map(u64::from_be_bytes).unwrap_or(u64::MAX);
+        if index::terms::is_count_key(k) {
+            let (pp, term) = index::terms::of_count_key(k);
+            self.stored_per_term.insert((pp, term.to_vec()), count());
+            return true;
+        }
         if index::is_count_key(k) {
             let pp = u32::from_be_bytes(k[4..8].try_into().expect("4"));
             self.stored_per_pp
@@ -50,6 +58,7 @@ impl IndexCounts {
         let term = index::term_of_entry(k);
         let epk = index::epk_of_entry(k)?;
         *self.per_pp.entry((pp, index::term_path(term))).or_insert(0) += 1;
+        *self.per_term.entry((pp, term.to_vec())).or_insert(0) += 1;
         *self
             .per_lp
             .entry((index::term_path(term), epk.0))
@@ -148,6 +157,32 @@ pub(super) fn check_index_counts(c: &Container, counts: &IndexCounts, problems: 
                 ),
             );
         }
+    }
+    // A store the writer has not opened since the counters came has none yet (`terms::ensure`).
+    let known = c.terms_known;
+    let mut terms = counts.stored_per_term.clone();
+    for (key, n) in counts.per_term.iter().filter(|_| known) {
+        let stored = terms.remove(key);
+        if stored != Some(*n) {
+            problems.note(
+                "index count",
+                format!(
+                    "physical partition {} term {} counts {stored:?} entries, holds {n}",
+                    key.0,
+                    keys::show(&key.1),
+                ),
+            );
+        }
+    }
+    for (key, n) in terms.iter().filter(|_| known) {
+        problems.note(
+            "index count",
+            format!(
+                "physical partition {} term {} counts {n} entries, holds none",
+                key.0,
+                keys::show(&key.1),
+            ),
+        );
     }
     for (key, n) in &counts.per_lp {
         if counts.stored_per_lp.get(key).copied().unwrap_or(0) != *n {

@@ -98,6 +98,8 @@ struct Container<'a> {
     rebuilding: bool,
     /// One `now` for every TTL decision, so items and their index entries agree on what expired.
     now: u64,
+    /// Whether the store keeps the index's term counters (`index::terms`).
+    terms_known: bool,
 }
 
 impl Engine {
@@ -147,6 +149,7 @@ fn check_container(store: &Store, rtxn: &RoTxn, def: &ContainerDef) -> Result<Co
         prefix: keys::container_prefix(def.rid),
         rebuilding: def.index_rebuild.is_some(),
         now: ttl::now(),
+        terms_known: crate::index::terms::known(store, rtxn)?,
     };
     let mut problems = Problems::default();
     partitions::check_partition_map(&c, &mut problems);

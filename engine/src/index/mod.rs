@@ -10,6 +10,7 @@ pub mod encoding;
 pub mod policy;
 pub mod scan;
 pub mod spatial;
+pub mod terms;
 
 use serde_json::Value;
 

@@ -93,6 +93,7 @@ pub fn split(store: &Store, def: &mut ContainerDef, pp_id: u32) -> Result<bool> 
     // Index entries carry the EPK just before their trailing id hash.
     let mut moved = Vec::new();
     let mut moved_counts = std::collections::BTreeMap::<[u8; 8], i64>::new();
+    let mut moved_terms = std::collections::BTreeMap::<Vec<u8>, i64>::new();
     {
         let mut it = store
             .index
@@ -104,6 +105,9 @@ pub fn split(store: &Store, def: &mut ContainerDef, pp_id: u32) -> Result<bool> 
             if crate::index::epk_of_entry(k)?.coordinate() >= boundary {
                 *moved_counts
                     .entry(crate::index::term_path(&k[8..]))
+                    .or_insert(0) += 1;
+                *moved_terms
+                    .entry(crate::index::term_of_entry(k).to_vec())
                     .or_insert(0) += 1;
                 let mut child_key = k.to_vec();
                 child_key[4..8].copy_from_slice(&child_id.to_be_bytes());
@@ -120,6 +124,10 @@ pub fn split(store: &Store, def: &mut ContainerDef, pp_id: u32) -> Result<bool> 
     let negated = moved_counts.iter().map(|(p, n)| (*p, -n)).collect();
     crate::index::adjust_counts(store, &mut wtxn, rid, pp_id, &negated)?;
     crate::index::adjust_counts(store, &mut wtxn, rid, child_id, &moved_counts)?;
+    for (term, n) in &moved_terms {
+        crate::index::terms::adjust(store, &mut wtxn, rid, pp_id, term, -n)?;
+        crate::index::terms::adjust(store, &mut wtxn, rid, child_id, term, *n)?;
+    }
 
     let (upper_bytes, upper_items) = lps
         .iter()

@@ -95,6 +95,8 @@ pub fn spawn(
     catalog: Arc<Catalog>,
     opts: WriterOptions,
 ) -> Result<WriterHandle> {
+    // Stores written before the index's term counters get them once (index/terms.rs).
+    crate::index::terms::ensure(&store)?;
     let state = load_catalog(&store, &catalog)?;
     let (tx, rx) = mpsc::channel(8192);
     let thread = std::thread::Builder::new()

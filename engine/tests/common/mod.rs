@@ -1,6 +1,8 @@
 //! Shared test setup: a real engine on real LMDB files in a temporary directory.
 #![allow(dead_code)]
 
+pub mod damage;
+
 use engine::{ContainerClient, ContainerProperties, Engine, EngineOptions};
 use tempfile::TempDir;
 

@@ -152,9 +152,19 @@ impl<'a> Run<'a> {
                 Predicate::In(_, vs) => vs,
                 _ => &[],
             };
+            let counters = index::terms::known(store, rtxn)?;
+            // A `value · epk` range has no counter: while the values' entries in the partition
+            // are few, their whole ranges are read (and counted) and the other EPKs skipped.
+            let mut routed = false;
             let ranges: Vec<scan::KeyRange> = match (p, &t.epks) {
                 (Predicate::Eq(..) | Predicate::In(..), Some(epks)) => {
-                    routed_ranges(rid, t.pp, p, epks)
+                    let whole = equal_ranges(rid, t.pp, p);
+                    if counters && index::terms::few(store, rtxn, rid, t.pp, &whole)? {
+                        whole
+                    } else {
+                        routed = true;
+                        routed_ranges(rid, t.pp, p, epks)
+                    }
                 }
                 (Predicate::Eq(..) | Predicate::In(..), None) => values
                     .iter()
@@ -170,7 +180,10 @@ impl<'a> Run<'a> {
             let mut keys_found = BTreeSet::new();
             // No counter gives a value range's length: the leaves it enters are checked instead.
             let mut leaves = LeafCheck::new(store);
+            // Each range but a `value · epk` one is also compared with its terms' counters.
+            let counted = counters && !routed;
             for r in ranges {
+                let mut tally = index::terms::Tally::default();
                 let range = (
                     std::ops::Bound::Included(r.from.as_slice()),
                     std::ops::Bound::Excluded(r.to.as_slice()),
@@ -182,6 +195,7 @@ impl<'a> Run<'a> {
                     // still advance inside the range (a jump back would read other partitions').
                     self.in_order(k, prev, &r.from)?;
                     leaves.check(store, k)?;
+                    tally.count(k);
                     prev = Some(k);
                     self.metrics.index_lookups += 1;
                     let epk = index::epk_of_entry(k)?;
@@ -195,6 +209,9 @@ impl<'a> Run<'a> {
                     if after_ok(&doc_key) {
                         keys_found.insert(doc_key);
                     }
+                }
+                if counted {
+                    tally.settle(store, rtxn, rid, t.pp, &r, &self.def.full_id())?;
                 }
             }
             for k in keys_found {

@@ -1,0 +1,208 @@
+//! Per physical partition and term (`path-hash · encoded value`), the number of index entries of
+//! the term: what an index range (`WHERE c.x = 5`, `IN`, `c.x > 5`, `STARTSWITH`, spatial cells)
+//! is checked against (issue 34).
+//!
+//! An index range reads part of a path's entries, which the per-path counters (`count_key`) do
+//! not describe: entries lost from sound leaves (a damaged branch page sending the cursor past a
+//! leaf, a leaf dropped from the tree) left such an answer short without an error. Each write
+//! adjusts, in its own transaction, a counter for every term it adds or removes, kept under
+//! `rid · FFFFFFFE · partition · term` (no physical partition has that id, so no entry scan sees
+//! it). Counters sort as their entries' terms do, so the counters of a key range are one
+//! contiguous walk: a scan compares the entries it read per term with the counters found in the
+//! same range, and any difference (an entry lost, or a counter lost) is damage.
+//!
+//! Stores written before the counters get them built from their entries the first time the
+//! writer opens them (`ensure`); until then (a read-only open of such a store) the counters are
+//! unknown and index ranges are checked by their leaves only.
+
+use std::collections::BTreeMap;
+
+use heed::{RoTxn, RwTxn};
+
+use super::scan::KeyRange;
+use crate::error::Result;
+use crate::storage::{audit, Store};
+
+/// The partition id that marks a term counter (see the module header).
+const MARK: [u8; 4] = 0xFFFF_FFFEu32.to_be_bytes();
+
+/// The `meta` key present once every container's term counters are complete.
+const READY: &str = "index/term-counts";
+
+/// `rid · FFFFFFFE · partition · term`.
+pub fn count_key(rid: u32, partition: u32, term: &[u8]) -> Vec<u8> {
+    let mut k = Vec::with_capacity(12 + term.len());
+    k.extend_from_slice(&rid.to_be_bytes());
+    k.extend_from_slice(&MARK);
+    k.extend_from_slice(&partition.to_be_bytes());
+    k.extend_from_slice(term);
+    k
+}
+
+/// Whether an index key is a term counter.
+pub fn is_count_key(key: &[u8]) -> bool {
+    key.len() > 12 && key[4..8] == MARK
+}
+
+/// The partition and term of a term counter key.
+pub fn of_count_key(key: &[u8]) -> (u32, &[u8]) {
+    (
+        u32::from_be_bytes(key[8..12].try_into().expect("checked length")),
+        &key[12..],
+    )
+}
+
+fn value(v: &[u8]) -> u64 {
+    v.try_into().map(u64::from_be_bytes).unwrap_or(u64::MAX)
+}
+
+/// Adds `delta` to the counter of `term` in partition `pp` (removed at zero).
+pub fn adjust(
+    store: &Store,
+    wtxn: &mut RwTxn,
+    rid: u32,
+    pp: u32,
+    term: &[u8],
+    delta: i64,
+) -> heed::Result<()> {
+    if delta == 0 {
+        return Ok(());
+    }
+    let key = count_key(rid, pp, term);
+    let current = store.index.get(wtxn, &key)?.map_or(0, value);
+    let next = (current as i64).saturating_add(delta).max(0) as u64;
+    if next == 0 {
+        store.index.delete(wtxn, &key)?;
+    } else {
+        store.index.put(wtxn, &key, &next.to_be_bytes())?;
+    }
+    Ok(())
+}
+
+/// Entries of a routed equality's values in one partition up to which their whole ranges are
+/// read, so that they can be counted (see `few`).
+pub const FEW: u64 = 1024;
+
+/// Whether the terms of `ranges` (equality ranges `rid · pp · term`) hold at most [`FEW`]
+/// entries together, by their counters.
+pub fn few(store: &Store, rtxn: &RoTxn, rid: u32, pp: u32, ranges: &[KeyRange]) -> Result<bool> {
+    let mut n = 0u64;
+    for r in ranges {
+        let key = count_key(rid, pp, r.from.get(8..).unwrap_or_default());
+        n = n.saturating_add(store.index.get(rtxn, &key)?.map_or(0, value));
+        if n > FEW {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// Whether the store's term counters are complete (see the module header).
+pub fn known(store: &Store, rtxn: &RoTxn) -> Result<bool> {
+    Ok(store.meta.get(rtxn, READY)?.is_some())
+}
+
+/// Builds the term counters of a store written before them, from its entries, in one
+/// transaction: stale counters are dropped, every entry counted. Damage already in the entries
+/// is counted as it is (`engine check` still finds it).
+pub fn ensure(store: &Store) -> Result<()> {
+    let rtxn = store.env.read_txn()?;
+    if known(store, &rtxn)? {
+        return Ok(());
+    }
+    drop(rtxn);
+    let mut wtxn = store.env.write_txn()?;
+    let mut counts: BTreeMap<Vec<u8>, u64> = BTreeMap::new();
+    {
+        let mut it = store.index.iter_mut(&mut wtxn)?;
+        while let Some((k, _)) = it.next().transpose()? {
+            if is_count_key(k) {
+                // Safety: `k` is not used after the deletion.
+                unsafe { it.del_current()? };
+                continue;
+            }
+            if k.len() < super::MIN_ENTRY_LEN
+                || super::is_count_key(k)
+                || k[4..8] == u32::MAX.to_be_bytes()
+            {
+                continue;
+            }
+            let rid = u32::from_be_bytes(k[..4].try_into().expect("4"));
+            let pp = u32::from_be_bytes(k[4..8].try_into().expect("4"));
+            *counts
+                .entry(count_key(rid, pp, super::term_of_entry(k)))
+                .or_insert(0) += 1;
+        }
+    }
+    for (k, n) in &counts {
+        store.index.put(&mut wtxn, k, &n.to_be_bytes())?;
+    }
+    store.meta.put(&mut wtxn, READY, &[1])?;
+    wtxn.commit()?;
+    Ok(())
+}
+
+/// The entries one index range of partition `pp` read, per term, to be compared with the
+/// counters of that range ([`Tally::settle`]).
+#[derive(Default)]
+pub struct Tally {
+    seen: BTreeMap<Vec<u8>, u64>,
+}
+
+impl Tally {
+    /// Counts entry `k` (an entry key of the scanned range).
+    pub fn count(&mut self, k: &[u8]) {
+        if k.len() >= super::MIN_ENTRY_LEN {
+            *self
+                .seen
+                .entry(super::term_of_entry(k).to_vec())
+                .or_insert(0) += 1;
+        }
+    }
+
+    /// Compares what was counted with the counters of `range`, an entry key range of partition
+    /// `pp` whose bounds cut no term's entries apart (a value, a value range, a string prefix,
+    /// spatial cells; not a `value · epk` range). Every counter in the range must equal the
+    /// entries read of its term, and every term read must have one.
+    pub fn settle(
+        self,
+        store: &Store,
+        rtxn: &RoTxn,
+        rid: u32,
+        pp: u32,
+        range: &KeyRange,
+        container: &str,
+    ) -> Result<()> {
+        let mut seen = self.seen;
+        if range.from.len() < 8 || range.to.len() < 8 {
+            return Ok(());
+        }
+        let from = count_key(rid, pp, &range.from[8..]);
+        let to = count_key(rid, pp, &range.to[8..]);
+        let bounds = (
+            std::ops::Bound::Included(from.as_slice()),
+            std::ops::Bound::Excluded(to.as_slice()),
+        );
+        for entry in store.index.range(rtxn, &bounds)? {
+            let (k, v) = entry?;
+            let read = seen.remove(&k[12..]).unwrap_or(0);
+            if read != value(v) {
+                return Err(short(store, container, pp, read, value(v)));
+            }
+        }
+        if let Some(n) = seen.values().next() {
+            return Err(short(store, container, pp, *n, 0));
+        }
+        Ok(())
+    }
+}
+
+fn short(store: &Store, container: &str, pp: u32, read: u64, counted: u64) -> crate::error::Error {
+    audit::damaged(
+        store,
+        format!(
+            "an index scan of container '{container}' (physical partition {pp}) read {read} \
+             entries of a value its counter holds {counted} of"
+        ),
+    )
+}
