@@ -3,7 +3,7 @@
 //! what the explorer's heat map and `/metrics` (`engine_request_units_total`) show. Idle, only
 //! the change-feed workers poll, each lease once per feed poll delay (5 s, the SDKs' default:
 //! `cosmos::ChangeFeedProcessorBuilder::FEED_POLL_DELAY`), so the reads are bounded by the
-//! leases: one per physical partition per delay.
+//! leases: one per physical partition per delay, and each read finds nothing and costs 1 RU.
 //!
 //! `IDLE_SECS=60 cargo test --test idle_cost -- --nocapture` prints the figure the
 //! README states.
@@ -70,6 +70,12 @@ async fn idle_sites_spend_only_the_change_feed_polls() {
             );
         }
         total += d_ru;
+        // Idle, every read finds nothing new: the service's 304 Not Modified, priced as the
+        // minimum (1 RU, engine/RU.md "Change feed"), not as a query page (5 RU).
+        assert!(
+            (d_ru - d_req as f64).abs() < 0.01 * d_req.max(1) as f64,
+            "{name}: {d_ru:.2} RU for {d_req} idle reads, not 1 RU each"
+        );
         // Each worker reads each lease at most once per poll delay (and once more at the
         // window's edge); at most two workers share a source container here.
         let bound = 2 * partitions * (idle / delay + 1);

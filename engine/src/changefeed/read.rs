@@ -333,6 +333,12 @@ impl ContainerClient {
                 c.count = None;
             }
             meter.partitions_visited = visited.len() as u64;
+            if items.is_empty() {
+                // Nothing new: the service answers 304 Not Modified. Its price is not documented
+                // (RU.md, "Change feed"): charged as a 404 point read, the minimum, not a query
+                // page — an idle processor polls every lease every 5 s, forever.
+                meter.queries = 0;
+            }
             Ok((items, meter, visited))
         })
     }
