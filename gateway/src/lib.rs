@@ -78,8 +78,8 @@ pub enum StartError {
          well-known one, which anyone can read: pass a key of your own (--gateway-key / --key)"
     )]
     WellKnownKeyOnNetwork(SocketAddr),
-    #[error("the gateway key is not valid base64: {0}")]
-    BadKey(String),
+    #[error("the gateway key: {0}")]
+    BadKey(masterkey::KeyError),
     #[error("https: {0}")]
     Tls(String),
     #[error("the scripts created over the REST API could not be loaded: {0}")]

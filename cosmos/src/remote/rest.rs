@@ -2,14 +2,12 @@
 //! for: registering and executing stored procedures, registering triggers, writes that run
 //! triggers, and patch (the SDK's is behind its `unstable_patch` feature and adds a tracking
 //! property to every patched item). Each is the documented request of the Cosmos DB REST API,
-//! signed with the account key as the SDKs sign theirs (master-key HMAC-SHA256).
+//! signed with the account key as the SDKs sign theirs (`masterkey`, shared with the gateway).
 
 use std::time::{Duration, SystemTime};
 
-use base64::Engine as _;
-use hmac::{Hmac, Mac};
 use serde_json::{json, Value};
-use sha2::Sha256;
+use masterkey::MasterKey;
 
 use super::errors;
 use crate::{Error, Failed, PartitionKey, PatchOperation, Result};
@@ -20,7 +18,7 @@ const API_VERSION: &str = "2020-07-15";
 pub(crate) struct Rest {
     http: reqwest::Client,
     endpoint: String,
-    key: Vec<u8>,
+    key: MasterKey,
 }
 
 /// What a request answered.
@@ -43,9 +41,7 @@ impl Rest {
     /// `accept_invalid_certs`: the emulator and the gateway's `--tls` use self-signed
     /// certificates; only for loopback endpoints (the caller decides).
     pub fn new(endpoint: &str, key_base64: &str, accept_invalid_certs: bool) -> Result<Self> {
-        let key = base64::engine::general_purpose::STANDARD
-            .decode(key_base64.trim())
-            .map_err(|e| Error::bad("key", format!("the account key is not base64: {e}")))?;
+        let key = MasterKey::from_base64(key_base64).map_err(|e| Error::bad("key", e.to_string()))?;
         let http = reqwest::Client::builder()
             .tls_danger_accept_invalid_certs(accept_invalid_certs)
             .connect_timeout(Duration::from_secs(10))
@@ -57,24 +53,6 @@ impl Rest {
             endpoint: endpoint.trim_end_matches('/').to_owned(),
             key,
         })
-    }
-
-    fn authorization(&self, verb: &str, resource_type: &str, link: &str, date: &str) -> String {
-        let payload = format!(
-            "{}\n{}\n{}\n{}\n\n",
-            verb.to_lowercase(),
-            resource_type.to_lowercase(),
-            link,
-            date.to_lowercase()
-        );
-        let mut mac = Hmac::<Sha256>::new_from_slice(&self.key).expect("HMAC takes any key");
-        mac.update(payload.as_bytes());
-        let sig = base64::engine::general_purpose::STANDARD.encode(mac.finalize().into_bytes());
-        percent_encoding::utf8_percent_encode(
-            &format!("type=master&ver=1.0&sig={sig}"),
-            percent_encoding::NON_ALPHANUMERIC,
-        )
-        .to_string()
     }
 
     /// Sends one request to `path` (signed for `resource_type` and `link`) and maps a failure
@@ -94,7 +72,7 @@ impl Rest {
             .request(method.clone(), format!("{}/{path}", self.endpoint))
             .header(
                 "authorization",
-                self.authorization(method.as_str(), resource_type, link, &date),
+                self.key.authorization(method.as_str(), resource_type, link, &date),
             )
             .header("x-ms-date", &date)
             .header("x-ms-version", API_VERSION)

@@ -14,10 +14,66 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use engine::{ContainerClient, ContainerProperties, Engine, Error};
+
+use crate::error::CliError;
+use crate::output::Target;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{json, Value};
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    target: Target,
+    /// Partition key path of the container, if it has to be created (e.g. /customerId), or up
+    /// to three for a hierarchical key (/tenantId,/userId,/sessionId).
+    #[arg(long)]
+    partition_key: Option<String>,
+    /// Physical partitions of a new container (default 4); given for an existing container,
+    /// it must be the count the container has.
+    #[arg(long)]
+    partitions: Option<u32>,
+    /// A unique key of a new container: its paths, comma separated (/email, or
+    /// /type,/userId); repeat for several. No two items of one logical partition may share
+    /// a key's values (a missing path counts as null); fixed once the container exists.
+    #[arg(long = "unique-key", value_name = "PATHS")]
+    unique_keys: Vec<String>,
+    /// `create` fails on existing ids; `upsert` overwrites them.
+    #[arg(long, default_value = "upsert", value_parser = ["create", "upsert"])]
+    mode: String,
+    /// Requests in flight at once.
+    #[arg(long, default_value_t = 64)]
+    concurrency: usize,
+    /// Write every line that failed here (as it was), to fix and import again.
+    #[arg(long)]
+    rejects: Option<PathBuf>,
+    /// Stop at the first failure (everything sent before it is still awaited and reported).
+    #[arg(long)]
+    stop_on_error: bool,
+    /// The file to load: JSON lines, or one JSON array (streamed either way).
+    pub file: PathBuf,
+}
+
+/// `engine import` with its arguments; `input` is the file, opened before the engine was.
+pub async fn command(engine: &Engine, args: Args, input: (Units, u64)) -> Result<(), CliError> {
+    let options = ImportOptions {
+        db: &args.target.db,
+        container: &args.target.container,
+        partition_key: args.partition_key.as_deref(),
+        partitions: args.partitions,
+        unique_keys: args
+            .unique_keys
+            .iter()
+            .map(|k| k.split(',').map(|p| p.trim().to_owned()).collect())
+            .collect(),
+        upsert: args.mode == "upsert",
+        concurrency: args.concurrency,
+        rejects: args.rejects,
+        stop_on_error: args.stop_on_error,
+    };
+    run(engine, options, input).await
+}
 
 pub struct ImportOptions<'a> {
     pub db: &'a str,
@@ -357,49 +413,11 @@ fn lane_of(item: &Value, lanes: usize) -> usize {
     (h.finish() % lanes as u64) as usize
 }
 
-/// Why an import (or another command) did not do everything.
-#[derive(Debug)]
-pub enum ImportError {
-    Engine(Error),
-    /// A request the engine refused after doing work, with what it cost.
-    Refused(engine::Failed),
-    /// Some lines failed (each reported on its own line before).
-    Failed(String),
-}
-
-impl From<engine::Failed> for ImportError {
-    fn from(f: engine::Failed) -> Self {
-        ImportError::Refused(f)
-    }
-}
-
-impl From<Error> for ImportError {
-    fn from(e: Error) -> Self {
-        ImportError::Engine(e)
-    }
-}
-
-impl std::fmt::Display for ImportError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ImportError::Engine(e) => write!(f, "error ({}): {e}", e.status_code()),
-            // Charged as Cosmos DB charges a failed request (engine/RU.md, "Failed requests").
-            ImportError::Refused(e) => write!(
-                f,
-                "error ({}): {e}\nrequest charge: {} RU",
-                e.status_code(),
-                e.request_charge()
-            ),
-            ImportError::Failed(m) => write!(f, "error: {m}"),
-        }
-    }
-}
-
 pub async fn run(
     engine: &Engine,
     o: ImportOptions<'_>,
     (units, size): (Units, u64),
-) -> Result<(), ImportError> {
+) -> Result<(), CliError> {
     let mut units = units.peekable();
     let c = container(engine, &o, units.peek().is_none()).await?;
     let rejects = match &o.rejects {
@@ -561,7 +579,7 @@ pub async fn run(
             .iter()
             .map(|(status, n)| format!("{n} × {status} {}", reason(*status)))
             .collect();
-        return Err(ImportError::Failed(format!(
+        return Err(CliError::Failed(format!(
             "{} of {} items failed: {} (each is listed above{})",
             out.failed,
             out.imported + out.failed,
