@@ -713,6 +713,135 @@ impl<'q> Folder<'q> {
         let (q, params) = (self.q, self.params);
         tail(q, params, self.values()?)
     }
+
+    /// How many groups are held so far.
+    pub fn groups(&self) -> usize {
+        self.groups.len()
+    }
+
+    /// What the fold holds so far, for a later page to go on from (`Folder::resume`). A
+    /// group's first row is kept only when the SELECT clause reads the row outside its
+    /// aggregates (GROUP BY projections): `SELECT VALUE COUNT(1)` carries a few numbers, not
+    /// the first item it met.
+    pub fn save(&self) -> FolderState {
+        let rows = match &self.q.select {
+            Select::Value(e) => reads_row(e),
+            Select::Items(items) => items.iter().any(|(e, _)| reads_row(e)),
+            Select::Star => true,
+        };
+        FolderState {
+            keys: self.index.iter().map(|(k, i)| (k.clone(), *i)).collect(),
+            groups: self
+                .groups
+                .iter()
+                .map(|(first, accs)| GroupState {
+                    first: first.as_ref().filter(|_| rows).map(|b| {
+                        b.0.iter()
+                            .map(|(n, v)| (n.clone(), v.as_ref().clone()))
+                            .collect()
+                    }),
+                    aggs: accs.iter().map(Aggregate::save).collect(),
+                })
+                .collect(),
+        }
+    }
+
+    /// A fold of `q` that goes on from `state` (made by `save` for the same query).
+    pub fn resume(
+        q: &'q Query,
+        params: &'q Params,
+        state: FolderState,
+    ) -> Result<Self, QueryError> {
+        let mut f = Folder::new(q, params);
+        f.groups.clear();
+        let bad = || {
+            QueryError::Semantic("the continuation's aggregate state does not fit the query".into())
+        };
+        for g in state.groups {
+            if g.aggs.len() != f.calls.len() {
+                return Err(bad());
+            }
+            let accs = f
+                .calls
+                .iter()
+                .zip(g.aggs)
+                .map(|((n, _), s)| Aggregate::new(n).restored(s))
+                .collect();
+            let first = g.first.map(|row| {
+                Bindings(
+                    row.into_iter()
+                        .map(|(n, v)| (n, std::rc::Rc::new(v)))
+                        .collect(),
+                )
+            });
+            f.groups.push((first, accs));
+        }
+        if state.keys.iter().any(|(_, i)| *i >= f.groups.len())
+            || (q.group_by.is_empty() && f.groups.len() != 1)
+        {
+            return Err(bad());
+        }
+        f.index = state.keys.into_iter().collect();
+        Ok(f)
+    }
+}
+
+/// A fold's state between pages (see `Folder::save`).
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct FolderState {
+    #[serde(rename = "k")]
+    keys: Vec<(String, usize)>,
+    #[serde(rename = "g")]
+    groups: Vec<GroupState>,
+}
+
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct GroupState {
+    #[serde(rename = "f", default, skip_serializing_if = "Option::is_none")]
+    first: Option<Vec<(String, Value)>>,
+    #[serde(rename = "a")]
+    aggs: Vec<AggregateState>,
+}
+
+/// A running aggregate's numbers; the sum as its bits (JSON has no infinity).
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+struct AggregateState {
+    n: u64,
+    #[serde(default, skip_serializing_if = "is_zero_bits")]
+    s: u64,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    p: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    b: Option<Value>,
+}
+
+impl FolderState {
+    /// About how long the state is as JSON, given a sampling estimate of a list's length.
+    pub fn estimate(&self, sampled: fn(&[GroupState]) -> usize) -> usize {
+        sampled(&self.groups) + self.keys.iter().map(|(k, _)| k.len() + 24).sum::<usize>()
+    }
+}
+
+fn is_zero_bits(b: &u64) -> bool {
+    *b == 0
+}
+
+/// Whether `e` reads the row anywhere outside an aggregate's argument.
+fn reads_row(e: &Expr) -> bool {
+    match e {
+        Expr::Call { name, args } if is_aggregate(name) && !args.is_empty() => false,
+        Expr::Literal(_) | Expr::Param(_) | Expr::Undefined => false,
+        Expr::Property(b, _) | Expr::Unary(_, b) => reads_row(b),
+        Expr::Index(a, b) | Expr::Binary(_, a, b) | Expr::Coalesce(a, b) => {
+            reads_row(a) || reads_row(b)
+        }
+        Expr::Chain(first, rest) => reads_row(first) || rest.iter().any(|(_, x)| reads_row(x)),
+        Expr::Ternary(a, b, c) => reads_row(a) || reads_row(b) || reads_row(c),
+        Expr::Call { args, .. } | Expr::Array(args) => args.iter().any(reads_row),
+        Expr::Object(f) => f.iter().any(|(_, v)| reads_row(v)),
+        // Identifiers, subqueries and anything else: assume it reads the row.
+        _ => true,
+    }
 }
 
 /// The aggregate calls of `e` (`name`, argument), in the order `fill` replaces them.
@@ -851,6 +980,23 @@ impl Aggregate {
             }
             _ => {}
         }
+    }
+
+    fn save(&self) -> AggregateState {
+        AggregateState {
+            n: self.count,
+            s: self.sum.to_bits(),
+            p: self.poisoned,
+            b: self.best.clone(),
+        }
+    }
+
+    fn restored(mut self, s: AggregateState) -> Self {
+        self.count = s.n;
+        self.sum = f64::from_bits(s.s);
+        self.poisoned = s.p;
+        self.best = s.b;
+        self
     }
 
     pub fn finish(&self) -> Val {

@@ -2,14 +2,18 @@
 //!
 //! Continuations are positions, not partition ids, so they survive partition splits: the last
 //! item key for streamed results (items are keyed by EPK, in partition order), the last index
-//! position per EPK range for ORDER BY merges, a row offset for whole results.
+//! position per EPK range for ORDER BY merges. A result computed whole (aggregates, GROUP BY,
+//! DISTINCT with ORDER BY, ORDER BY without its index) gathers page by page in key order too,
+//! its partial state carried in the continuation or kept under an id (`partial.rs`).
 
 mod access;
 mod audit;
 mod count;
+mod cursor;
 mod mode;
 mod ordered;
 mod page;
+mod partial;
 mod stream;
 mod token;
 mod whole;
@@ -420,6 +424,8 @@ struct Run<'a> {
     audit_in: Option<audit::Audit>,
     /// The count of the scan this page cut short, for the continuation.
     audit_out: Option<audit::Audit>,
+    /// Hash of the query and its parameters (states kept between pages are keyed by it).
+    qhash: u64,
 }
 
 impl<'a> Run<'a> {
@@ -464,6 +470,7 @@ impl<'a> Run<'a> {
             seen: None,
             audit_in: None,
             audit_out: None,
+            qhash: req.qhash,
         }
     }
 

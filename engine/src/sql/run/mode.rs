@@ -2,6 +2,7 @@
 
 use super::super::plan::Mode;
 use super::ordered::{order_index, OrderIndex};
+use super::partial::{Partial, INLINE_MAX};
 use super::token::{pack, pack_hashes, unpack_hashes};
 use super::{index_checks, is_routed, Resume, Run, Target, Token};
 use crate::error::Result;
@@ -103,15 +104,26 @@ impl<'a> Run<'a> {
             Mode::Stream => {
                 token.mode = Resume::Stream;
                 if self.q.distinct {
-                    self.seen = Some(unpack_hashes(&token.seen)?);
+                    // The hashes travel in the continuation while few, else stay on the
+                    // engine's side (`partial.rs`).
+                    let packed = match self.take_partial(token)? {
+                        Some(Partial::Seen(packed)) => packed,
+                        _ => std::mem::take(&mut token.seen),
+                    };
+                    self.seen = Some(unpack_hashes(&packed)?);
                 }
                 let done = self.stream(targets, token)?;
                 if let Some(k) = &self.last_key {
                     token.key = Some(pack(k));
                 }
                 token.audit = self.audit_out.take();
-                if let Some(seen) = &self.seen {
-                    token.seen = pack_hashes(seen);
+                if let (Some(seen), false) = (&self.seen, done) {
+                    let packed = pack_hashes(seen);
+                    if packed.len() <= INLINE_MAX {
+                        token.seen = packed;
+                    } else {
+                        self.keep_partial(token, Partial::Seen(packed))?;
+                    }
                 }
                 Ok(done)
             }

@@ -30,7 +30,7 @@ pub(super) struct Token {
     /// Hash of the query text and parameters: a continuation only resumes its own query.
     q: u64,
     pub(super) mode: Resume,
-    /// Stream: the last item key processed (base64).
+    /// Stream, and Whole while it gathers: the last item key processed (base64).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(super) key: Option<String>,
     /// Ordered: per EPK range start, the last index position consumed (base64, partition-free).
@@ -53,6 +53,12 @@ pub(super) struct Token {
     /// Stream: the count of the scan the page cut short, checked when it ends (`audit.rs`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(super) audit: Option<super::audit::Audit>,
+    /// Whole: what the query gathered so far, when it is small (`partial.rs`).
+    #[serde(rename = "p", default, skip_serializing_if = "Option::is_none")]
+    pub(super) partial: Option<super::partial::Partial>,
+    /// Whole: the id of the state kept on the engine's side instead (`cursor.rs`).
+    #[serde(rename = "c", default, skip_serializing_if = "Option::is_none")]
+    pub(super) cursor: Option<u64>,
 }
 
 impl Token {

@@ -1,18 +1,53 @@
-//! Whole results: every candidate through the executor, then a page of the rows by position.
+//! Results computed whole: every candidate through the executor, gathered page by page, then
+//! handed out a page at a time.
 
 use super::super::exec;
-use super::{Row, Run, Target, Token};
+use super::partial::Partial;
+use super::token::{pack, unpack};
+use super::{cursor, Row, Run, Target, Token};
 use crate::error::{Error, Result};
 use crate::storage::keys;
 
+/// A fold holding more groups than this does not end its page at the budget: its state would
+/// be too large to hand on (it runs on to the page's hard limit instead).
+const MAX_GROUPS_PAGED: usize = 100_000;
+
 impl<'a> Run<'a> {
-    /// Every candidate item through the executor, then a page of the rows by position.
+    /// Every candidate item through the executor, then the result a page at a time. Gathering
+    /// goes in key order and stops at the page's budget like a streamed page: the page is
+    /// empty and its continuation carries what was gathered (partial aggregates and groups, or
+    /// the items to sort) and where to go on, as Cosmos DB answers a long aggregate with empty
+    /// pages until the last. The finished result's rows not handed out yet are kept the same
+    /// way, so no page reads the items again.
     pub(super) fn whole(&mut self, targets: &[Target], token: &mut Token) -> Result<bool> {
-        let mut docs = Vec::new();
+        let partial = self.take_partial(token)?;
+        if let Some(Partial::Rows(rows)) = partial {
+            return self.hand_out(rows, 0, token);
+        }
         // Aggregates and GROUP BY fold item by item: memory holds the groups, not the items.
         let shape = exec::shape(self.q);
-        let mut folder =
-            (shape.aggregates || shape.grouped).then(|| exec::Folder::new(self.q, self.params));
+        let folding = shape.aggregates || shape.grouped;
+        let (mut folder, gathered) = match partial {
+            Some(Partial::Folded(st)) if folding => (
+                Some(exec::Folder::resume(self.q, self.params, st)?),
+                (Vec::new(), 0),
+            ),
+            Some(Partial::Items(docs, bytes)) if !folding => (None, (docs, bytes)),
+            Some(_) => {
+                return Err(Error::bad(
+                    "continuation",
+                    "the continuation belongs to another query or container",
+                ))
+            }
+            None => (
+                folding.then(|| exec::Folder::new(self.q, self.params)),
+                (Vec::new(), 0),
+            ),
+        };
+        // Items gathered to sort, and their size: a page only ends while the state it hands on
+        // stays within what the engine keeps (past that, the page runs on to its hard limit as
+        // all of it used to).
+        let (mut docs, mut gathered) = gathered;
         let mut folded = 0u64;
         // A query without FROM reads no items.
         let targets = if self.q.from.is_none() {
@@ -20,53 +55,141 @@ impl<'a> Run<'a> {
         } else {
             targets
         };
+        // ORDER BY RANK gathers statistics over the whole container in the same page: it is
+        // not paged.
+        let pageable = !self.q.rank;
+        let limit = self.budget.hard_limit();
+        let after = token.key.as_deref().map(unpack).transpose()?;
+        let (mut cut, mut timed_out) = (false, false);
         for t in targets {
+            // Partitions wholly before the cursor are done (item keys are ordered by EPK).
+            if let (Some(a), Some(end)) = (&after, t.end) {
+                if keys::epk_of(a).coordinate() >= end {
+                    continue;
+                }
+            }
             self.visit(t.pp);
-            let limit = self.budget.hard_limit();
-            let complete = self.each_candidate(t, None, |run, key, value| {
-                if run.started.elapsed() > limit {
+            let complete = self.each_candidate(t, after.as_deref(), |run, key, value| {
+                let small = match &folder {
+                    Some(f) => f.groups() <= MAX_GROUPS_PAGED,
+                    None => gathered <= cursor::MAX_STATE / 2,
+                };
+                if pageable && small && run.last_key.is_some() && run.over_budget() {
                     return Ok(false);
                 }
+                if run.started.elapsed() > limit {
+                    timed_out = true;
+                    return Ok(false);
+                }
+                if run
+                    .last_key
+                    .as_deref()
+                    .or(after.as_deref())
+                    .is_some_and(|p| key <= p)
+                {
+                    return Err(Error::Corrupt(format!(
+                        "the data file is damaged: a scan of container '{}' went back to an \
+                         earlier key; restore it from a backup, run `engine check`",
+                        run.def.full_id()
+                    )));
+                }
+                run.last_key = Some(key.to_vec());
                 if let Some(doc) = run.item(key, value)? {
                     match &mut folder {
                         Some(f) => folded += (f.add_item(doc)? > 0) as u64,
-                        None => docs.push(doc),
+                        None => {
+                            gathered += value.len();
+                            docs.push(doc)
+                        }
                     }
                 }
                 Ok(true)
             })?;
             if !complete {
-                return Err(Error::RequestTimeout(format!(
-                    "the query needs every matching item at once (aggregates, GROUP BY, DISTINCT or ORDER BY on several or unindexed paths) and ran past {limit:?}; filter on the partition key or an indexed path"
-                )));
+                if timed_out {
+                    return Err(Error::RequestTimeout(format!(
+                        "the query needs every matching item at once (ORDER BY RANK, or more state between pages than the engine keeps) and ran past {limit:?}; filter on the partition key or an indexed path"
+                    )));
+                }
+                cut = true;
+                break;
             }
         }
+        if cut {
+            // An empty page: where to go on, and what was gathered.
+            token.key = self.last_key.as_deref().map(pack);
+            token.audit = self.audit_out.take();
+            self.matched_docs = folded;
+            let p = match folder {
+                Some(f) => Partial::Folded(f.save()),
+                None => Partial::Items(docs, gathered),
+            };
+            self.keep_partial(token, p)?;
+            return Ok(false);
+        }
+        token.key = None;
         if self.sorting_few {
             self.price_as_merge();
         }
-        if let Some(mut f) = folder {
+        let mut all = if let Some(mut f) = folder {
             // Without FROM there is one row, the query's own (`SELECT VALUE COUNT(1)` is 1, as
             // in Cosmos DB's samples), which no item brings.
             if self.q.from.is_none() {
                 f.add_item(serde_json::Value::Null)?;
             }
-            let all = f.finish()?;
             self.matched_docs = folded;
-            return Ok(self.page_of(all, token));
-        }
-        let n = docs.len() as u64;
-        // ORDER BY RANK FULLTEXTSCORE: BM25 statistics over every item of the container, as
-        // Cosmos DB's global statistics query gathers them from every partition.
-        let stats = match exec::RankStatistics::for_query(self.q, self.params)? {
-            Some(mut st) => {
-                self.gather_statistics(&mut st)?;
-                Some(st)
-            }
-            None => None,
+            f.finish()?
+        } else {
+            let n = docs.len() as u64;
+            // ORDER BY RANK FULLTEXTSCORE: BM25 statistics over every item of the container, as
+            // Cosmos DB's global statistics query gathers them from every partition.
+            let stats = match exec::RankStatistics::for_query(self.q, self.params)? {
+                Some(mut st) => {
+                    self.gather_statistics(&mut st)?;
+                    Some(st)
+                }
+                None => None,
+            };
+            let all = exec::execute_with(self.q, self.params, docs, stats)?;
+            self.matched_docs = n.min(all.len() as u64);
+            all
         };
-        let all = exec::execute_with(self.q, self.params, docs, stats)?;
-        self.matched_docs = n.min(all.len() as u64);
-        Ok(self.page_of(all, token))
+        // Rows an earlier page handed out when the rest was too many to keep (see `hand_out`).
+        let skipped = std::mem::take(&mut token.offset);
+        all.drain(..(skipped as usize).min(all.len()));
+        self.hand_out(all, skipped, token)
+    }
+
+    /// A page of the finished result's `rows` (the first `skipped` rows of the result were
+    /// handed out already); the rest kept for the next page. True when this page hands out the
+    /// last of them.
+    fn hand_out(
+        &mut self,
+        mut rows: Vec<serde_json::Value>,
+        skipped: u64,
+        token: &mut Token,
+    ) -> Result<bool> {
+        let rest = rows.split_off(self.budget.max_items.min(rows.len()));
+        self.rows = rows.into_iter().map(Row::Value).collect();
+        if rest.is_empty() {
+            return Ok(true);
+        }
+        // A routed ORDER BY over few items is priced as the merge it replaces, page by page:
+        // each page sorts them again (they are few) and pays what that merge's page would.
+        if self.sorting_few {
+            token.offset = skipped + self.rows.len() as u64;
+            return Ok(false);
+        }
+        match self.keep_partial(token, Partial::Rows(rest)) {
+            Ok(()) => Ok(false),
+            // Too many to keep: the next page computes the result again and skips what was
+            // handed out (as every page did before states were kept).
+            Err(Error::BadRequest { .. }) => {
+                token.offset = skipped + self.rows.len() as u64;
+                Ok(false)
+            }
+            Err(e) => Err(e),
+        }
     }
 
     /// The page of `all` the token points at; true when it is the last.
