@@ -7,7 +7,13 @@
 # Needs Node 20+ and npm, and the engine binary: $ENGINE, default
 # ${CARGO_TARGET_DIR:-target}/release/engine (`cargo build --release -p engine-cli`).
 set -euo pipefail
-cd "$(dirname "$0")"
+cd "$(dirname "$0")/.."
+# The engine, resolved from the project root (CARGO_TARGET_DIR may be relative to it).
+target="${CARGO_TARGET_DIR:-target}"
+ENGINE="${ENGINE:-$target/release/engine}"
+ENGINE="$(cd "$(dirname "$ENGINE")" 2>/dev/null && pwd)/$(basename "$ENGINE")" || true
+export ENGINE
+cd sdk-js
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
   echo "sdk-js: node and npm are needed (Node 20 or later)" >&2
   exit 1
@@ -17,8 +23,6 @@ if [ "$major" -lt 20 ]; then
   echo "sdk-js: Node $(node --version) is too old: 20 or later" >&2
   exit 1
 fi
-target="${CARGO_TARGET_DIR:-$PWD/../target}"
-export ENGINE="${ENGINE:-$target/release/engine}"
 [ -x "$ENGINE" ] || { echo "sdk-js: no engine at $ENGINE (cargo build --release -p engine-cli)" >&2; exit 1; }
 # --no-audit/--no-fund: nothing but the packages themselves from the registry.
 npm ci --no-audit --no-fund --loglevel=error
