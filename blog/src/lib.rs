@@ -5,6 +5,7 @@
 //! every page shows what it cost.
 
 pub mod access;
+pub mod backfill;
 pub mod comparison;
 pub mod containers;
 pub mod deploy;

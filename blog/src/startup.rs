@@ -87,6 +87,10 @@ impl Blog {
         let users =
             seed::seed_if_needed(&models, account.engine().map(|e| e.path()), options.users)
                 .await?;
+        // Users from before the look-alike claims get theirs (once per data directory).
+        for users in [&containers.users, &v2.users, &v1.users] {
+            crate::backfill::look_alike_claims(users).await?;
+        }
         let c = containers.clone();
         let copy = processor(
             &containers.posts,

@@ -173,12 +173,16 @@ pub async fn seed_if_needed(
         for s in &newest {
             m.v3.feed.upsert_item(s, None, None).await?;
         }
+        // The generated users hold their look-alike claims: nothing to backfill.
+        crate::backfill::mark_done(&m.v3.users).await?;
         write_marker(&m.v3.feed, users).await?;
     }
     if need2 {
+        crate::backfill::mark_done(&m.v2.users).await?;
         write_marker(&m.v2.users, users).await?;
     }
     if need1 {
+        crate::backfill::mark_done(&m.v1.users).await?;
         write_marker(&m.v1.users, users).await?;
     }
     bar.finish_with_message(format!(

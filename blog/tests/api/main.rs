@@ -3,6 +3,7 @@
 /// This binary runs the suite on the embedded engine (`api_remote` on the gateway).
 const REMOTE: bool = false;
 
+mod backfill;
 mod helpers;
 mod hostile;
 mod models;
