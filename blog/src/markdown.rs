@@ -4,8 +4,12 @@
 //! What rendering may cost is bounded whatever the Markdown: nesting is checked before parsing
 //! ([`check_nesting`]: block quotes, list markers, indentation), and the render itself counts
 //! what it produces ([`MAX_EVENTS`], [`MAX_HTML`]) against a time budget ([`RENDER_BUDGET`]), off
-//! the async workers. A post past a limit is a 400 naming it.
+//! the async workers. A post past a limit is a 400 naming it. A render whose request is gone (the
+//! client hung up: the server drops the handler's future) stops at its next batch of events
+//! rather than running on to its budget with nobody waiting.
 
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Deepest nesting of block quotes, list items and indented blocks accepted in a post.
@@ -21,9 +25,47 @@ pub const MAX_EVENTS: usize = 200_000;
 /// Largest HTML a post may render to.
 pub const MAX_HTML: usize = 1_000_000;
 
-/// Longest a render may take (it runs on the blocking pool, so a request hung up on still
-/// renders; this bounds for how long).
+/// Longest a render may take (it runs on the blocking pool, where nothing can interrupt it: it
+/// checks its budget, and whether its request is still there, between batches of events).
 pub const RENDER_BUDGET: Duration = Duration::from_millis(500);
+
+/// Renders stopped because their request was dropped (see [`renders_abandoned`]).
+static ABANDONED: AtomicU64 = AtomicU64::new(0);
+
+/// How many renders stopped early because the request that asked for them was gone.
+pub fn renders_abandoned() -> u64 {
+    ABANDONED.load(Ordering::Relaxed)
+}
+
+/// Set when the future awaiting a render is dropped (the request is gone), read by the render
+/// on the blocking pool between batches.
+struct CancelOnDrop(Arc<AtomicBool>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Why a render stopped early.
+enum Stopped {
+    /// Past a limit: the message names it.
+    Limit(String),
+    /// Nobody waits for it any more.
+    Abandoned,
+}
+
+/// Runs `render` (given the cancel flag) on the blocking pool; dropping the returned future
+/// sets the flag.
+async fn off_the_workers<R: Send + 'static>(
+    render: impl FnOnce(&AtomicBool) -> R + Send + 'static,
+) -> Result<R, sitekit::WebError> {
+    let cancelled = Arc::new(AtomicBool::new(false));
+    let _on_drop = CancelOnDrop(cancelled.clone());
+    actix_web::web::block(move || render(&cancelled))
+        .await
+        .map_err(|e| sitekit::WebError::Internal(format!("markdown: {e}")))
+}
 
 /// The list item marker at the start of `b`, if any (`-`, `*`, `+`, or up to nine digits and
 /// `.` or `)`, followed by a space, a tab or the end of the line): its length.
@@ -81,14 +123,19 @@ const OPTIONS: pulldown_cmark::Options =
 /// stored comment past a limit (written before comments were Markdown) shows as escaped text
 /// rather than failing the page.
 pub async fn render_comments(comments: Vec<String>) -> Result<Vec<String>, sitekit::WebError> {
-    actix_web::web::block(move || {
-        comments
-            .iter()
-            .map(|c| to_safe_html(c).unwrap_or_else(|_| escape_text(c)))
-            .collect()
+    off_the_workers(move |cancelled| {
+        let mut html = Vec::with_capacity(comments.len());
+        for c in &comments {
+            match render_until(c, cancelled, |_| {}) {
+                Ok(h) => html.push(h),
+                Err(Stopped::Limit(_)) => html.push(escape_text(c)),
+                // Nobody will see the page: stop here.
+                Err(Stopped::Abandoned) => break,
+            }
+        }
+        html
     })
     .await
-    .map_err(|e| sitekit::WebError::Internal(format!("markdown: {e}")))
 }
 
 /// `text` as an HTML paragraph of plain text.
@@ -99,10 +146,21 @@ fn escape_text(text: &str) -> String {
 /// [`to_safe_html`] on the blocking pool: rendering is CPU work that must not hold an async
 /// worker (every other request on that worker would wait). A post past a limit is a 400.
 pub async fn render(markdown: String) -> Result<String, sitekit::WebError> {
-    actix_web::web::block(move || to_safe_html(&markdown))
-        .await
-        .map_err(|e| sitekit::WebError::Internal(format!("markdown: {e}")))?
-        .map_err(sitekit::WebError::BadRequest)
+    render_watched(markdown, |_| {}).await
+}
+
+/// [`render`], calling `after_batch(n)` after the `n`-th batch of events is rendered (the tests
+/// count batches with it).
+async fn render_watched(
+    markdown: String,
+    after_batch: impl FnMut(usize) + Send + 'static,
+) -> Result<String, sitekit::WebError> {
+    match off_the_workers(move |cancelled| render_until(&markdown, cancelled, after_batch)).await? {
+        Ok(html) => Ok(html),
+        Err(Stopped::Limit(m)) => Err(sitekit::WebError::BadRequest(m)),
+        // Unseen: the request's future is gone.
+        Err(Stopped::Abandoned) => Err(sitekit::WebError::Internal("render abandoned".into())),
+    }
 }
 
 /// Plain text of the start of `markdown`, at most `max` characters (an ellipsis when cut): what
@@ -193,19 +251,38 @@ fn punctuate(marked: &str) -> String {
 /// Sanitized HTML of `markdown`, or Err(message naming the limit) past [`MAX_NESTING`],
 /// [`MAX_EVENTS`], [`MAX_HTML`] or [`RENDER_BUDGET`].
 pub fn to_safe_html(markdown: &str) -> Result<String, String> {
-    check_nesting(markdown)?;
+    render_until(markdown, &AtomicBool::new(false), |_| {}).map_err(|e| match e {
+        Stopped::Limit(m) => m,
+        // Nothing sets this render's flag.
+        Stopped::Abandoned => "abandoned".into(),
+    })
+}
+
+/// [`to_safe_html`], stopping after the batch during which `cancelled` was set.
+fn render_until(
+    markdown: &str,
+    cancelled: &AtomicBool,
+    mut after_batch: impl FnMut(usize),
+) -> Result<String, Stopped> {
+    check_nesting(markdown).map_err(Stopped::Limit)?;
     let started = Instant::now();
-    let too_complex = |what: String| format!("is too complex to render ({what})");
+    let too_complex = |what: String| Stopped::Limit(format!("is too complex to render ({what})"));
     let parser = pulldown_cmark::Parser::new_ext(markdown, OPTIONS);
     let mut html = String::new();
     let mut events = Vec::with_capacity(1024);
-    let mut total = 0;
+    let (mut total, mut batches) = (0, 0);
     let mut parser = parser.peekable();
     while parser.peek().is_some() {
         // Rendered a thousand events at a time, each batch checked.
         events.extend(parser.by_ref().take(1024));
         total += events.len();
         pulldown_cmark::html::push_html(&mut html, events.drain(..));
+        batches += 1;
+        after_batch(batches);
+        if cancelled.load(Ordering::Relaxed) {
+            ABANDONED.fetch_add(1, Ordering::Relaxed);
+            return Err(Stopped::Abandoned);
+        }
         if total > MAX_EVENTS {
             return Err(too_complex(format!("more than {MAX_EVENTS} elements")));
         }
@@ -303,6 +380,49 @@ mod tests {
             "{:?}",
             started.elapsed()
         );
+    }
+
+    /// A render whose request is dropped stops at its next batch, counted: not at its budget,
+    /// not at the end. The render pauses after its first batch until the future awaiting it is
+    /// dropped, so the count does not depend on timing.
+    #[test]
+    fn a_render_whose_request_is_dropped_stops_at_its_next_batch() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        use std::sync::{mpsc, Arc};
+        // 36 000 events: about 36 batches, well within the limits.
+        let post = "*a* ".repeat(12_000);
+        let mut full = 0;
+        super::render_until(&post, &Default::default(), |n| full = n)
+            .ok()
+            .unwrap();
+        assert!(full > 30, "{full} batches");
+
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let (started, started_rx) = mpsc::channel();
+        let (go, go_rx) = mpsc::channel::<()>();
+        let done = Arc::new(AtomicUsize::new(0));
+        let seen = done.clone();
+        let abandoned = super::renders_abandoned();
+        rt.block_on(async {
+            let mut request = Box::pin(super::render_watched(post, move |n| {
+                seen.store(n, Ordering::SeqCst);
+                if n == 1 {
+                    started.send(()).unwrap();
+                    let _ = go_rx.recv();
+                }
+            }));
+            assert!(futures_util::poll!(request.as_mut()).is_pending());
+            started_rx.recv().unwrap();
+            // The client hung up: the server drops the handler's future, and with it this one.
+            drop(request);
+            go.send(()).unwrap();
+        });
+        // The hook (and its sender) is dropped when the render returns.
+        assert!(started_rx.recv().is_err());
+        assert_eq!(done.load(Ordering::SeqCst), 1, "batches rendered of {full}");
+        assert!(super::renders_abandoned() > abandoned);
     }
 
     #[test]

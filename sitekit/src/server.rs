@@ -145,6 +145,10 @@ where
             .wrap(Logger::new("%a \"%r\" %s %b %{x-ms-request-charge}o RU %T s").log_target("access"))
     })
     .disable_signals()
+    // A client that closes its side is gone: end the connection and drop the request's future
+    // (actix's default keeps running it for a half-closed peer, so a hung-up Markdown render or
+    // fan-out ran to its budget for nobody). Browsers and the load tests never half-close.
+    .h1_allow_half_closed(false)
     .shutdown_timeout(5);
     if let Some(n) = options.workers {
         server = server.workers(n);
@@ -152,4 +156,75 @@ where
     let server = server.bind(addr)?;
     let bound = server.addrs()[0];
     Ok((server.run(), bound))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    use tokio::io::AsyncWriteExt;
+
+    /// Counts drops of the handler's future.
+    struct Dropped(Arc<AtomicUsize>);
+
+    impl Drop for Dropped {
+        fn drop(&mut self) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    /// A request whose client hangs up while the handler works has its future dropped: work
+    /// that watches for that (a Markdown render) stops instead of finishing for nobody.
+    #[actix_web::test]
+    async fn a_hung_up_requests_handler_is_dropped() {
+        let dropped = Arc::new(AtomicUsize::new(0));
+        let (started, mut started_rx) = tokio::sync::mpsc::unbounded_channel::<()>();
+        let (d, s) = (dropped.clone(), started.clone());
+        let configure = move |cfg: &mut actix_web::web::ServiceConfig| {
+            let (d, s) = (d.clone(), s.clone());
+            cfg.route(
+                "/slow",
+                actix_web::web::get().to(move || {
+                    let guard = Dropped(d.clone());
+                    let s = s.clone();
+                    async move {
+                        let _guard = guard;
+                        let _ = s.send(());
+                        std::future::pending::<()>().await;
+                        "never"
+                    }
+                }),
+            );
+        };
+        let mut options = super::ServeOptions::new(
+            crate::Site {
+                name: "t",
+                tagline: "t",
+                cookie_name: "t",
+                base: "",
+            },
+            actix_web::cookie::Key::generate(),
+        );
+        options.workers = Some(1);
+        let (server, addr) =
+            super::serve("127.0.0.1:0".parse().unwrap(), options, configure).expect("binds");
+        let handle = server.handle();
+        actix_web::rt::spawn(server);
+        let mut c = tokio::net::TcpStream::connect(addr).await.unwrap();
+        c.write_all(b"GET /slow HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            .await
+            .unwrap();
+        started_rx.recv().await.unwrap();
+        assert_eq!(dropped.load(Ordering::SeqCst), 0);
+        drop(c);
+        for _ in 0..200 {
+            if dropped.load(Ordering::SeqCst) == 1 {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+        }
+        assert_eq!(dropped.load(Ordering::SeqCst), 1, "the handler still runs");
+        handle.stop(false).await;
+    }
 }
