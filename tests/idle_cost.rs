@@ -6,7 +6,7 @@
 //! leases: one per physical partition per delay, and each read finds nothing and costs 1 RU.
 //!
 //! `IDLE_SECS=60 cargo test --test idle_cost -- --nocapture` prints the figure the
-//! README states.
+//! README states, and fails when docs/FIGURES.md (which the README quotes) says another.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -89,4 +89,45 @@ async fn idle_sites_spend_only_the_change_feed_polls() {
         "idle total: {per_second:.2} RU/s over {idle} s ({:.0} RU a day)",
         per_second * 86_400.0
     );
+    // The README quotes docs/FIGURES.md's idle figure (tests/figures.rs): it must be this one.
+    // In steady state it is one 1 RU read per lease per delay; a window sees a whole number of
+    // polls (2 or 3 in 12 s), so the measurement is held to it only over a minute or more.
+    let stated = stated_idle_figure();
+    let polling = |(name, (_, _, partitions)): (&String, &(f64, u64, u64))| {
+        let (_, requests0, _) = before.get(name).copied().unwrap_or_default();
+        let read = after[name].1 > requests0;
+        if read {
+            *partitions as f64 / delay as f64
+        } else {
+            0.0
+        }
+    };
+    let steady: f64 = after.iter().map(polling).sum();
+    assert!(
+        (steady - stated).abs() < 0.05,
+        "{steady:.2} RU/s in steady state (1 RU per lease every {delay} s), docs/FIGURES.md \
+         says {stated}: update it (and the README's copy)"
+    );
+    if idle >= 60 {
+        assert!(
+            (per_second - stated).abs() <= 0.1 * stated,
+            "measured {per_second:.2} RU/s idle, docs/FIGURES.md says {stated}"
+        );
+    }
+}
+
+/// The bold RU/s of docs/FIGURES.md's idle block: `**21.2 RU/s** with nobody …`.
+fn stated_idle_figure() -> f64 {
+    let figures =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/FIGURES.md")).unwrap();
+    let block = figures
+        .split("<!-- figure:idle -->")
+        .nth(1)
+        .expect("docs/FIGURES.md has the idle figure");
+    let bold = block
+        .strip_prefix("**")
+        .expect("the idle figure opens in bold");
+    bold[..bold.find(" RU/s**").expect("… RU/s**")]
+        .parse()
+        .unwrap()
 }
