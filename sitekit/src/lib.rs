@@ -26,6 +26,7 @@ pub mod names;
 pub mod next;
 pub mod paging;
 pub mod progress;
+pub mod propagation;
 pub mod proxy;
 pub mod ru;
 pub mod server;

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use actix_web::web;
 use cosmos::{Account, ChangeFeedProcessor, StartFrom};
+use sitekit::propagation::Propagations;
 use sitekit::workers::Workers;
 
 use crate::access::{cascade_renames, place_order};
@@ -35,6 +36,8 @@ pub struct WebStore {
     pub containers: Containers,
     /// The rename cascade (the admin pages' "is propagation done?").
     pub workers: Arc<Workers>,
+    /// What each rename's cascade rewrote and spent (the rename's status page).
+    pub propagations: Propagations,
     pub customers: u64,
 }
 
@@ -46,12 +49,16 @@ impl WebStore {
         let containers = Containers::create_if_not_exists(&db).await?;
         place_order::register(&containers).await?;
         let customers = seed::seed_if_needed(&containers, options.customers).await?;
-        let workers =
-            Workers::new().with(cascade_renames::PROCESSOR, rename_processor(&containers)?);
+        let propagations = Propagations::new();
+        let workers = Workers::new().with(
+            cascade_renames::PROCESSOR,
+            rename_processor(&containers, &propagations)?,
+        );
         workers.start().await?;
         Ok(WebStore {
             containers,
             workers: Arc::new(workers),
+            propagations,
             customers,
         })
     }
@@ -66,8 +73,10 @@ impl WebStore {
             admin_property: Some("admin"),
         });
         let workers = web::Data::from(self.workers.clone());
+        let propagations = web::Data::new(self.propagations.clone());
         move |cfg: &mut web::ServiceConfig| {
             cfg.app_data(containers.clone())
+                .app_data(propagations.clone())
                 .app_data(web::Data::new(routes::ERROR_PAGE))
                 .app_data(accounts.clone())
                 .app_data(workers.clone())
@@ -81,8 +90,12 @@ impl WebStore {
     }
 }
 
-fn rename_processor(c: &Containers) -> cosmos::Result<ChangeFeedProcessor> {
+fn rename_processor(
+    c: &Containers,
+    progress: &Propagations,
+) -> cosmos::Result<ChangeFeedProcessor> {
     let containers = c.clone();
+    let progress = progress.clone();
     c.product_meta
         .change_feed_processor(cascade_renames::PROCESSOR)
         .lease_container(c.leases.clone())
@@ -90,8 +103,8 @@ fn rename_processor(c: &Containers) -> cosmos::Result<ChangeFeedProcessor> {
         // consistent copies, so only later renames need carrying. After that, checkpoints rule.
         .start_from(StartFrom::Now)
         .handler(move |changes: Vec<serde_json::Value>| {
-            let containers = containers.clone();
-            async move { cascade_renames::cascade_renames(&containers, changes).await }
+            let (containers, progress) = (containers.clone(), progress.clone());
+            async move { cascade_renames::cascade_renames(&containers, &progress, changes).await }
         })
         .on_error(|f| tracing::warn!(error = ?f, "rename cascade failed; retrying"))
         .build()

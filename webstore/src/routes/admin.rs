@@ -146,11 +146,6 @@ async fn rename(
     ctx.require_admin()?;
     let mut errors = sitekit::form::FieldErrors::default();
     let name = errors.text("name", &form.name, 80);
-    let back = if kind == "category" {
-        "/admin/categories"
-    } else {
-        "/admin/tags"
-    };
     if let Some((_, message)) = errors.0.first() {
         return meta_page(
             &ctx,
@@ -166,7 +161,14 @@ async fn rename(
             ctx.flash(format!(
                 "Renamed “{old}” to “{name}”; the change feed is updating the products."
             ));
-            Ok(see_other(back))
+            // The rename's own page: what the cascade rewrites and spends, as it goes. Stamped
+            // after the write, so the changes up to the end of this second include it.
+            let at = sitekit::time::unix_now();
+            Ok(see_other(&sitekit::propagation::status_link(
+                &format!("/admin/renames/{kind}/{id}"),
+                &name,
+                at,
+            )))
         }
         Err(StoreError::Invalid(m)) => meta_page(&ctx, &db, &workers, kind, m).await,
         Err(e) => Err(e.into()),
@@ -233,5 +235,61 @@ pub async fn products(
             &listing.continuation,
         ),
         products: listing.items,
+    })
+}
+
+#[derive(Template)]
+#[template(path = "webstore/admin/propagation.html")]
+struct PropagationPage {
+    page: Page,
+    kind: &'static str,
+    id: String,
+    to: String,
+    /// Changes to the products not yet carried (the workers' lag since the rename).
+    pending: u64,
+    progress: Option<sitekit::propagation::Progress>,
+    last_error: String,
+    done: bool,
+}
+
+#[derive(Deserialize)]
+pub struct RenameStatus {
+    to: String,
+    at: u64,
+}
+
+/// A rename's progress: copies rewritten and RU the cascade spent so far, refreshing itself
+/// every 2 s until the workers are done (the page the rename form lands on).
+pub async fn rename_status(
+    ctx: Ctx,
+    workers: web::Data<Workers>,
+    propagations: web::Data<sitekit::propagation::Propagations>,
+    path: web::Path<(String, String)>,
+    query: web::Query<RenameStatus>,
+) -> Result<HttpResponse, WebError> {
+    ctx.require_admin()?;
+    let (kind, id) = path.into_inner();
+    let kind = match kind.as_str() {
+        "category" => "category",
+        "tag" => "tag",
+        _ => return Err(WebError::NotFound),
+    };
+    let RenameStatus { to, at } = query.into_inner();
+    let pending = workers.pending_after(Some(at)).await?;
+    let progress = propagations.get(&sitekit::propagation::key(kind, &id, &to));
+    // Done when the workers have read past the rename and one of them reported it handled; a
+    // change handled by another process's worker shows no figures here, but is done too.
+    let done = pending == 0
+        && (progress.as_ref().is_some_and(|p| p.handled)
+            || sitekit::time::unix_now().saturating_sub(at) > sitekit::workers::SETTLE_SECS);
+    html(&PropagationPage {
+        page: ctx.page(format!("Renaming a {kind}")),
+        kind,
+        id,
+        to,
+        pending,
+        progress,
+        last_error: workers.last_error(),
+        done,
     })
 }

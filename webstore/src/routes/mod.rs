@@ -44,6 +44,10 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         )
         .route("/admin/tags", web::get().to(admin::tags))
         .route("/admin/tags/{id}/rename", web::post().to(admin::rename_tag))
+        .route(
+            "/admin/renames/{kind}/{id}",
+            web::get().to(admin::rename_status),
+        )
         .route("/admin/products", web::get().to(admin::products));
 }
 

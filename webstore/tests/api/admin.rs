@@ -212,3 +212,89 @@ async fn a_rename_made_while_the_worker_is_down_propagates_after_restart() {
     .await;
     restarted.stop().await;
 }
+
+/// Issue 37: the page a rename lands on shows what the change feed's worker did for it — copies
+/// rewritten and the RU they cost — refreshing itself until the worker is done.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_renames_page_shows_the_copies_rewritten_and_their_ru() {
+    let app = spawn_app().await;
+    let admin = app.admin().await;
+    let cat = catalog();
+    let category = cat.products[0].category_id.clone();
+    // The copies of the category's name: its products, and its entries in the featured list.
+    let featured = app
+        .engine
+        .database("webstore")
+        .container("productMeta")
+        .read_item::<Value>("featured", "featured", None)
+        .await
+        .unwrap()
+        .resource
+        .unwrap();
+    let in_featured = featured["products"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["categoryId"] == category.as_str())
+        .count();
+    let products = cat
+        .products
+        .iter()
+        .filter(|p| p.category_id == category)
+        .count();
+    assert!(products > 1);
+    let r = admin
+        .submit(
+            "/admin/categories",
+            &format!("/admin/categories/{category}/rename"),
+            &[("name", "Bikes & <Trikes>")],
+        )
+        .await;
+    assert_eq!(r.status, 303, "{}", r.body);
+    let status = r.location().to_owned();
+    assert!(
+        status.starts_with(&format!("/admin/renames/category/{category}?")),
+        "{status}"
+    );
+
+    let page = eventually_page(&admin, &status).await;
+    assert!(page.contains("Bikes &#38; &#60;Trikes&#62;"), "escaped");
+    assert!(
+        !page.contains("http-equiv=\"refresh\""),
+        "a finished rename stops refreshing"
+    );
+    let copies: usize = between(&page, "id=\"copies-rewritten\">", "<")
+        .parse()
+        .unwrap();
+    let ru: f64 = between(&page, "id=\"copies-ru\">", " RU").parse().unwrap();
+    // Every patch of a copy is a write (≥ 1 RU), and the stale copies had to be found first.
+    assert_eq!(copies, products + usize::from(in_featured > 0), "{page}");
+    assert!(ru > copies as f64, "{ru} RU for {copies} copies");
+
+    // Only admins see it; an unknown kind is a 404.
+    assert_ne!(app.visitor().get(&status).await.status, 200);
+    let r = admin.get("/admin/renames/shelf/x?to=y&at=1").await;
+    assert_eq!(r.status, 404);
+}
+
+/// The status page, once it says done (it refreshes itself every 2 s until then).
+async fn eventually_page(admin: &sitekit::testing::Visitor, path: &str) -> String {
+    for _ in 0..300 {
+        let r = admin.get(path).await;
+        assert_eq!(r.status, 200, "{}", r.body);
+        if r.body.contains(": done.") {
+            return r.body;
+        }
+        assert!(
+            r.body.contains("http-equiv=\"refresh\""),
+            "refreshes while in progress"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    panic!("the rename's page never said done");
+}
+
+fn between<'a>(s: &'a str, from: &str, to: &str) -> &'a str {
+    let at = s.find(from).unwrap_or_else(|| panic!("{from} not in {s}")) + from.len();
+    &s[at..at + s[at..].find(to).unwrap()]
+}
