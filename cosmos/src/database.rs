@@ -10,14 +10,28 @@ pub struct Database {
     id: String,
 }
 
-impl Database {
-    pub(crate) fn new(account: Account, id: &str) -> Self {
+/// The account's database calls live here, beside the handle they return.
+impl Account {
+    pub async fn create_database_if_not_exists(&self, id: &str) -> Result<Database> {
+        match &self.0 {
+            Backend::Embedded(e) => {
+                e.create_database_if_not_exists(id).await?;
+            }
+            Backend::Remote(r) => r.create_database_if_not_exists(id).await?,
+        }
+        Ok(self.database(id))
+    }
+
+    /// A database of this account (created by `create_database_if_not_exists`).
+    pub fn database(&self, id: &str) -> Database {
         Database {
-            account,
+            account: self.clone(),
             id: id.to_owned(),
         }
     }
+}
 
+impl Database {
     pub fn id(&self) -> &str {
         &self.id
     }

@@ -30,8 +30,9 @@ mod database;
 pub mod ledger;
 mod processor;
 mod remote;
+mod settings;
 
-pub use account::{Account, ConnectionSettings};
+pub use account::Account;
 pub use batch::TransactionalBatch;
 pub use container::Container;
 pub use database::Database;
@@ -39,6 +40,7 @@ pub use ledger::{EngineCall, Labelled, RequestCharge, Routing};
 pub use processor::{
     dead_letter, ChangeFeedProcessor, ChangeFeedProcessorBuilder, StartFrom, LAG_ESTIMATE,
 };
+pub use settings::ConnectionSettings;
 
 pub use engine::{
     BatchOperationResult, BatchResponse, ContainerProperties, Diagnostics, Error, Failed,

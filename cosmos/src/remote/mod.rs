@@ -14,7 +14,7 @@ use azure_data_cosmos::options::{
 };
 use azure_data_cosmos::{AccountEndpoint, AccountReference, CosmosClient, RoutingStrategy};
 
-use crate::account::ConnectionSettings;
+use crate::settings::ConnectionSettings;
 use crate::{Error, Result};
 
 pub(crate) use errors::{charged_from_sdk, from_sdk};

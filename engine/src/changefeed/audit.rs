@@ -16,26 +16,13 @@
 //!   latest-version read, which no counter covers, has.
 
 use heed::RoTxn;
-use serde::{Deserialize, Serialize};
 
-use super::token::Cursor;
+use super::token::{Cursor, FeedCount};
 use crate::catalog::ContainerDef;
 use crate::error::{Error, Result};
 use crate::partition::PhysicalPartition;
 use crate::storage::pages::LeafCheck;
 use crate::storage::{audit, keys, Store};
-
-/// The latest-version entries a walk from the beginning has met so far, in the cursor.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FeedCount {
-    /// The partition's LSN when the count began.
-    pub l: u64,
-    /// The partition's coordinate range then (a split changes it without moving the LSN).
-    pub s: u64,
-    pub e: Option<u64>,
-    /// Entries met.
-    pub n: u64,
-}
 
 /// One cursor's walk over one physical partition's feed in one page.
 pub(super) struct Walk<'a> {

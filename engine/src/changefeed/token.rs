@@ -9,7 +9,6 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 
-use super::audit::FeedCount;
 use crate::error::{Error, Result};
 /// Ranges are partition's (a query is confined by them too); the feed keeps cursors over them.
 pub use crate::partition::FeedRange;
@@ -34,6 +33,19 @@ pub struct Cursor {
     /// A latest-version walk from the beginning, cut by a page's end: its count so far.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) count: Option<FeedCount>,
+}
+
+/// The latest-version entries a walk from the beginning has met so far, carried in the cursor
+/// for the check of `audit`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FeedCount {
+    /// The partition's LSN when the count began.
+    pub l: u64,
+    /// The partition's coordinate range then (a split changes it without moving the LSN).
+    pub s: u64,
+    pub e: Option<u64>,
+    /// Entries met.
+    pub n: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
