@@ -6,8 +6,8 @@
 
 use std::time::{Duration, SystemTime};
 
-use serde_json::{json, Value};
 use masterkey::MasterKey;
+use serde_json::{json, Value};
 
 use super::errors;
 use crate::{Error, Failed, PartitionKey, PatchOperation, Result};
@@ -41,7 +41,8 @@ impl Rest {
     /// `accept_invalid_certs`: the emulator and the gateway's `--tls` use self-signed
     /// certificates; only for loopback endpoints (the caller decides).
     pub fn new(endpoint: &str, key_base64: &str, accept_invalid_certs: bool) -> Result<Self> {
-        let key = MasterKey::from_base64(key_base64).map_err(|e| Error::bad("key", e.to_string()))?;
+        let key =
+            MasterKey::from_base64(key_base64).map_err(|e| Error::bad("key", e.to_string()))?;
         let http = reqwest::Client::builder()
             .tls_danger_accept_invalid_certs(accept_invalid_certs)
             .connect_timeout(Duration::from_secs(10))
@@ -72,7 +73,8 @@ impl Rest {
             .request(method.clone(), format!("{}/{path}", self.endpoint))
             .header(
                 "authorization",
-                self.key.authorization(method.as_str(), resource_type, link, &date),
+                self.key
+                    .authorization(method.as_str(), resource_type, link, &date),
             )
             .header("x-ms-date", &date)
             .header("x-ms-version", API_VERSION)
