@@ -15,6 +15,8 @@ mod offers;
 mod owner;
 mod pkranges;
 mod queries;
+mod query_plan;
+mod query_ranges;
 mod resource_query;
 mod scripts;
 

@@ -1,21 +1,30 @@
 //! Queries. The engine runs every query whole, across its physical partitions, ORDER BY,
 //! aggregates, DISTINCT, GROUP BY, OFFSET/LIMIT and TOP included, and pages it with its own
-//! continuation. So the gateway never answers "cross-partition query not servable" (400/1004),
-//! the answer that makes the Python SDK fetch a query plan and merge per-range results itself:
-//! it sends the query once and pages through the engine's results as they are.
+//! continuation: that is how a query without a partition key and without
+//! `x-ms-documentdb-query-enablecrosspartition` (our remote backend's older clients, raw HTTP)
+//! is answered.
 //!
-//! The Rust SDK plans every cross-partition query and sends it to each partition key range in
-//! turn. The plan the gateway gives it asks for no client-side merging and rewrites the query
-//! to carry [`WHOLE`]: a query so marked, sent to the first range, is answered whole (every
-//! range, in the engine's order, paged by the engine's continuation); sent to another range it
-//! is an empty page. The SDK drains the first range, then finds the others empty, and gets the
-//! rows `query_items` gives. Unmarked range requests (feed-range queries, the Rust SDK's own
-//! plans of plain queries) get that range's items only.
+//! A query that says it may cross partitions (`x-ms-documentdb-query-enablecrosspartition:
+//! True`) and names no partition key, range or EPK bounds is answered as Azure Cosmos DB's gateway answers it ("Queries that cannot be served by
+//! gateway", REST API docs): a filter or projection range by range (a page never spans two
+//! ranges; the continuation is the service's `[{"token": …, "range": {"min", "max"}}]`); any
+//! query that needs the client to merge (TOP, ORDER BY, OFFSET/LIMIT, aggregates, DISTINCT,
+//! GROUP BY) is 400/1004, on which the SDKs ask for the query plan
+//! (`x-ms-cosmos-is-query-plan-request`, [`super::query_plan`]) and send its rewritten query to
+//! each range (`x-ms-documentdb-partitionkeyrangeid`), which the engine evaluates on that range.
+//!
+//! Clients that do not declare the `Aggregate` query feature (the Rust SDK 1.x, whose ORDER BY
+//! merge resumes from Cosmos-form document RIDs the engine does not give), and shapes the plan
+//! does not cover (GROUP BY: azure-cosmos does not declare it either), get a plan that asks for
+//! no client-side merging and rewrites the query to carry [`WHOLE`]: a query so marked, sent to
+//! the first range, is answered whole (every range, in the engine's order, paged by the
+//! engine's continuation); sent to another range it is an empty page.
 
 use actix_web::HttpResponse;
 use engine::{FeedResponse, QueryOptions};
-use serde_json::{json, Value};
+use serde_json::Value;
 
+use super::query_plan::{self, Shape};
 use super::Ctx;
 use crate::error::{GatewayError, Result};
 use crate::headers::{self, Reply};
@@ -82,7 +91,24 @@ pub async fn query(ctx: &Ctx<'_>, db: &str, c: &str) -> Result<HttpResponse> {
         // container's throughput, for a plan charged 0 RU. What only running finds (a missing
         // parameter) is the query's own 400.
         engine::check_query(&spec.sql).map_err(engine::Error::from)?;
-        return Ok(Reply::new(200, 0.0).json(plan(&spec.sql).to_string()));
+        return Ok(Reply::new(200, 0.0).json(plan_for(ctx, &spec).to_string()));
+    }
+    if !whole && crosses_ranges(ctx)? {
+        engine::check_query(&spec.sql).map_err(engine::Error::from)?;
+        return match query_plan::shape(&spec.sql, &spec.params) {
+            Shape::Simple => {
+                super::query_ranges::range_by_range(ctx, &client, &def, &spec.sql, &spec.params)
+                    .await
+            }
+            _ => Err(GatewayError::BadRequestSub {
+                substatus: 1004,
+                message: "The provided cross partition query can not be directly served by the \
+                          gateway. This is a first chance (internal) exception that all newer \
+                          clients will know how to handle gracefully: ask for the query plan \
+                          (x-ms-cosmos-is-query-plan-request) and query each partition key range."
+                    .into(),
+            }),
+        };
     }
     let epk_range = match super::pkranges::addressed(ctx, &def)? {
         // The first range answers a marked query whole, the others nothing.
@@ -107,10 +133,15 @@ pub async fn query(ctx: &Ctx<'_>, db: &str, c: &str) -> Result<HttpResponse> {
     let page = client
         .query_items::<Value>(&spec.sql, &spec.params, options)
         .await?;
+    Ok(page_reply(ctx, &resources::container_rid(&def), page))
+}
+
+/// A page, with its metrics when the request asks for them.
+pub(super) fn page_reply(ctx: &Ctx, rid: &str, page: FeedResponse<Value>) -> HttpResponse {
     let metrics = headers::flag(ctx.headers(), "x-ms-documentdb-populatequerymetrics")
         .then(|| page.query_metrics.as_ref().map(metrics_header))
         .flatten();
-    let mut reply = feed_reply(&resources::container_rid(&def), page);
+    let mut reply = feed_reply(rid, page);
     if let Some(m) = metrics {
         if let Ok(v) = actix_web::http::header::HeaderValue::from_str(&m) {
             reply.headers_mut().insert(
@@ -119,7 +150,7 @@ pub async fn query(ctx: &Ctx<'_>, db: &str, c: &str) -> Result<HttpResponse> {
             );
         }
     }
-    Ok(reply)
+    reply
 }
 
 /// The page's metrics in the service's `name=value;...` form (the fields the engine measures;
@@ -150,32 +181,47 @@ pub fn feed_reply(rid: &str, page: FeedResponse<Value>) -> HttpResponse {
     reply.json(resources::feed(rid, "Documents", page.items).to_string())
 }
 
-/// The query plan of every query: nothing for the client to merge, the whole key space, and
-/// the query marked to be answered whole by the first range.
-fn plan(sql: &str) -> Value {
-    json!({
-        "partitionedQueryExecutionInfoVersion": 2,
-        "queryInfo": {
-            "distinctType": "None",
-            "top": null,
-            "offset": null,
-            "limit": null,
-            "orderBy": [],
-            "orderByExpressions": [],
-            "groupByExpressions": [],
-            "groupByAliases": [],
-            "aggregates": [],
-            "groupByAliasToAggregateType": {},
-            "rewrittenQuery": format!("{WHOLE}{sql}"),
-            "hasSelectValue": false,
-            "dCountInfo": null,
-            "hasNonStreamingOrderBy": false,
-        },
-        "queryRanges": [{
-            "min": "",
-            "max": "FF",
-            "isMinInclusive": true,
-            "isMaxInclusive": false,
-        }],
-    })
+/// Whether the request is one Azure's gateway does not answer whole: cross-partition by its own
+/// say, addressing no partition key, range or EPK bounds. Even over one range: the service
+/// answers 400/1004 whatever the layout (azure-cosmos's `test_partition_split_query.py` finds
+/// its routing map filled by one ORDER BY query on a 400 RU/s container).
+fn crosses_ranges(ctx: &Ctx) -> Result<bool> {
+    let h = ctx.headers();
+    Ok(
+        headers::flag(h, "x-ms-documentdb-query-enablecrosspartition")
+            && headers::partition_key(h)?.is_none()
+            && headers::get(h, headers::PK_RANGE_ID).is_none()
+            && headers::epk_range(h).is_none(),
+    )
+}
+
+/// The plan a client gets: the service's, when it declares the features the plan needs (see
+/// the module), else the whole answer's.
+fn plan_for(ctx: &Ctx, spec: &QuerySpec) -> Value {
+    let features =
+        headers::get(ctx.headers(), "x-ms-cosmos-supported-query-features").unwrap_or("");
+    let has = |f: &str| {
+        features
+            .split(',')
+            .any(|x| x.trim().eq_ignore_ascii_case(f))
+    };
+    if !has("Aggregate") {
+        return whole_plan(&spec.sql);
+    }
+    match query_plan::shape(&spec.sql, &spec.params) {
+        Shape::Simple => query_plan::passthrough(&spec.sql),
+        // A client that merges non-VALUE aggregates itself expects GROUP BY's plan shape.
+        Shape::Merged(p)
+            if p.select_value || p.aggregates.is_empty() || !has("NonValueAggregate") =>
+        {
+            p.to_json()
+        }
+        _ => whole_plan(&spec.sql),
+    }
+}
+
+/// The query plan of the whole answer: nothing for the client to merge, the whole key space,
+/// and the query marked to be answered whole by the first range.
+fn whole_plan(sql: &str) -> Value {
+    query_plan::passthrough(&format!("{WHOLE}{sql}"))
 }
