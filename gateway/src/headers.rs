@@ -107,6 +107,23 @@ pub fn parse_partition_key(raw: &str, field: &str) -> Result<PartitionKey, Gatew
     }
 }
 
+/// `x-ms-indexing-directive` on a create, upsert or replace: `Exclude` stores the item without
+/// indexing it; `Include` and `Default` index it as the container's policy says (the SDKs'
+/// `indexingDirective` option; the JavaScript SDK sends `Exclude`, the REST API documents the
+/// three values).
+pub fn excluded_from_index(headers: &HeaderMap) -> Result<bool, GatewayError> {
+    match get(headers, "x-ms-indexing-directive") {
+        None => Ok(false),
+        Some(v) if v.eq_ignore_ascii_case("exclude") => Ok(true),
+        Some(v) if v.eq_ignore_ascii_case("include") || v.eq_ignore_ascii_case("default") => {
+            Ok(false)
+        }
+        Some(v) => Err(GatewayError::BadRequest(format!(
+            "Invalid value '{v}' for header x-ms-indexing-directive: Default, Include or Exclude."
+        ))),
+    }
+}
+
 /// `x-ms-start-epk` / `x-ms-end-epk`: a range of Cosmos EPKs narrower than the whole key space
 /// (a feed range, or a hierarchical key's prefix as the Python SDK sends it).
 pub fn epk_range(headers: &HeaderMap) -> Option<engine::EpkRange> {

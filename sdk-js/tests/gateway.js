@@ -25,7 +25,8 @@ function engineBinary() {
   throw new Error("no engine binary: build it (cargo build -p engine-cli) or set ENGINE");
 }
 
-/** Serves a new, empty data directory; resolves to { endpoint, client } once it answers. */
+/** Serves a new, empty data directory; resolves to { endpoint, client, data, engine } once it
+ * answers (`data` and `engine` for `engine check` beside it). */
 export async function startGateway() {
   const data = mkdtempSync(join(tmpdir(), "sdk-js-"));
   const child = spawn(engineBinary(), ["--data", data, "serve", "--addr", "127.0.0.1:0"], {
@@ -51,7 +52,7 @@ export async function startGateway() {
     rmSync(data, { recursive: true, force: true });
   });
   const client = new CosmosClient({ endpoint, key: KEY });
-  return { endpoint, client };
+  return { endpoint, client, data, engine: engineBinary() };
 }
 
 /** The request charge of a response, as a number. */

@@ -316,8 +316,17 @@ impl ContainerClient {
             if_match: options.if_match_etag.clone(),
         };
         let triggers = self.resolve_triggers(&options, &op.kind)?;
+        let index = !options.exclude_from_index;
+        if !index && !triggers.is_empty() {
+            // Refused rather than indexed silently: a triggered write runs in the script path.
+            return Err(Error::bad(
+                "indexingDirective",
+                "an item written with triggers cannot be excluded from the index here",
+            )
+            .into());
+        }
         let (outcome, retries) = self
-            .retrying(|| self.write_once(op.clone(), triggers.clone()))
+            .retrying(|| self.write_once(op.clone(), triggers.clone(), index))
             .await?;
         let mut r = typed_outcome::<T>(outcome, options.enable_content_response_on_write)?;
         r.diagnostics.throttle_retries = retries;
@@ -330,6 +339,7 @@ impl ContainerClient {
         &self,
         op: ItemOp,
         triggers: RequestedTriggers,
+        index: bool,
     ) -> Result<ItemOutcome, Failed> {
         let shared = self.shared()?;
         let (rid, pp) = {
@@ -357,7 +367,7 @@ impl ContainerClient {
         };
         shared.throughput.admit(pp)?;
         let write = if triggers.is_empty() {
-            WriteOp::Item { rid, op }
+            WriteOp::Item { rid, op, index }
         } else {
             WriteOp::ItemWithTriggers { rid, op, triggers }
         };

@@ -15,6 +15,10 @@ pub struct ItemOptions {
     pub pre_triggers: Vec<String>,
     /// Registered post-triggers to run after the write, in its transaction, by name.
     pub post_triggers: Vec<String>,
+    /// Cosmos DB's indexing directive `Exclude` on a create, upsert or replace: the item is
+    /// stored but left out of the index (queries that use it do not find the item; a point
+    /// read does). A later write without it indexes the item again.
+    pub exclude_from_index: bool,
 }
 
 impl Default for ItemOptions {
@@ -24,6 +28,7 @@ impl Default for ItemOptions {
             enable_content_response_on_write: true,
             pre_triggers: Vec::new(),
             post_triggers: Vec::new(),
+            exclude_from_index: false,
         }
     }
 }

@@ -192,6 +192,10 @@ pub struct DocHeader {
 
 /// Marks a format 2 header (see [`DocHeader`]).
 const CHECKSUMMED: u64 = 1 << 63;
+/// Marks an item written with Cosmos DB's indexing directive `Exclude`: stored, not indexed.
+/// Bit 62 of the LSN word (an LSN never reaches 2^62 either), so the header keeps its size and
+/// the checksum covers the mark.
+const NOT_INDEXED: u64 = 1 << 62;
 
 /// What is wrong with a stored item's bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -218,8 +222,23 @@ fn checksum(head: &[u8], json: &[u8]) -> u64 {
 impl DocHeader {
     /// The stored value: a format 2 header, then `json`.
     pub fn encode(&self, json: &[u8]) -> Vec<u8> {
+        self.encode_marked(json, 0)
+    }
+
+    /// [`encode`](Self::encode) for an item the index leaves out (indexing directive `Exclude`).
+    pub fn encode_not_indexed(&self, json: &[u8]) -> Vec<u8> {
+        self.encode_marked(json, NOT_INDEXED)
+    }
+
+    /// Whether a stored value was written not to be indexed (its index terms are none).
+    pub fn is_not_indexed(value: &[u8]) -> bool {
+        value.len() >= 8
+            && u64::from_be_bytes(value[..8].try_into().expect("8 bytes")) & NOT_INDEXED != 0
+    }
+
+    fn encode_marked(&self, json: &[u8], mark: u64) -> Vec<u8> {
         let mut v = Vec::with_capacity(CHECKED_HEADER_LEN + json.len());
-        v.extend_from_slice(&(self.lsn | CHECKSUMMED).to_be_bytes());
+        v.extend_from_slice(&(self.lsn | CHECKSUMMED | mark).to_be_bytes());
         v.extend_from_slice(&self.ts.to_be_bytes());
         v.extend_from_slice(&self.ttl.unwrap_or(i64::MIN).to_be_bytes());
         let sum = checksum(&v, json);
@@ -243,7 +262,7 @@ impl DocHeader {
         let n = |i: usize| u64::from_be_bytes(value[i..i + 8].try_into().expect("8 bytes"));
         let ttl = n(16) as i64;
         Ok(DocHeader {
-            lsn: n(0) & !CHECKSUMMED,
+            lsn: n(0) & !(CHECKSUMMED | NOT_INDEXED),
             ts: n(8),
             ttl: (ttl != i64::MIN).then_some(ttl),
         })

@@ -44,10 +44,12 @@ struct Existing {
     /// Stored value length (header + JSON).
     len: usize,
     json: Vec<u8>,
+    /// Written with the indexing directive `Exclude`: it has no index entries.
+    not_indexed: bool,
 }
 
 pub fn apply_item(ctx: &mut Ctx, def: &mut ContainerDef, op: &ItemOp) -> Result<ItemOutcome> {
-    apply_item_metered(ctx, def, op, &mut Meter::default())
+    apply_item_metered(ctx, def, op, true, &mut Meter::default())
 }
 
 /// [`apply_item`] recording its work in `meter` as it goes, so a refused operation is charged
@@ -57,6 +59,7 @@ pub fn apply_item_metered(
     ctx: &mut Ctx,
     def: &mut ContainerDef,
     op: &ItemOp,
+    index: bool,
     meter: &mut Meter,
 ) -> Result<ItemOutcome> {
     // A stale etag is found by reading the item: that read is the 412's charge.
@@ -73,7 +76,7 @@ pub fn apply_item_metered(
                 });
             }
             let old = stored(ctx, def, &t)?; // an expired item not yet purged is overwritten
-            write(ctx, def, &t, doc.clone(), old, meter, 201)
+            write(ctx, def, &t, doc.clone(), old, meter, 201, index)
         }
         ItemOpKind::Upsert(doc) => {
             let t = target_of_doc(def, doc, op.partition_key.as_ref())?;
@@ -89,7 +92,7 @@ pub fn apply_item_metered(
             } else {
                 stored(ctx, def, &t)?
             };
-            write(ctx, def, &t, doc.clone(), old, meter, status)
+            write(ctx, def, &t, doc.clone(), old, meter, status, index)
         }
         ItemOpKind::Replace { id, doc } => {
             let doc_id = item::id_of(doc)?;
@@ -102,7 +105,7 @@ pub fn apply_item_metered(
             let t = target_of_doc(def, doc, op.partition_key.as_ref())?;
             let existing = live(ctx, def, &t)?.ok_or_else(|| not_found(id, &t.pk))?;
             etag_matches(def, &existing, meter)?;
-            write(ctx, def, &t, doc.clone(), Some(existing), meter, 200)
+            write(ctx, def, &t, doc.clone(), Some(existing), meter, 200, index)
         }
         ItemOpKind::Patch {
             id,
@@ -131,13 +134,15 @@ pub fn apply_item_metered(
             let mut fixed = vec!["/id"];
             fixed.extend(def.partition_key.paths.iter().map(String::as_str));
             item::patch::apply(&mut doc, operations, &fixed)?;
-            write(ctx, def, &t, doc, Some(existing), meter, 200)
+            // A patch names no directive: the item stays as its last write left it.
+            let index = !existing.not_indexed;
+            write(ctx, def, &t, doc, Some(existing), meter, 200, index)
         }
         ItemOpKind::Delete { id } => {
             let t = target_of_id(def, id, op.partition_key.as_ref())?;
             let existing = live(ctx, def, &t)?.ok_or_else(|| not_found(id, &t.pk))?;
             etag_matches(def, &existing, meter)?;
-            let terms = index::terms(&parse(&existing.json)?, &def.policy()).len() as u64;
+            let terms = indexed_terms(&existing, def)?.len() as u64;
             let partition = remove(ctx, def, &t, &existing, false)?;
             meter.write_item(existing.len, terms);
             Ok(ItemOutcome {
@@ -177,6 +182,7 @@ pub fn purge_if_expired(ctx: &mut Ctx, def: &mut ContainerDef, key: &[u8]) -> Re
         header,
         len: v.len(),
         json: json.to_vec(),
+        not_indexed: DocHeader::is_not_indexed(v),
     };
     let epk = keys::epk_of(key);
     let pk = ctx
@@ -194,6 +200,14 @@ pub fn purge_if_expired(ctx: &mut Ctx, def: &mut ContainerDef, key: &[u8]) -> Re
     };
     remove(ctx, def, &t, &existing, true)?;
     Ok(true)
+}
+
+/// The index terms a stored item has: none when it was written not to be indexed.
+fn indexed_terms(e: &Existing, def: &ContainerDef) -> Result<Vec<Vec<u8>>> {
+    if e.not_indexed {
+        return Ok(Vec::new());
+    }
+    Ok(index::terms(&parse(&e.json)?, &def.policy()))
 }
 
 fn parse(json: &[u8]) -> Result<Value> {
@@ -290,6 +304,7 @@ fn stored(ctx: &Ctx, def: &ContainerDef, t: &Target) -> Result<Option<Existing>>
         header,
         len: v.len(),
         json: json.to_vec(),
+        not_indexed: DocHeader::is_not_indexed(v),
     }))
 }
 
@@ -335,6 +350,7 @@ fn check_etag(def: &ContainerDef, op: &ItemOp, existing: &Existing) -> Result<()
 }
 
 /// Stores `doc` at `t` (replacing `old`), with a new LSN, feed entry and counters.
+#[allow(clippy::too_many_arguments)]
 fn write(
     ctx: &mut Ctx,
     def: &mut ContainerDef,
@@ -343,6 +359,7 @@ fn write(
     old: Option<Existing>,
     meter: &mut Meter,
     status: u16,
+    index: bool,
 ) -> Result<ItemOutcome> {
     let ttl = item::ttl_of(&doc)?;
     let rid = def.rid;
@@ -359,19 +376,27 @@ fn write(
     };
     let (sealed, json) = item::seal(doc, &sys)?;
     let policy = def.policy();
-    let new_terms = index::terms(&sealed, &policy);
+    let new_terms = if index {
+        index::terms(&sealed, &policy)
+    } else {
+        Vec::new()
+    };
     // The old version, parsed once for its index terms and unique-key entries.
     let old_doc = old.as_ref().map(|o| parse(&o.json)).transpose()?;
-    let old_terms = match &old_doc {
-        Some(d) => index::terms(d, &policy),
-        None => Vec::new(),
+    let old_terms = match (&old_doc, &old) {
+        (Some(d), Some(o)) if !o.not_indexed => index::terms(d, &policy),
+        _ => Vec::new(),
     };
-    let value = DocHeader {
+    let header = DocHeader {
         lsn,
         ts: ctx.now,
         ttl,
-    }
-    .encode(&json);
+    };
+    let value = if index {
+        header.encode(&json)
+    } else {
+        header.encode_not_indexed(&json)
+    };
 
     let lp_key = keys::partition_prefix(rid, &t.epk);
     let (lp_bytes, lp_items) = lp_stats(ctx, &lp_key)?;
@@ -478,7 +503,11 @@ fn remove(
         .feed
         .delete(ctx.wtxn, &keys::feed_key(rid, pp_id, old.header.lsn))?;
     let old_doc = parse(&old.json)?;
-    let old_terms = index::terms(&old_doc, &def.policy());
+    let old_terms = if old.not_indexed {
+        Vec::new()
+    } else {
+        index::terms(&old_doc, &def.policy())
+    };
     update_index(ctx, rid, pp_id, t, &old_terms, &[])?;
     update_unique(ctx, t, &unique::entries(def, &t.epk, &old_doc), &[])?;
     if let Some(at) = ttl::expires_at(old.header.ts, old.header.ttl, def.default_ttl) {

@@ -303,10 +303,10 @@ impl Writer {
 
     fn apply(&mut self, ctx: &mut Ctx, op: &WriteOp, dirty: &mut Dirty) -> Result<WriteOutput> {
         match op {
-            WriteOp::Item { rid, op } => {
+            WriteOp::Item { rid, op, index } => {
                 let def = self.state.container_mut(*rid)?;
                 let mut meter = crate::ru::Meter::default();
-                let out = match apply::apply_item_metered(ctx, def, op, &mut meter) {
+                let out = match apply::apply_item_metered(ctx, def, op, *index, &mut meter) {
                     Ok(out) => out,
                     // Storage failures abort the group (`try_group`).
                     Err(e @ Error::Storage(_)) => return Err(e),

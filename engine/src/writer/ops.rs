@@ -146,10 +146,12 @@ pub enum WriteOp {
         id: String,
         policy: Value,
     },
-    /// One item operation.
+    /// One item operation; `index: false` leaves a written item out of the index (the
+    /// indexing directive `Exclude`).
     Item {
         rid: u32,
         op: ItemOp,
+        index: bool,
     },
     /// One item operation with triggers, atomically.
     ItemWithTriggers {

@@ -55,7 +55,8 @@ pub(super) fn step(store: &Store, def: &mut ContainerDef) -> Result<bool> {
             }
             let (h, json) =
                 DocHeader::decode(v).ok_or_else(|| Error::Corrupt("short item header".into()))?;
-            if ttl::is_expired(&h, def.default_ttl, now) {
+            // Expired, or written with the indexing directive `Exclude`: no entries.
+            if ttl::is_expired(&h, def.default_ttl, now) || DocHeader::is_not_indexed(v) {
                 batch.push((k.to_vec(), Vec::new()));
                 continue;
             }

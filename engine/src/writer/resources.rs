@@ -283,7 +283,7 @@ pub(super) fn apply_batch(
             // Metered as it goes: the failing operation's own work (a 404's lookup, a
             // unique-key 409's write) is charged with the batch too.
             let mut own = Meter::default();
-            let applied = apply::apply_item_metered(ctx, def, &op, &mut own);
+            let applied = apply::apply_item_metered(ctx, def, &op, true, &mut own);
             meter.add(&own);
             outcomes.push(applied?);
         }

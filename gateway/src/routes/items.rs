@@ -10,7 +10,7 @@ use crate::error::{GatewayError, Result};
 use crate::headers::{self, Reply};
 use crate::resources;
 
-fn options(ctx: &Ctx) -> ItemOptions {
+fn options(ctx: &Ctx) -> Result<ItemOptions> {
     let list = |name: &str| -> Vec<String> {
         headers::get(ctx.headers(), name)
             .map(|v| {
@@ -22,12 +22,13 @@ fn options(ctx: &Ctx) -> ItemOptions {
             })
             .unwrap_or_default()
     };
-    ItemOptions {
+    Ok(ItemOptions {
         if_match_etag: headers::get(ctx.headers(), "if-match").map(str::to_owned),
         enable_content_response_on_write: !headers::wants_minimal(ctx.req),
         pre_triggers: list("x-ms-documentdb-pre-trigger-include"),
         post_triggers: list("x-ms-documentdb-post-trigger-include"),
-    }
+        exclude_from_index: headers::excluded_from_index(ctx.headers())?,
+    })
 }
 
 fn required_pk(ctx: &Ctx) -> Result<PartitionKey> {
@@ -67,9 +68,9 @@ pub async fn create(ctx: &Ctx<'_>, db: &str, c: &str) -> Result<HttpResponse> {
     let doc = object(ctx)?;
     let pk = headers::partition_key(ctx.headers())?;
     let r = if headers::flag(ctx.headers(), headers::IS_UPSERT) {
-        client.upsert_item(&doc, pk, Some(options(ctx))).await?
+        client.upsert_item(&doc, pk, Some(options(ctx)?)).await?
     } else {
-        client.create_item(&doc, pk, Some(options(ctx))).await?
+        client.create_item(&doc, pk, Some(options(ctx)?)).await?
     };
     Ok(reply(r))
 }
@@ -107,7 +108,7 @@ pub async fn replace(ctx: &Ctx<'_>, db: &str, c: &str, id: &str) -> Result<HttpR
     }
     let pk = headers::partition_key(ctx.headers())?;
     let r = client
-        .replace_item(&doc, id, pk, Some(options(ctx)))
+        .replace_item(&doc, id, pk, Some(options(ctx)?))
         .await?;
     Ok(reply(r))
 }
@@ -115,7 +116,7 @@ pub async fn replace(ctx: &Ctx<'_>, db: &str, c: &str, id: &str) -> Result<HttpR
 pub async fn delete(ctx: &Ctx<'_>, db: &str, c: &str, id: &str) -> Result<HttpResponse> {
     let (client, _) = super::container(ctx, db, c)?;
     let pk = required_pk(ctx)?;
-    let r = client.delete_item(id, pk, Some(options(ctx))).await?;
+    let r = client.delete_item(id, pk, Some(options(ctx)?)).await?;
     Ok(Reply::new(204, r.request_charge).empty())
 }
 
@@ -149,12 +150,12 @@ pub async fn patch(ctx: &Ctx<'_>, db: &str, c: &str, id: &str) -> Result<HttpRes
     let r = match condition {
         None => {
             client
-                .patch_item::<Value>(id, pk, &ops, Some(options(ctx)))
+                .patch_item::<Value>(id, pk, &ops, Some(options(ctx)?))
                 .await?
         }
         Some(condition) => {
             client
-                .patch_item_if::<Value>(id, pk, &ops, &condition, Some(options(ctx)))
+                .patch_item_if::<Value>(id, pk, &ops, &condition, Some(options(ctx)?))
                 .await?
         }
     };
