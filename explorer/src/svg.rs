@@ -42,11 +42,20 @@ const LABEL_W: usize = 120;
 const CELL: usize = 12;
 const ROW_H: usize = 22;
 
-/// A heat map: one row per partition, one cell per second; a cell at `max` is full red.
-pub fn heat_map(rows: &[HeatRow], max: f64, title: &str) -> String {
+/// Below the rows: the time axis, then the colour legend.
+const AXIS_H: usize = 18;
+const LEGEND_H: usize = 22;
+const SWATCH: usize = 26;
+
+/// A heat map: one row per partition, one cell per second; a cell at `max` is full red. Under
+/// the rows a time axis (a tick every 15 s, "now" at the right) and a legend of the colours from
+/// idle to `max`, saying what `max` is (`scale`: the partition's budget, or the busiest second
+/// when the container has no budget).
+pub fn heat_map(rows: &[HeatRow], max: f64, scale: &str, title: &str) -> String {
     let cols = rows.iter().map(|r| r.values.len()).max().unwrap_or(0);
-    let w = LABEL_W + cols * CELL + 8;
-    let h = rows.len() * ROW_H + 22;
+    let w = (LABEL_W + cols * CELL + 8).max(LABEL_W + 5 * SWATCH + 300);
+    let grid_h = rows.len() * ROW_H;
+    let h = grid_h + AXIS_H + LEGEND_H + 4;
     let mut s = String::new();
     let _ = write!(
         s,
@@ -75,12 +84,54 @@ pub fn heat_map(rows: &[HeatRow], max: f64, title: &str) -> String {
             );
         }
     }
+    // The time axis: the newest second is the last column.
+    let axis_y = grid_h + 12;
     let _ = write!(
         s,
-        r##"<text x="{LABEL_W}" y="{}" font-size="11" fill="#5d6677">{cols} s ago</text><text x="{}" y="{}" font-size="11" fill="#5d6677" text-anchor="end">now · full red = {max:.0} RU/s</text></svg>"##,
-        h - 4,
-        w - 8,
-        h - 4
+        r##"<text x="0" y="{axis_y}" font-size="11" fill="#5d6677">seconds ago</text>"##
+    );
+    for ago in (0..=cols).step_by(15) {
+        let x = LABEL_W + (cols - ago) * CELL;
+        let label = if ago == 0 {
+            "now".to_owned()
+        } else {
+            format!("{ago}")
+        };
+        let anchor = match ago {
+            0 => "end",
+            _ if ago == cols => "start",
+            _ => "middle",
+        };
+        let _ = write!(
+            s,
+            r##"<line x1="{x}" y1="{}" x2="{x}" y2="{}" stroke="#5d6677"/><text x="{x}" y="{axis_y}" font-size="11" fill="#5d6677" text-anchor="{anchor}" class="axis">{label}</text>"##,
+            grid_h - 2,
+            grid_h + 2,
+        );
+    }
+    // The legend: five steps from idle to `max`.
+    let legend_y = grid_h + AXIS_H + 2;
+    let _ = write!(
+        s,
+        r##"<text x="0" y="{}" font-size="11" fill="#5d6677">RU per second</text>"##,
+        legend_y + 13
+    );
+    for k in 0..5 {
+        let v = max * k as f64 / 4.0;
+        let x = LABEL_W + k * SWATCH;
+        let _ = write!(
+            s,
+            r#"<rect x="{x}" y="{legend_y}" width="{}" height="16" fill="{}" class="legend"><title>{v:.0} RU/s</title></rect>"#,
+            SWATCH - 1,
+            heat(v, max),
+        );
+    }
+    let _ = write!(
+        s,
+        r##"<text x="{}" y="{}" font-size="11" fill="#5d6677" class="legend-text">0 → {max:.0} RU/s; full red = {}</text></svg>"##,
+        LABEL_W + 5 * SWATCH + 6,
+        legend_y + 13,
+        esc(scale)
     );
     s
 }
@@ -180,10 +231,16 @@ mod tests {
                 },
             ],
             100.0,
+            "the budget, 100 RU/s",
             "RU/s",
         );
         assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
-        assert_eq!(svg.matches("<rect").count(), 4);
+        // Four cells and the legend's five swatches, from pale to full red.
+        assert_eq!(svg.matches("<rect").count(), 4 + 5);
+        assert_eq!(svg.matches("class=\"legend\"").count(), 5);
+        assert!(svg.contains("0 → 100 RU/s; full red = the budget, 100 RU/s"));
+        // The time axis: two columns, "now" at the right.
+        assert!(svg.contains(">now</text>") && svg.contains("seconds ago"));
         assert!(svg.contains("p0 &lt;hot&gt;"));
         assert!(svg.contains(r##"fill="#b42318""##));
     }

@@ -55,6 +55,16 @@ impl ContainerLoad {
             .fold(0.0, f64::max)
     }
 
+    /// Stored bytes of every physical partition.
+    pub fn bytes(&self) -> u64 {
+        self.partitions.iter().map(|p| p.bytes).sum()
+    }
+
+    /// Items of every physical partition.
+    pub fn items(&self) -> u64 {
+        self.partitions.iter().map(|p| p.items).sum()
+    }
+
     pub fn ru_per_s(&self) -> f64 {
         self.partitions.iter().map(|p| p.ru_per_s).sum()
     }

@@ -40,9 +40,16 @@ impl Chart {
                 values: &p.ru_per_second,
             })
             .collect();
+        // Red means "at budget" only where there is one; without, the busiest second is red.
+        let max = load.peak().max(1.0);
+        let scale = match load.partitions.iter().find_map(|p| p.budget) {
+            Some(b) => format!("the partition's budget, {b:.0} RU/s"),
+            None => format!("the busiest second ({max:.0} RU/s): no budget, throughput unlimited"),
+        };
         let heat_map = svg::heat_map(
             &rows,
-            load.peak().max(1.0),
+            max,
+            &scale,
             &format!("RU per second of {}'s partitions", load.container),
         );
         Chart {

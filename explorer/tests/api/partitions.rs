@@ -64,3 +64,36 @@ async fn a_hot_partition_shows_its_load_and_429s() {
     let hot_at = all.body.find("shop / hot").unwrap();
     assert!(all.body[hot_at..].contains("× 429 in the last minute"));
 }
+
+/// Issue 37: each heat map has a time axis and a legend that says what full red is — the
+/// partition's budget where the container has one, the busiest second where its throughput is
+/// unlimited — and `/partitions` gives each container's size.
+#[tokio::test]
+async fn heat_maps_have_an_axis_and_a_legend_and_containers_their_size() {
+    let app = spawn_app(false).await;
+    let r = app.get("/partitions").await;
+    assert_eq!(r.status, 200);
+    let section = |name: &str| {
+        let at = r.body.find(&format!("shop / {name}</a>")).unwrap();
+        let rest = &r.body[at..];
+        rest[..rest.find("</section>").unwrap()].to_owned()
+    };
+    let products = section("products");
+    // 400 RU/s over two partitions: each partition's budget is 200.
+    assert!(
+        products.contains("full red = the partition's budget, 200 RU/s"),
+        "{products}"
+    );
+    assert_eq!(products.matches("class=\"legend\"").count(), 5);
+    assert!(products.contains(">now</text>") && products.contains("seconds ago"));
+    // 25 bikes and 3 helmets in two physical partitions.
+    assert!(
+        products.contains(", 28 items in 2 physical partitions"),
+        "{products}"
+    );
+    let names = section("names");
+    assert!(
+        names.contains("no budget, throughput unlimited"),
+        "a container without throughput is never 'at budget': {names}"
+    );
+}
