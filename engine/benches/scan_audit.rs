@@ -4,6 +4,9 @@
 //! (BENCHMARKS.md, "Scans checked against the counters"). Then the leaf checks of index scans
 //! and change-feed walks, off and on in turn in this one process
 //! (`engine::testing::set_leaf_checks`): filters and ORDER BY from the index, the change feed.
+//! Last, the index's term counters off and on in turn (`engine::testing::set_term_counts`):
+//! index ranges compared with them, and creates that keep them (`SCAN_AUDIT=terms` runs only
+//! this part).
 
 mod common;
 
@@ -43,6 +46,9 @@ fn main() {
         .unwrap();
     let dir = tempfile::tempdir().unwrap();
     let engine = Engine::open(dir.path().join("engine"), EngineOptions::default()).unwrap();
+    if std::env::var("SCAN_AUDIT").is_ok_and(|v| v == "terms") {
+        return term_counts(&rt, &engine);
+    }
     let n = 100_000u64;
     let (c, own) = rt.block_on(async {
         let db = engine.create_database("bench").await.unwrap();
@@ -233,5 +239,156 @@ fn leaf_checks(
             }
             assert_eq!(items, 100_000);
         },
+    );
+}
+
+/// Times `f` with the term counters off and on, alternately (`rounds` of each); the medians.
+fn counters_off_and_on(rounds: usize, mut f: impl FnMut(bool)) -> (f64, f64) {
+    let (mut off, mut on) = (Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        for (counters, times) in [(false, &mut off), (true, &mut on)] {
+            engine::testing::set_term_counts(counters);
+            let started = Instant::now();
+            f(counters);
+            times.push(started.elapsed());
+        }
+    }
+    engine::testing::set_term_counts(true);
+    let mid = |t: &mut Vec<Duration>| {
+        t.sort();
+        t[t.len() / 2].as_secs_f64() * 1e3
+    };
+    (mid(&mut off), mid(&mut on))
+}
+
+fn customer(i: u64) -> Value {
+    json!({
+        "id": format!("c{i}"), "customerId": format!("u{}", i % 1000), "type": "customer",
+        "title": "Mr.", "firstName": format!("First{i}"), "lastName": format!("Last{}", i % 500),
+        "email": format!("user{i}@example.com"), "phone": ["555-0100", "555-0101"],
+        "creationDate": "2026-11-27T00:00:00Z",
+        "addresses": [{"addressLine1": format!("{i} Main St"), "city": "Seattle",
+                       "state": "WA", "country": "US", "zipCode": "98101"}],
+        "password": {"hash": "x".repeat(40), "salt": "y".repeat(16)}, "body": "z".repeat(300)
+    })
+}
+
+/// The term counters' cost: index ranges compared with them (a container indexing `/n` only,
+/// 50 000 items: one distinct value per entry, the counters' worst case), and creates keeping
+/// them (every path indexed, ~20 terms a customer; 64 writers × 20 creates a round, each
+/// durable, as `core`'s `create_64_concurrent`). The RU of a create, off and on, must agree.
+fn term_counts(rt: &tokio::runtime::Runtime, engine: &Engine) {
+    let n = 50_000u64;
+    let (ix, customers) = rt.block_on(async {
+        let db = engine.create_database_if_not_exists("terms").await.unwrap();
+        let only_n = json!({
+            "includedPaths": [{"path": "/n/?"}],
+            "excludedPaths": [{"path": "/*"}]
+        });
+        let ix = db
+            .create_container(
+                ContainerProperties::new("ix", "/pk")
+                    .with_initial_partitions(4)
+                    .with_indexing_policy(only_n),
+            )
+            .await
+            .unwrap();
+        common::load(&ix, 0..n, item).await;
+        let customers = db
+            .create_container(ContainerProperties::new("customers", "/customerId"))
+            .await
+            .unwrap();
+        (ix, customers)
+    });
+    let query_all = |sql: &str| {
+        let mut opts = QueryOptions {
+            max_item_count: Some(1000),
+            ..Default::default()
+        };
+        let mut rows = 0;
+        loop {
+            let page = rt
+                .block_on(ix.query_items::<Value>(sql, engine::NO_PARAMS, opts.clone()))
+                .unwrap();
+            rows += page.items.len();
+            match page.continuation {
+                Some(next) => opts.continuation = Some(next),
+                None => return rows,
+            }
+        }
+    };
+    for (name, sql, rows, rounds) in [
+        (
+            "COUNT(1) WHERE c.n >= 0 (50 000 entries and counters, no item read)",
+            "SELECT VALUE COUNT(1) FROM c WHERE c.n >= 0",
+            1,
+            9,
+        ),
+        (
+            "c.id WHERE c.n >= 10000 AND c.n < 30000, pages of 1000",
+            "SELECT VALUE c.id FROM c WHERE c.n >= 10000 AND c.n < 30000",
+            20_000,
+            9,
+        ),
+        (
+            "c.id WHERE c.n = 777 (one entry)",
+            "SELECT VALUE c.id FROM c WHERE c.n = 777",
+            1,
+            51,
+        ),
+        (
+            "c.id WHERE c.n IN (5 values)",
+            "SELECT VALUE c.id FROM c WHERE c.n IN (1, 100, 1000, 10000, 40000)",
+            5,
+            51,
+        ),
+    ] {
+        let (off, on) = counters_off_and_on(rounds, |_| assert_eq!(query_all(sql), rows));
+        println!(
+            "{name}: term counters off {off:.2} ms, on {on:.2} ms, on/off {:.3}",
+            on / off
+        );
+    }
+    let round = std::sync::atomic::AtomicU64::new(0);
+    let charges = std::sync::Mutex::new((Vec::new(), Vec::new()));
+    let (off, on) = counters_off_and_on(15, |counted| {
+        let r = round.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let total = rt.block_on(async {
+            let mut set = tokio::task::JoinSet::new();
+            for w in 0..64u64 {
+                let c = customers.clone();
+                set.spawn(async move {
+                    let mut ru = 0.0;
+                    for k in 0..20u64 {
+                        let i = (r * 64 + w) * 20 + k;
+                        ru += c
+                            .create_item(&customer(i), None, None)
+                            .await
+                            .unwrap()
+                            .request_charge;
+                    }
+                    ru
+                });
+            }
+            let mut total = 0.0;
+            while let Some(ru) = set.join_next().await {
+                total += ru.unwrap();
+            }
+            total
+        });
+        let mut c = charges.lock().unwrap();
+        if counted {
+            c.1.push(total)
+        } else {
+            c.0.push(total)
+        }
+    });
+    let (ru_off, ru_on) = charges.into_inner().unwrap();
+    let per = |v: &[f64]| v.iter().sum::<f64>() / (v.len() as f64 * 1280.0);
+    println!(
+        "1 280 creates, 64 writers (every path indexed): term counters off {off:.1} ms, on {on:.1} ms, on/off {:.3}; RU per create off {:.2}, on {:.2}",
+        on / off,
+        per(&ru_off),
+        per(&ru_on)
     );
 }

@@ -78,5 +78,6 @@ pub mod testing {
     pub use crate::sql::exec::canonical;
     pub use crate::sql::functions::names as function_names;
     pub use crate::sql::{execute, parse, Params, Query};
+    pub use crate::index::terms::set_term_counts;
     pub use crate::storage::pages::set_leaf_checks;
 }
