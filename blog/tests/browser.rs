@@ -2,24 +2,16 @@
 //! it, likes it and sees the counts, through the pages and forms a person uses.
 
 use blog::{Blog, BlogOptions};
-use engine::{Engine, EngineOptions};
-use sitekit::testing::browser::Browser;
+use sitekit::testing::browser::BrowserTest;
 use sitekit::testing::TestApp;
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_writer_joins_posts_comments_likes_and_sees_the_counts() {
-    let Some(browser) = Browser::start().await.expect("the browser starts") else {
+    let Some(t) = BrowserTest::start().await else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let engine = Engine::open(dir.path(), EngineOptions::default()).unwrap();
-    let blog = Blog::start(
-        &cosmos::Account::embedded(engine.clone()),
-        &BlogOptions { users: 3 },
-    )
-    .await
-    .unwrap();
-    let app = TestApp::serve(blog::SITE, blog.configure(), 2);
+    let (_blog, app) = blog_app(&t).await;
+    let browser = &t.browser;
 
     let result = async {
         browser.goto(&app.url("/signup")).await?;
@@ -142,29 +134,18 @@ async fn a_writer_joins_posts_comments_likes_and_sees_the_counts() {
         Ok::<_, Box<dyn std::error::Error + Send + Sync>>(())
     }
     .await;
-    if let Err(e) = &result {
-        let _ = browser.screenshot("blog-failure").await;
-        panic!("browser test failed: {e}");
-    }
-    browser.close().await.unwrap();
+    t.finish("blog-failure", result).await;
 }
 
 /// Issue 37: on a phone (390 px) the page's RU is in the header as the page opens, and neither
 /// the footer's breakdown nor `/models` (its table and chart) is wider than the screen.
 #[tokio::test(flavor = "multi_thread")]
 async fn on_a_phone_the_ru_badge_is_in_sight_and_nothing_overflows() {
-    let Some(browser) = Browser::start().await.expect("the browser starts") else {
+    let Some(t) = BrowserTest::start().await else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let engine = Engine::open(dir.path(), EngineOptions::default()).unwrap();
-    let blog = Blog::start(
-        &cosmos::Account::embedded(engine.clone()),
-        &BlogOptions { users: 3 },
-    )
-    .await
-    .unwrap();
-    let app = TestApp::serve(blog::SITE, blog.configure(), 2);
+    let (_blog, app) = blog_app(&t).await;
+    let browser = &t.browser;
 
     let result = async {
         browser.set_viewport(390, 844).await?;
@@ -222,9 +203,14 @@ async fn on_a_phone_the_ru_badge_is_in_sight_and_nothing_overflows() {
         Ok::<_, Box<dyn std::error::Error + Send + Sync>>(())
     }
     .await;
-    if let Err(e) = &result {
-        let _ = browser.screenshot("blog-390-failure").await;
-        panic!("browser test failed: {e}");
-    }
-    browser.close().await.unwrap();
+    t.finish("blog-390-failure", result).await;
+}
+
+/// The blog with 3 users on the test's fresh engine, served.
+async fn blog_app(t: &BrowserTest) -> (Blog, TestApp) {
+    let blog = Blog::start(&t.account, &BlogOptions { users: 3 })
+        .await
+        .unwrap();
+    let app = TestApp::serve(blog::SITE, blog.configure(), 2);
+    (blog, app)
 }

@@ -2,25 +2,17 @@
 //! out and finds the order, through the pages and forms a person uses. Screenshots of each step
 //! go to `target/browser-screenshots/`.
 
-use engine::{Engine, EngineOptions};
-use sitekit::testing::browser::Browser;
+use sitekit::testing::browser::BrowserTest;
 use sitekit::testing::TestApp;
 use webstore::{WebStore, WebStoreOptions};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_shopper_signs_up_fills_the_cart_checks_out_and_sees_the_order() {
-    let Some(browser) = Browser::start().await.expect("the browser starts") else {
+    let Some(t) = BrowserTest::start().await else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let engine = Engine::open(dir.path(), EngineOptions::default()).unwrap();
-    let store = WebStore::start(
-        &cosmos::Account::embedded(engine.clone()),
-        &WebStoreOptions { customers: 10 },
-    )
-    .await
-    .unwrap();
-    let app = TestApp::serve(webstore::SITE, store.configure(), 2);
+    let (_store, app) = shop(&t).await;
+    let browser = &t.browser;
 
     let result = async {
         browser.goto(&app.url("/signup")).await?;
@@ -67,29 +59,18 @@ async fn a_shopper_signs_up_fills_the_cart_checks_out_and_sees_the_order() {
         Ok::<_, Box<dyn std::error::Error + Send + Sync>>(())
     }
     .await;
-    if let Err(e) = &result {
-        let _ = browser.screenshot("webstore-failure").await;
-        panic!("browser test failed: {e}");
-    }
-    browser.close().await.unwrap();
+    t.finish("webstore-failure", result).await;
 }
 
 /// Issue 37: on a phone (390 px) the page's RU is in the header as the page opens on the home,
 /// a category and a product page, and the footer's breakdown is no wider than the screen.
 #[tokio::test(flavor = "multi_thread")]
 async fn on_a_phone_the_ru_badge_is_in_sight_and_the_footer_fits() {
-    let Some(browser) = Browser::start().await.expect("the browser starts") else {
+    let Some(t) = BrowserTest::start().await else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let engine = Engine::open(dir.path(), EngineOptions::default()).unwrap();
-    let store = WebStore::start(
-        &cosmos::Account::embedded(engine.clone()),
-        &WebStoreOptions { customers: 10 },
-    )
-    .await
-    .unwrap();
-    let app = TestApp::serve(webstore::SITE, store.configure(), 2);
+    let (_store, app) = shop(&t).await;
+    let browser = &t.browser;
     let p = &webstore::seed::catalog::catalog().products[42];
 
     let result = async {
@@ -124,28 +105,17 @@ async fn on_a_phone_the_ru_badge_is_in_sight_and_the_footer_fits() {
         Ok::<_, Box<dyn std::error::Error + Send + Sync>>(())
     }
     .await;
-    if let Err(e) = &result {
-        let _ = browser.screenshot("webstore-390-failure").await;
-        panic!("browser test failed: {e}");
-    }
-    browser.close().await.unwrap();
+    t.finish("webstore-390-failure", result).await;
 }
 
 /// Issue 37: "Sign in to check out" signs in and comes back to the cart, which kept its item.
 #[tokio::test(flavor = "multi_thread")]
 async fn sign_in_to_check_out_comes_back_to_the_cart() {
-    let Some(browser) = Browser::start().await.expect("the browser starts") else {
+    let Some(t) = BrowserTest::start().await else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let engine = Engine::open(dir.path(), EngineOptions::default()).unwrap();
-    let store = WebStore::start(
-        &cosmos::Account::embedded(engine.clone()),
-        &WebStoreOptions { customers: 10 },
-    )
-    .await
-    .unwrap();
-    let app = TestApp::serve(webstore::SITE, store.configure(), 2);
+    let (_store, app) = shop(&t).await;
+    let browser = &t.browser;
     let p = &webstore::seed::catalog::catalog().products[7];
 
     let result = async {
@@ -175,11 +145,15 @@ async fn sign_in_to_check_out_comes_back_to_the_cart() {
         Ok::<_, Box<dyn std::error::Error + Send + Sync>>(())
     }
     .await;
-    if let Err(e) = &result {
-        let _ = browser
-            .screenshot("webstore-signin-to-check-out-failure")
-            .await;
-        panic!("browser test failed: {e}");
-    }
-    browser.close().await.unwrap();
+    t.finish("webstore-signin-to-check-out-failure", result)
+        .await;
+}
+
+/// WebStore with 10 customers on the test's fresh engine, served.
+async fn shop(t: &BrowserTest) -> (WebStore, TestApp) {
+    let store = WebStore::start(&t.account, &WebStoreOptions { customers: 10 })
+        .await
+        .unwrap();
+    let app = TestApp::serve(webstore::SITE, store.configure(), 2);
+    (store, app)
 }

@@ -361,6 +361,47 @@ impl Browser {
     }
 }
 
+/// What a browser test's steps return: `?` on any browser call, `assert!` for the checks.
+pub type Steps = Result<(), BrowserError>;
+
+/// The setup every site's browser test shares: a started browser and a fresh embedded engine
+/// (its directory removed when the test ends) to start the site on, and the ending: a
+/// screenshot when a step failed, then the browser closed.
+pub struct BrowserTest {
+    pub browser: Browser,
+    /// The fresh engine's account, to start the site on (`WebStore::start(&t.account, ..)`).
+    pub account: cosmos::Account,
+    pub engine: engine::Engine,
+    _dir: tempfile::TempDir,
+}
+
+impl BrowserTest {
+    /// The browser and a fresh engine; `None` (the test skips, having said why) when Chromium
+    /// cannot be started here. CI installs it, so there the test runs.
+    pub async fn start() -> Option<BrowserTest> {
+        let browser = Browser::start().await.expect("the browser starts")?;
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let engine = engine::Engine::open(dir.path(), engine::EngineOptions::default())
+            .expect("the engine opens");
+        Some(BrowserTest {
+            browser,
+            account: cosmos::Account::embedded(engine.clone()),
+            engine,
+            _dir: dir,
+        })
+    }
+
+    /// Ends the test with the steps' result: on an error a screenshot named `failure` (in
+    /// `target/browser-screenshots/`) and a panic; the browser is closed either way.
+    pub async fn finish(self, failure: &str, result: Steps) {
+        if let Err(e) = &result {
+            let _ = self.browser.screenshot(failure).await;
+            panic!("browser test failed: {e} (see {failure}.png)");
+        }
+        self.browser.close().await.expect("the browser closes");
+    }
+}
+
 /// The chromedriver process. Its Drop ends the session before killing chromedriver, because
 /// Chromium outlives a killed chromedriver: it would keep running, hold on to the profile
 /// directory and pile up with every failed test.
