@@ -200,6 +200,10 @@ async fn a_merged_query_is_planned_and_each_range_answers_its_part() {
     let a = c.query(sql, &[CROSS]).await;
     assert_eq!(a.status, 400, "{}", a.body);
     assert_eq!(a.header("x-ms-substatus"), Some("1004"));
+    // The plan rides along, as the JavaScript SDK expects before it plans.
+    let inline: Value =
+        serde_json::from_str(a.body["additionalErrorInfo"].as_str().unwrap()).unwrap();
+    assert_eq!(inline["queryInfo"]["aggregates"], json!(["Max"]));
 
     let p = plan(&c, sql, PYTHON_FEATURES).await;
     let info = &p["queryInfo"];

@@ -100,14 +100,7 @@ pub async fn query(ctx: &Ctx<'_>, db: &str, c: &str) -> Result<HttpResponse> {
                 super::query_ranges::range_by_range(ctx, &client, &def, &spec.sql, &spec.params)
                     .await
             }
-            _ => Err(GatewayError::BadRequestSub {
-                substatus: 1004,
-                message: "The provided cross partition query can not be directly served by the \
-                          gateway. This is a first chance (internal) exception that all newer \
-                          clients will know how to handle gracefully: ask for the query plan \
-                          (x-ms-cosmos-is-query-plan-request) and query each partition key range."
-                    .into(),
-            }),
+            _ => Ok(not_servable(&spec)),
         };
     }
     let epk_range = match super::pkranges::addressed(ctx, &def)? {
@@ -200,6 +193,10 @@ fn crosses_ranges(ctx: &Ctx) -> Result<bool> {
 fn plan_for(ctx: &Ctx, spec: &QuerySpec) -> Value {
     let features =
         headers::get(ctx.headers(), "x-ms-cosmos-supported-query-features").unwrap_or("");
+    plan_with(features, spec)
+}
+
+fn plan_with(features: &str, spec: &QuerySpec) -> Value {
     let has = |f: &str| {
         features
             .split(',')
@@ -218,6 +215,28 @@ fn plan_for(ctx: &Ctx, spec: &QuerySpec) -> Value {
         }
         _ => whole_plan(&spec.sql),
     }
+}
+
+/// The service's 400/1004 for a query it will not merge itself. Its body carries the query's
+/// plan in `additionalErrorInfo`, which is what the JavaScript SDK looks for before it plans
+/// (`QueryIterator.needsQueryPlan`); the plan there is the one a client declaring the Python
+/// SDK's features gets (the request declares none).
+fn not_servable(spec: &QuerySpec) -> HttpResponse {
+    let plan = plan_with(
+        "Aggregate,CompositeAggregate,Distinct,MultipleOrderBy,OffsetAndLimit,OrderBy,Top",
+        spec,
+    );
+    let body = serde_json::json!({
+        "code": "BadRequest",
+        "message": "The provided cross partition query can not be directly served by the gateway. \
+                    This is a first chance (internal) exception that all newer clients will know \
+                    how to handle gracefully: ask for the query plan \
+                    (x-ms-cosmos-is-query-plan-request) and query each partition key range.",
+        "additionalErrorInfo": plan.to_string(),
+    });
+    Reply::new(400, 0.0)
+        .header("x-ms-substatus", "1004")
+        .json(body.to_string())
 }
 
 /// The query plan of the whole answer: nothing for the client to merge, the whole key space,

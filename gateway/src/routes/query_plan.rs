@@ -280,6 +280,17 @@ fn calls_aggregate(text: &str) -> Vec<&'static str> {
 /// The property name Cosmos DB gives an unaliased SELECT item (`c.a.b` → `b`), or `$n`.
 fn item_name(expr: &str, n: &mut usize) -> String {
     let t = expr.trim();
+    // `c["value"]` / `c['value']` is named by its string.
+    for q in ['"', '\''] {
+        if let Some(inner) = t.strip_suffix(&format!("{q}]")[..]) {
+            if let Some(open) = inner.rfind(&format!("[{q}")[..]) {
+                let name = &inner[open + 2..];
+                if !name.contains(q) {
+                    return name.to_owned();
+                }
+            }
+        }
+    }
     let last = t.rsplit('.').next().unwrap_or(t);
     if t.contains('.')
         && !last.is_empty()
@@ -576,6 +587,12 @@ mod tests {
         assert_eq!(
             p.rewritten,
             r#"SELECT r._rid, [{"item": c.n}] AS orderByItems, {"id": c.id, "m": c.n} AS payload FROM root r WHERE ((r.n > 1) AND ({documentdb-formattableorderbyquery-filter})) ORDER BY c.n DESC"#
+        );
+        let p = plan(r#"SELECT DISTINCT c["value"] from c ORDER BY c.pk OFFSET 0 LIMIT 2"#);
+        assert!(
+            p.rewritten.contains(r#"{"value": c["value"]} AS payload"#),
+            "{}",
+            p.rewritten
         );
         let p = plan("Select distinct value c.id from c order by c.id");
         assert_eq!(p.distinct, Distinct::Ordered);
