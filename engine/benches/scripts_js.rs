@@ -3,6 +3,13 @@
 //! per call). 32 clients each add comments to their own post; best of three alternating rounds.
 //!
 //! `cargo bench -p engine --bench scripts_js`
+//!
+//! `SCRIPTS_JS_ONLY=js|rust SCRIPTS_JS_CALLS=N` instead makes N calls of one of them from one
+//! client and nothing else, for an instruction count that does not depend on the machine's load:
+//! run it under `valgrind --tool=callgrind` with two values of N, and the difference of the
+//! totals divided by the difference of N is the instructions of one call (setup cancels out):
+//! `SCRIPTS_JS_ONLY=js SCRIPTS_JS_CALLS=200 valgrind --tool=callgrind --main-stacksize=67108864
+//! target/release/deps/scripts_js-*` (QuickJS needs the larger main stack under valgrind).
 
 use std::time::Instant;
 
@@ -79,7 +86,13 @@ fn main() {
         .build()
         .unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let engine = Engine::open(dir.path(), EngineOptions::default()).unwrap();
+    let mut options = EngineOptions::default();
+    if std::env::var("SCRIPTS_JS_ONLY").is_ok() {
+        // Under valgrind everything is ~50x slower: no budget may stop a call.
+        options.script_budget.max_duration = std::time::Duration::from_secs(600);
+        options.script_budget.max_javascript = std::time::Duration::from_secs(600);
+    }
+    let engine = Engine::open(dir.path(), options).unwrap();
     rt.block_on(async {
         let db = engine.create_database("bench").await.unwrap();
         let c = db.create_container(ContainerProperties::new("posts", "/postId")).await.unwrap();
@@ -89,6 +102,15 @@ fn main() {
             c.create_item(&json!({"id": format!("post{p}"), "postId": format!("post{p}"), "commentCount": 0}), None, None)
                 .await
                 .unwrap();
+        }
+        if let Ok(only) = std::env::var("SCRIPTS_JS_ONLY") {
+            let calls: usize = std::env::var("SCRIPTS_JS_CALLS").ok().and_then(|n| n.parse().ok()).unwrap_or(100);
+            for i in 0..calls {
+                let comment = json!({"id": format!("one-{i}"), "type": "comment", "content": "a comment of some length, as people write them"});
+                c.scripts().execute_stored_procedure::<Value>(&only, "post0", &[json!("post0"), comment]).await.unwrap();
+            }
+            println!("{calls} calls of {only}");
+            return;
         }
         let (mut js, mut rust) = ((0.0f64, 0.0), (0.0f64, 0.0));
         for r in 0..3 {

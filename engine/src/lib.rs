@@ -64,7 +64,9 @@ pub use item::{PatchOperation, SYSTEM_PROPERTIES};
 pub use partition::cosmos::EpkRange;
 pub use partition::{PartitionKey, PartitionKeyDefinition, Placement};
 pub use scripts::js::JavaScript;
-pub use scripts::{ScriptBudget, ScriptContext, StoredProcedure, Trigger, TriggerOperation};
+pub use scripts::{
+    PreTriggerCall, ScriptBudget, ScriptContext, StoredProcedure, Trigger, TriggerOperation,
+};
 pub use sql::run::{PartitionCost, QueryMetrics};
 pub use sql::QueryError;
 pub use storage::StorageOptions;
@@ -75,9 +77,9 @@ pub use writer::ops::ContainerProperties;
 /// tests and fuzz targets. Not part of the API: it may change with any release.
 #[doc(hidden)]
 pub mod testing {
+    pub use crate::index::terms::set_term_counts;
     pub use crate::sql::exec::canonical;
     pub use crate::sql::functions::names as function_names;
     pub use crate::sql::{execute, parse, Params, Query};
-    pub use crate::index::terms::set_term_counts;
     pub use crate::storage::pages::set_leaf_checks;
 }

@@ -50,7 +50,16 @@ pub enum TriggerOperation {
 }
 
 /// A pre-trigger sees (and may change) the item about to be written; its error cancels the write.
-pub type PreTriggerFn = dyn Fn(&mut Value) -> Result<()> + Send + Sync;
+/// The [`PreTriggerCall`] carries its budget and is charged what its own code used.
+pub type PreTriggerFn = dyn Fn(&mut Value, &mut PreTriggerCall) -> Result<()> + Send + Sync;
+
+/// One write's pre-triggers: the budget they run under and the meter their JavaScript's CPU is
+/// charged to (a pre-trigger has no collection, so no [`ScriptContext`] to carry it).
+pub struct PreTriggerCall {
+    pub(crate) budget: ScriptBudget,
+    pub(crate) started: std::time::Instant,
+    pub(crate) meter: crate::ru::Meter,
+}
 /// A post-trigger runs after the write, in the same transaction, with the item as written; its
 /// error rolls the write back.
 pub type PostTriggerFn = dyn Fn(&mut ScriptContext<'_, '_, '_>, &Value) -> Result<()> + Send + Sync;
@@ -77,7 +86,7 @@ impl Trigger {
     ) -> Self {
         Trigger::Pre {
             operation,
-            body: Arc::new(f),
+            body: Arc::new(move |item: &mut Value, _: &mut PreTriggerCall| f(item)),
             source: None,
         }
     }

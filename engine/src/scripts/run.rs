@@ -6,7 +6,7 @@ use std::time::Instant;
 use serde_json::Value;
 
 use super::context::Before;
-use super::{RequestedTriggers, ScriptBudget, ScriptContext, StoredProcedure};
+use super::{PreTriggerCall, RequestedTriggers, ScriptBudget, ScriptContext, StoredProcedure};
 use crate::catalog::ContainerDef;
 use crate::error::{Error, Result};
 use crate::partition::PartitionKey;
@@ -71,12 +71,20 @@ pub(crate) fn run_item_with_triggers(
     let out = atomically(ctx, def, |ctx, def| {
         let started = Instant::now();
         let mut op = op.clone();
+        let mut pre_call = PreTriggerCall {
+            budget,
+            started,
+            meter: Meter::default(),
+        };
         for (_, pre) in &triggers.pre {
             if let ItemOpKind::Create(d)
             | ItemOpKind::Upsert(d)
             | ItemOpKind::Replace { doc: d, .. } = &mut op.kind
             {
-                pre(d)?;
+                let ran = pre(d, &mut pre_call);
+                // A failed pre-trigger is charged its CPU too.
+                used = pre_call.meter;
+                ran?;
             }
         }
         let before = match triggers.post.is_empty() {
@@ -84,6 +92,7 @@ pub(crate) fn run_item_with_triggers(
             false => before_write(ctx, def, &op)?,
         };
         let mut out = apply_item(ctx, def, &op)?;
+        out.meter.add(&pre_call.meter);
         used = out.meter;
         if triggers.post.is_empty() {
             return Ok(out);

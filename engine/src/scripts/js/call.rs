@@ -9,11 +9,10 @@ use rquickjs::{Function, Object};
 use serde_json::Value;
 
 use super::collection::{perform, Op};
-use super::sandbox::{exception_text, script_error, setup_failed, with_sandbox, Sandbox};
+use super::fresh::{self, Fresh};
+use super::sandbox::{exception_text, script_error, setup_failed, Sandbox};
 use crate::error::{Error, Result};
-use crate::scripts::ScriptContext;
-
-const PRELUDE: &str = include_str!("prelude.js");
+use crate::scripts::{PreTriggerCall, ScriptContext};
 
 struct Outcome {
     request: Option<Value>,
@@ -29,14 +28,20 @@ pub(super) fn procedure(
     body: &str,
     args: &[Value],
 ) -> Result<Value> {
-    let out = run(Some(&mut *ctx), id, body, args, None)?;
+    let out = run(Caller::Context(&mut *ctx), id, body, args, None)?;
     ctx.log = out.log;
     Ok(out.response.unwrap_or(Value::Null))
 }
 
 /// A pre-trigger: reads and may replace `getContext().getRequest().getBody()`.
-pub(super) fn pre_trigger(id: &str, body: &str, item: &mut Value) -> Result<()> {
-    let out = run(None, id, body, &[], Some(item.clone()))?;
+/// Its CPU is charged to `pre`, whether it succeeds or fails.
+pub(super) fn pre_trigger(
+    pre: &mut PreTriggerCall,
+    id: &str,
+    body: &str,
+    item: &mut Value,
+) -> Result<()> {
+    let out = run(Caller::Pre(pre), id, body, &[], Some(item.clone()))?;
     if let Some(changed) = out.request {
         *item = changed;
     }
@@ -51,60 +56,84 @@ pub(super) fn post_trigger(
     body: &str,
     written: &Value,
 ) -> Result<()> {
-    run(Some(ctx), id, body, &[], Some(written.clone())).map(|_| ())
+    run(Caller::Context(ctx), id, body, &[], Some(written.clone())).map(|_| ())
 }
 
 /// Runs `body` (a function) with `args`. A trigger passes `item` (the request body for a
 /// pre-trigger, the response body for a post-trigger); without `ctx` the collection is off
 /// limits (pre-triggers only change the item).
 fn run(
-    mut ctx: Option<&mut ScriptContext<'_, '_, '_>>,
+    caller: Caller<'_, '_, '_, '_>,
     id: &str,
     body: &str,
     args: &[Value],
     item: Option<Value>,
 ) -> Result<Outcome> {
-    let budget = ctx.as_ref().map(|c| c.budget).unwrap_or_default();
-    let started = ctx.as_ref().map(|c| c.started).unwrap_or_else(Instant::now);
-    with_sandbox(id, |sandbox| {
-        let realm = sandbox.realm().map_err(|e| setup_failed(id, e))?;
-        let call = std::cell::RefCell::new(
-            sandbox.begin_budgeted(started + budget.max_duration, budget.max_javascript),
-        );
-        let deadline = call.borrow().deadline;
-        let outcome = realm.with(|js| {
-            let failures = Default::default();
-            let caught = |e: rquickjs::Error| script_error(id, &js, e, deadline, &failures);
-            let run = Run {
-                sandbox,
-                call: &call,
-                id,
-                body,
-                args,
-                item: &item,
-                ctx: ctx.as_deref_mut(),
-                budget,
-                started,
-                failures: &failures,
-                caught: &caught,
-            };
-            run.go(&js)
-        });
-        let call = call.into_inner();
-        let ticks = sandbox.ticks(&call);
-        if let Some(c) = ctx {
-            c.meter.script_ticks += ticks;
+    let (mut ctx, pre) = match caller {
+        Caller::Context(c) => (Some(c), None),
+        Caller::Pre(p) => (None, Some(p)),
+    };
+    let (budget, started) = match (&ctx, &pre) {
+        (Some(c), _) => (c.budget, c.started),
+        (None, Some(p)) => (p.budget, p.started),
+        (None, None) => (Default::default(), Instant::now()),
+    };
+    let mut fresh: Fresh = fresh::take().map_err(|e| setup_failed(id, e))?;
+    let host = fresh.take_host();
+    let sandbox = &fresh.sandbox;
+    let call = std::cell::RefCell::new(
+        sandbox.begin_budgeted(started + budget.max_duration, budget.max_javascript),
+    );
+    let deadline = call.borrow().deadline;
+    let outcome = fresh.realm.with(|js| {
+        let failures = Default::default();
+        let caught = |e: rquickjs::Error| script_error(id, &js, e, deadline, &failures);
+        // The prelude hands its engine-side functions to the engine only: no global a script
+        // could replace.
+        let host: Object = host
+            .ok_or(rquickjs::Error::Unknown)
+            .and_then(|h| h.restore(&js))
+            .map_err(|e| setup_failed(id, e))?;
+        let run = Run {
+            sandbox,
+            call: &call,
+            id,
+            body,
+            args,
+            item: &item,
+            ctx: ctx.as_deref_mut(),
+            budget,
+            started,
+            failures: &failures,
+            caught: &caught,
+        };
+        run.go(&js, host)
+    });
+    let call = call.into_inner();
+    let ticks = sandbox.ticks(&call);
+    fresh::dispose(fresh);
+    // Charged whether the call succeeded or not.
+    match (ctx, pre) {
+        (Some(c), _) => c.meter.script_ticks += ticks,
+        (None, Some(p)) => p.meter.script_ticks += ticks,
+        (None, None) => {}
+    }
+    match outcome {
+        Err(Error::RequestTimeout(_)) if call.javascript_spent() => {
+            Err(Error::RequestTimeout(format!(
+                "script '{id}' ran its own JavaScript for more than {:?}, what one call may hold the engine's single writer for (its operations do not count); everything it did was rolled back",
+                budget.max_javascript
+            )))
         }
-        match outcome {
-            Err(Error::RequestTimeout(_)) if call.javascript_spent() => {
-                Err(Error::RequestTimeout(format!(
-                    "script '{id}' ran its own JavaScript for more than {:?}, what one call may hold the engine's single writer for (its operations do not count); everything it did was rolled back",
-                    budget.max_javascript
-                )))
-            }
-            outcome => outcome,
-        }
-    })
+        outcome => outcome,
+    }
+}
+
+/// Who runs a script: a procedure or post-trigger with its transaction's context, or a
+/// pre-trigger, which only changes the request body.
+enum Caller<'s, 'c, 'a, 't> {
+    Context(&'s mut ScriptContext<'c, 'a, 't>),
+    Pre(&'s mut PreTriggerCall),
 }
 
 struct Run<'r, 's, 'c, 'a, 't> {
@@ -133,16 +162,9 @@ impl Run<'_, '_, '_, '_, '_> {
         out
     }
 
-    fn go<'js>(mut self, js: &rquickjs::Ctx<'js>) -> Result<Outcome> {
+    fn go<'js>(mut self, js: &rquickjs::Ctx<'js>, host: Object<'js>) -> Result<Outcome> {
         let caught = self.caught;
         let id = self.id;
-        // The prelude hands its engine-side functions to the engine only: no global a script
-        // could replace.
-        let host: Object = self
-            .sandbox
-            .eval(js, PRELUDE)
-            .and_then(Object::from_value)
-            .map_err(|e| setup_failed(id, e))?;
         let host_fn = |name: &str| host.get::<_, Function>(name).map_err(caught);
         let (self_link, alt_link) = match &self.ctx {
             Some(c) => (
@@ -223,8 +245,12 @@ impl Run<'_, '_, '_, '_, '_> {
                 };
                 // What an operation read is handed in parsed, outside the script's budget:
                 // its size is the operation's cost, not the script's.
-                let (err, res) = match result {
-                    Ok(v) => (None, Some(js.json_parse(v.to_string()).map_err(caught)?)),
+                let (err, res, continuation) = match result {
+                    Ok(done) => (
+                        None,
+                        Some(js.json_parse(done.resource.to_string()).map_err(caught)?),
+                        done.continuation,
+                    ),
                     // Budget overruns are not the script's to catch.
                     Err(e @ Error::RequestTimeout(_)) => return Err(e),
                     Err(e) => {
@@ -233,11 +259,11 @@ impl Run<'_, '_, '_, '_, '_> {
                             "number": e.status_code(), "message": e.to_string(), "index": f.len(),
                         });
                         f.push(e);
-                        (Some(err.to_string()), None)
+                        (Some(err.to_string()), None, None)
                     }
                 };
                 let spent = self.ctx.as_ref().map_or(0.0, |c| c.meter.charge());
-                self.javascript(|| complete.call::<_, ()>((op.id, err, res, spent)))
+                self.javascript(|| complete.call::<_, ()>((op.id, err, res, spent, continuation)))
                     .map_err(caught)?;
             }
         }

@@ -19,12 +19,20 @@ pub(super) struct Op {
     options: Value,
 }
 
+/// What an operation answers: its resource, and for a feed (`readDocuments`,
+/// `queryDocuments`) the continuation of the next page when there is one (the callback's
+/// `responseOptions.continuation`).
+pub(super) struct Done {
+    pub resource: Value,
+    pub continuation: Option<String>,
+}
+
 /// One queued collection operation, on the transaction's logical partition.
 pub(super) fn perform(
     c: &mut ScriptContext<'_, '_, '_>,
     op: &Op,
     known: &mut HashMap<String, String>,
-) -> Result<Value> {
+) -> Result<Done> {
     let arg = |i: usize| op.args.get(i).cloned().unwrap_or(Value::Null);
     let if_match = op
         .options
@@ -40,7 +48,11 @@ pub(super) fn perform(
                 what: format!("item '{id}'"),
             })?
         }
-        "readAll" => Value::Array(c.read_all_items()?),
+        "readAll" => {
+            let page = Page::of(&op.options)?;
+            let items = c.read_all_items()?;
+            return Ok(page.cut(items, known));
+        }
         "create" => c.create_item(with_id(arg(1), &op.options)?)?,
         "upsert" => c.upsert_item(with_id(arg(1), &op.options)?)?,
         "replace" => {
@@ -74,7 +86,9 @@ pub(super) fn perform(
                 .iter()
                 .map(|(k, v)| (k.as_str(), v.clone()))
                 .collect();
-            Value::Array(c.query(sql, &refs)?)
+            let page = Page::of(&op.options)?;
+            let rows = c.query(sql, &refs)?;
+            return Ok(page.cut(rows, known));
         }
         other => {
             return Err(Error::bad(
@@ -84,7 +98,69 @@ pub(super) fn perform(
         }
     };
     remember(&out, known);
-    Ok(out)
+    Ok(Done {
+        resource: out,
+        continuation: None,
+    })
+}
+
+/// The page a feed operation asked for: `options.pageSize` items (all when it is absent or not
+/// positive) from where `options.continuation` says, as the server-side API's `FeedOptions`.
+///
+/// The continuation is the number of items already handed out: each page runs the query again
+/// over the partition as the transaction sees it now (with the script's own writes) and is
+/// charged as a query, as each page of a query is on the service. A token stays valid across
+/// calls, so a procedure can return it for its caller to call again from there (the
+/// continuation pattern of Cosmos DB's bulk samples).
+struct Page {
+    skip: usize,
+    size: Option<usize>,
+}
+
+impl Page {
+    fn of(options: &Value) -> Result<Page> {
+        let size = options
+            .get("pageSize")
+            .and_then(Value::as_f64)
+            .filter(|n| *n >= 1.0)
+            .map(|n| n as usize);
+        let skip = match options.get("continuation") {
+            None | Some(Value::Null) => 0,
+            Some(Value::String(t)) if t.is_empty() => 0,
+            Some(Value::String(t)) => t.parse().map_err(|_| {
+                Error::bad(
+                    "continuation",
+                    format!("'{t}' is not a continuation this collection handed out"),
+                )
+            })?,
+            Some(other) => {
+                return Err(Error::bad(
+                    "continuation",
+                    format!("a continuation is a string, not {other}"),
+                ))
+            }
+        };
+        Ok(Page { skip, size })
+    }
+
+    fn cut(&self, rows: Vec<Value>, known: &mut HashMap<String, String>) -> Done {
+        let total = rows.len();
+        let end = match self.size {
+            Some(n) => self.skip.saturating_add(n).min(total),
+            None => total,
+        };
+        let page: Vec<Value> = rows
+            .into_iter()
+            .skip(self.skip)
+            .take(end.saturating_sub(self.skip))
+            .collect();
+        let resource = Value::Array(page);
+        remember(&resource, known);
+        Done {
+            resource,
+            continuation: (end < total).then(|| end.to_string()),
+        }
+    }
 }
 
 /// Records `_rid → id` of every item handed to the script, so the `_self` links it passes back

@@ -9,6 +9,7 @@
 
 mod call;
 mod collection;
+mod fresh;
 mod sandbox;
 mod shape;
 pub mod udf;
@@ -60,10 +61,13 @@ impl JavaScript {
     /// This script as a pre-trigger for `operation`.
     pub fn pre_trigger(self, operation: super::TriggerOperation) -> super::Trigger {
         let source = self.body.clone();
-        super::Trigger::pre(operation, move |item| {
-            call::pre_trigger("pre-trigger", &self.body, item)
-        })
-        .with_source(source)
+        super::Trigger::Pre {
+            operation,
+            body: std::sync::Arc::new(move |item: &mut Value, run: &mut super::PreTriggerCall| {
+                call::pre_trigger(run, "pre-trigger", &self.body, item)
+            }),
+            source: Some(source),
+        }
     }
 
     /// This script as a post-trigger for `operation`.

@@ -174,7 +174,8 @@
       ops = [];
       return out;
     },
-    complete: function (id, err, result, spent) {
+    // `continuation`: a feed's next page, when there is one (`responseOptions.continuation`).
+    complete: function (id, err, result, spent, continuation) {
       spentRu = spent;
       var callback = callbacks[id];
       delete callbacks[id];
@@ -192,7 +193,7 @@
         if (error) throw error;
         return;
       }
-      callback(error, resource, {});
+      callback(error, resource, continuation == null ? {} : { continuation: continuation });
     },
     requestBodyJson: function () {
       return requestBody === undefined ? null : stringify(requestBody);

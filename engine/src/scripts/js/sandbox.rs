@@ -1,11 +1,12 @@
-//! Where JavaScript runs: one QuickJS runtime per thread (its heap, memory cap, stack cap and
-//! interrupt), and a fresh realm (a QuickJS context: its own global object, `Object.prototype`,
-//! `JSON`, …) for every call. Nothing a call does to its globals or built-ins can be seen by the
-//! next call, of this database or another: the realm it changed is gone.
+//! Where JavaScript runs: a QuickJS runtime (its heap, memory cap, stack cap and interrupt) and
+//! a fresh realm (a QuickJS context: its own global object, `Object.prototype`, `JSON`, …) for
+//! every call. Nothing a call does to its globals or built-ins can be seen by the next call, of
+//! this database or another: the realm it changed is gone.
 //!
-//! The runtime itself is kept (making one costs more than a realm) unless a call exhausted its
-//! heap or was stopped by the interrupt: then the next call starts on a new runtime, whatever
-//! the call that poisoned it left behind.
+//! A procedure or trigger call has a runtime of its own too, made ahead of time off the writer
+//! (`fresh.rs`). The checks of new script texts keep one runtime per thread (making one costs
+//! more than a realm) unless a check exhausted its heap or was stopped by the interrupt: then
+//! the next starts on a new runtime, whatever the one that poisoned it left behind.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -73,10 +74,14 @@ pub(super) struct Sandbox {
     /// Interrupt-handler calls so far: QuickJS calls it once per 10 000 jumps and calls, so the
     /// count measures a script's work (charged as `ru::rate::SCRIPT_TICK`).
     ticks: Arc<AtomicU64>,
-    /// Bytecode by source text. Reading bytecode into a realm costs about a tenth of compiling
-    /// the text again (the prelude: ~30 µs against ~400 µs), and bytecode read into a realm
-    /// belongs to that realm: nothing compiled once is shared between calls but the bytes.
-    bytecode: RefCell<HashMap<String, Rc<[u8]>>>,
+}
+
+thread_local! {
+    /// Bytecode by source text, for the realms this thread runs code in. Reading bytecode into a
+    /// realm costs about a tenth of compiling the text again (the prelude: ~30 µs against
+    /// ~400 µs), and bytecode read into a realm belongs to that realm: nothing compiled once is
+    /// shared between calls but the bytes (which any runtime of this QuickJS can read).
+    static BYTECODE: RefCell<HashMap<String, Rc<[u8]>>> = RefCell::default();
 }
 
 /// One call's bookkeeping: its deadline is set, its ticks are counted from here, and, on the
@@ -117,7 +122,6 @@ impl Sandbox {
             runtime,
             stop,
             ticks,
-            bytecode: RefCell::default(),
         })
     }
 
@@ -126,7 +130,7 @@ impl Sandbox {
         Context::custom::<Intrinsics>(&self.runtime)
     }
 
-    /// Evaluates `source` as a sloppy-mode global script in `js`'s realm, from this runtime's
+    /// Evaluates `source` as a sloppy-mode global script in `js`'s realm, from this thread's
     /// bytecode of it (compiled on first use). A syntax error or a throw is the realm's pending
     /// exception (`rquickjs::Error::Exception`), as with `Ctx::eval`.
     pub fn eval<'js>(
@@ -134,34 +138,22 @@ impl Sandbox {
         js: &Ctx<'js>,
         source: &str,
     ) -> std::result::Result<rquickjs::Value<'js>, rquickjs::Error> {
-        let cached = self.bytecode.borrow().get(source).cloned();
+        let cached = BYTECODE.with(|c| c.borrow().get(source).cloned());
         let bytes = match cached {
             Some(b) => b,
             None => {
-                let b: Rc<[u8]> = compile(js, source)?.into();
-                let mut cache = self.bytecode.borrow_mut();
-                if cache.len() >= MAX_CACHED {
-                    cache.clear();
-                }
-                cache.insert(source.to_owned(), b.clone());
+                let b: Rc<[u8]> = compile(js, source, false)?.into();
+                BYTECODE.with(|c| {
+                    let mut cache = c.borrow_mut();
+                    if cache.len() >= MAX_CACHED {
+                        cache.clear();
+                    }
+                    cache.insert(source.to_owned(), b.clone());
+                });
                 b
             }
         };
-        // SAFETY: the bytes are QuickJS's own serialization of code this runtime compiled
-        // (never bytes from outside); `JS_EvalFunction` takes the function it is given.
-        unsafe {
-            let ctx = js.as_raw().as_ptr();
-            let flags = qjs::JS_READ_OBJ_BYTECODE as i32;
-            let f = qjs::JS_ReadObject(ctx, bytes.as_ptr(), bytes.len() as _, flags);
-            if qjs::JS_IsException(f) {
-                return Err(rquickjs::Error::Exception);
-            }
-            let v = qjs::JS_EvalFunction(ctx, f);
-            if qjs::JS_IsException(v) {
-                return Err(rquickjs::Error::Exception);
-            }
-            Ok(rquickjs::Value::from_raw(js.clone(), v))
-        }
+        eval_bytecode(js, &bytes)
     }
 
     /// Starts a call that must end by `deadline`.
@@ -217,8 +209,36 @@ impl Sandbox {
     }
 }
 
-/// `source` compiled (not run) and serialized as bytecode.
-pub(super) fn compile(js: &Ctx<'_>, source: &str) -> std::result::Result<Vec<u8>, rquickjs::Error> {
+/// Runs bytecode [`compile`] made, in `js`'s realm: its value, or the realm's pending exception.
+pub(super) fn eval_bytecode<'js>(
+    js: &Ctx<'js>,
+    bytes: &[u8],
+) -> std::result::Result<rquickjs::Value<'js>, rquickjs::Error> {
+    // SAFETY: the bytes are QuickJS's own serialization of code this process compiled (never
+    // bytes from outside); `JS_EvalFunction` takes the function it is given.
+    unsafe {
+        let ctx = js.as_raw().as_ptr();
+        let flags = qjs::JS_READ_OBJ_BYTECODE as i32;
+        let f = qjs::JS_ReadObject(ctx, bytes.as_ptr(), bytes.len() as _, flags);
+        if qjs::JS_IsException(f) {
+            return Err(rquickjs::Error::Exception);
+        }
+        let v = qjs::JS_EvalFunction(ctx, f);
+        if qjs::JS_IsException(v) {
+            return Err(rquickjs::Error::Exception);
+        }
+        Ok(rquickjs::Value::from_raw(js.clone(), v))
+    }
+}
+
+/// `source` compiled (not run) and serialized as bytecode; `strip` leaves out its source text
+/// and line numbers (smaller, faster to read; for the engine's own prelude, whose functions a
+/// script has no business printing).
+pub(super) fn compile(
+    js: &Ctx<'_>,
+    source: &str,
+    strip: bool,
+) -> std::result::Result<Vec<u8>, rquickjs::Error> {
     let text = CString::new(source)?;
     let flags = (qjs::JS_EVAL_TYPE_GLOBAL | qjs::JS_EVAL_FLAG_COMPILE_ONLY) as i32;
     // SAFETY: `text` is NUL-terminated and outlives the call; the compiled function is freed
@@ -236,7 +256,11 @@ pub(super) fn compile(js: &Ctx<'_>, source: &str) -> std::result::Result<Vec<u8>
             return Err(rquickjs::Error::Exception);
         }
         let mut size = 0;
-        let p = qjs::JS_WriteObject(ctx, &mut size, f, qjs::JS_WRITE_OBJ_BYTECODE as i32);
+        let mut write = qjs::JS_WRITE_OBJ_BYTECODE as i32;
+        if strip {
+            write |= (qjs::JS_WRITE_OBJ_STRIP_SOURCE | qjs::JS_WRITE_OBJ_STRIP_DEBUG) as i32;
+        }
+        let p = qjs::JS_WriteObject(ctx, &mut size, f, write);
         qjs::JS_FreeValue(ctx, f);
         if p.is_null() {
             return Err(rquickjs::Error::Exception);
