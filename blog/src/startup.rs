@@ -15,6 +15,7 @@ use crate::versions::{Version, Workers, V1, V2, V3};
 use crate::workers::propagate_usernames::Target;
 use crate::workers::{copy_posts, propagate_usernames};
 use crate::{deploy, routes, seed};
+use sitekit::propagation::Propagations;
 
 pub const SITE: sitekit::Site = sitekit::Site {
     name: "Blog",
@@ -59,6 +60,10 @@ pub struct Blog {
     pub v1: v1::Containers,
     pub workers: Arc<Workers>,
     pub workers_v2: Arc<Workers>,
+    /// What each username change's propagation rewrote and spent, V3's and V2's (the account
+    /// page shows them).
+    pub propagations: Propagations,
+    pub propagations_v2: Propagations,
     pub users: u64,
     measurements: Arc<Measurements>,
 }
@@ -101,13 +106,19 @@ impl Blog {
                 async move { copy_posts::copy_posts(&c, changes).await }
             },
         )?;
+        let (propagations, propagations_v2) = (Propagations::new(), Propagations::new());
         let workers = Workers::new().with(copy_posts::PROCESSOR, copy).with(
             propagate_usernames::PROCESSOR,
-            propagation(&containers.users, &containers.posts, &containers.leases)?,
+            propagation(
+                &containers.users,
+                &containers.posts,
+                &containers.leases,
+                &propagations,
+            )?,
         );
         let workers_v2 = Workers::new().with(
             propagate_usernames::PROCESSOR,
-            propagation(&v2.users, &v2.posts, &v2.leases)?,
+            propagation(&v2.users, &v2.posts, &v2.leases, &propagations_v2)?,
         );
         workers.start().await?;
         workers_v2.start().await?;
@@ -117,6 +128,8 @@ impl Blog {
             v1,
             workers: Arc::new(workers),
             workers_v2: Arc::new(workers_v2),
+            propagations,
+            propagations_v2,
             users,
             measurements: Arc::new(Measurements::default()),
         })
@@ -131,6 +144,8 @@ impl Blog {
         let feed_cache = web::Data::new(crate::feed_cache::FeedCache::default());
         let workers = web::Data::from(self.workers.clone());
         let workers_v2 = web::Data::from(self.workers_v2.clone());
+        let propagations = web::Data::new(self.propagations.clone());
+        let propagations_v2 = web::Data::new(self.propagations_v2.clone());
         // Each model has its own users (and so its own sessions, in their documents).
         let accounts_v3 = accounts(&self.containers.users);
         let accounts_v2 = accounts(&self.v2.users);
@@ -148,15 +163,19 @@ impl Blog {
                 .route("/models/measure", web::post().to(routes::models::measure))
                 .service(model_scope::<V2>(
                     SITE_V2,
-                    workers_v2.clone(),
+                    (workers_v2.clone(), propagations_v2.clone()),
                     accounts_v2.clone(),
                 ))
                 .service(model_scope::<V1>(
                     SITE_V1,
-                    web::Data::new(Workers::new()),
+                    (
+                        web::Data::new(Workers::new()),
+                        web::Data::new(Propagations::new()),
+                    ),
                     accounts_v1.clone(),
                 ))
                 .app_data(workers.clone())
+                .app_data(propagations.clone())
                 .app_data(accounts_v3.clone())
                 .configure(routes::configure::<V3>);
         }
@@ -177,12 +196,13 @@ impl Blog {
 /// Model `M`'s pages under its base path, with its own site name (and so its own sign-in).
 fn model_scope<M: Version>(
     site: sitekit::Site,
-    workers: web::Data<Workers>,
+    (workers, propagations): (web::Data<Workers>, web::Data<Propagations>),
     accounts: web::Data<sitekit::sessions::Accounts>,
 ) -> actix_web::Scope {
     web::scope(M::BASE)
         .app_data(web::Data::new(site))
         .app_data(workers)
+        .app_data(propagations)
         .app_data(accounts)
         .configure(routes::configure::<M>)
 }
@@ -200,10 +220,12 @@ fn propagation(
     users: &Container,
     posts: &Container,
     leases: &Container,
+    progress: &Propagations,
 ) -> cosmos::Result<ChangeFeedProcessor> {
     let target = Arc::new(Target {
         users: users.clone(),
         posts: posts.clone(),
+        progress: progress.clone(),
     });
     processor(
         users,

@@ -14,6 +14,7 @@ use sitekit::csrf::{CsrfForm, Empty};
 use sitekit::form::FieldErrors;
 use sitekit::layout::{html, html_status, see_other};
 use sitekit::next::{self, NextQuery};
+use sitekit::propagation::{self, Progress, Propagations};
 use sitekit::signin::{self, Account};
 use sitekit::throttle::{SignInThrottle, SignUpLimit};
 use sitekit::{Ctx, Page, WebError};
@@ -193,6 +194,8 @@ struct AccountPage {
     page: Page,
     user: User,
     propagated: bool,
+    /// What the username worker rewrote and spent for the current name, once it reported.
+    progress: Option<Progress>,
     username: String,
     errors: FieldErrors,
 }
@@ -201,6 +204,7 @@ async fn account_page<M: Version>(
     ctx: &Ctx,
     blog: &Requests<M>,
     workers: &Workers,
+    progress: &Propagations,
     username: Option<String>,
     errors: FieldErrors,
 ) -> Result<HttpResponse, WebError> {
@@ -210,6 +214,10 @@ async fn account_page<M: Version>(
     // through the posts' change feed moments later.
     let propagated = user.propagated_version >= user.username_version
         && workers.pending_after(user.propagated_at).await? == 0;
+    // What the worker reported for the current name (none before a first change).
+    let progress = (user.username_version > 0)
+        .then(|| progress.get(&propagation::key("username", &user.user_id, &user.username)))
+        .flatten();
     let status = if errors.is_empty() {
         StatusCode::OK
     } else if errors.get("username") == "is taken" {
@@ -223,6 +231,7 @@ async fn account_page<M: Version>(
             page: ctx.page("Your account"),
             username: username.unwrap_or_else(|| user.username.clone()),
             propagated,
+            progress,
             user,
             errors,
         },
@@ -233,8 +242,17 @@ pub async fn account<M: Version>(
     ctx: Ctx,
     blog: Requests<M>,
     workers: web::Data<Workers>,
+    progress: web::Data<Propagations>,
 ) -> Result<HttpResponse, WebError> {
-    account_page(&ctx, &blog, &workers, None, FieldErrors::default()).await
+    account_page(
+        &ctx,
+        &blog,
+        &workers,
+        &progress,
+        None,
+        FieldErrors::default(),
+    )
+    .await
 }
 
 #[derive(Deserialize)]
@@ -246,6 +264,7 @@ pub async fn rename<M: Version>(
     ctx: Ctx,
     blog: Requests<M>,
     workers: web::Data<Workers>,
+    progress: web::Data<Propagations>,
     form: CsrfForm<RenameForm>,
 ) -> Result<HttpResponse, WebError> {
     let me = ctx.require_user()?.clone();
@@ -265,5 +284,5 @@ pub async fn rename<M: Version>(
     if errors.is_empty() {
         return Ok(see_other(&format!("{}/account", M::BASE)));
     }
-    account_page(&ctx, &blog, &workers, Some(username), errors).await
+    account_page(&ctx, &blog, &workers, &progress, Some(username), errors).await
 }

@@ -328,3 +328,59 @@ async fn sign_in_returns_to_the_post_and_never_to_another_host() {
         assert_eq!((r.status, r.location()), (303, "/"), "{hostile}");
     }
 }
+
+/// Issue 37: after a username change the account page shows what the change feed's worker
+/// rewrote (the user's posts, comments and likes in `posts`: the stored procedures' count) and
+/// what that cost, and refreshes itself until the copies are done.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_username_changes_page_shows_the_copies_rewritten_and_their_ru() {
+    let app = spawn_app().await;
+    let v = app.demo().await;
+    // The user's items in `posts`, each carrying a copy of the name.
+    let mine = app
+        .blog
+        .containers
+        .posts
+        .query_all::<Value>(
+            "SELECT * FROM p WHERE p.userId = 'user-000001'",
+            engine::NO_PARAMS,
+            Default::default(),
+        )
+        .await
+        .unwrap()
+        .items
+        .len();
+    assert!(mine > 1);
+    let r = v
+        .submit("/account", "/account", &[("username", "copied_name")])
+        .await;
+    assert_eq!(r.status, 303, "{}", r.body);
+    let mut page = String::new();
+    for _ in 0..300 {
+        page = v.get("/account").await.body;
+        if page.contains("up to date on every post") && page.contains("id=\"copies-ru\"") {
+            break;
+        }
+        assert!(
+            page.contains("http-equiv=\"refresh\""),
+            "refreshes while the copies are carried"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(page.contains("up to date on every post"), "{page}");
+    assert!(
+        !page.contains("http-equiv=\"refresh\""),
+        "done: no more refreshing"
+    );
+    let between = |from: &str, to: &str| -> String {
+        let at = page
+            .find(from)
+            .unwrap_or_else(|| panic!("{from} in {page}"))
+            + from.len();
+        page[at..at + page[at..].find(to).unwrap()].to_owned()
+    };
+    let copies: usize = between("id=\"copies-rewritten\">", "<").parse().unwrap();
+    let ru: f64 = between("id=\"copies-ru\">", " RU").parse().unwrap();
+    assert_eq!(copies, mine, "every item of the user in posts");
+    assert!(ru > copies as f64, "{ru} RU for {copies} copies");
+}
