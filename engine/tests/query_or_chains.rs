@@ -81,3 +81,67 @@ fn an_or_chain_of_equalities_is_an_index_union_and_a_page_keeps_its_budget() {
         assert_eq!(all.items, vec![json!(3999)]);
     });
 }
+
+/// An `IN` of many values on a path with few entries per value is one walk of the path's
+/// entries instead of a seek per value (`access.rs`, `spans`): it answers what a scan answers,
+/// with duplicates in the list, values of several types, long strings the index cuts, and
+/// values before, between and after the stored ones.
+#[test]
+fn a_long_in_list_walked_answers_as_a_scan() {
+    let rt = common::rt();
+    let t = common::open(EngineOptions::default());
+    rt.block_on(async {
+        let c = common::container(
+            &t,
+            ContainerProperties::new("c", "/pk").with_initial_partitions(2),
+        )
+        .await;
+        let long = "x".repeat(3000);
+        for i in 0..600u64 {
+            let v = match i % 4 {
+                0 => json!(i),
+                1 => json!(format!("s{i}")),
+                2 => json!(format!("{long}{i}")),
+                _ => json!(i as f64 + 0.5),
+            };
+            let item = json!({"id": format!("i{i}"), "pk": format!("p{}", i % 30), "v": v, "n": i});
+            c.create_item(&item, None, None).await.unwrap();
+        }
+        let mut values = vec!["-1".to_string(), "'a'".to_string(), "null".to_string()];
+        for i in (0..700u64).step_by(3) {
+            values.push(match i % 4 {
+                0 => format!("{i}.0"),
+                1 => format!("'s{i}'"),
+                2 => format!("'{long}{i}'"),
+                _ => format!("{}", i as f64 + 0.5),
+            });
+            values.push(format!("'s{i}'"));
+        }
+        let list = values.join(", ");
+        let options = QueryOptions {
+            max_item_count: Some(10_000),
+            ..Default::default()
+        };
+        let run = |sql: String| {
+            let (c, options) = (c.clone(), options.clone());
+            async move {
+                let r = c
+                    .query_all::<Value>(&sql, engine::NO_PARAMS, options)
+                    .await
+                    .unwrap();
+                let mut ns: Vec<u64> = r.items.iter().map(|v| v.as_u64().unwrap()).collect();
+                ns.sort();
+                (ns, r.query_metrics.unwrap().plan)
+            }
+        };
+        let (walked, plan) = run(format!("SELECT VALUE c.n FROM c WHERE c.v IN ({list})")).await;
+        assert!(plan.contains("IN ("), "{plan}");
+        let (scanned, plan) = run(format!(
+            "SELECT VALUE c.n FROM c WHERE (c.v ?? c.v) IN ({list})"
+        ))
+        .await;
+        assert!(plan.contains("scan"), "{plan}");
+        assert_eq!(walked, scanned);
+        assert!(walked.len() > 100, "{}", walked.len());
+    });
+}
