@@ -154,7 +154,7 @@ impl ContainerClient {
                 // A query confined to one logical partition is the cheap kind (and what a
                 // 1 RU page makes): it must not queue behind fan-outs.
                 let routed = options.partition_key.is_some();
-                super::blocking::by_weight(routed, move || {
+                super::blocking::query_page(routed, qhash, move || {
                     // Every partition the query will visit admits it as a request of its own:
                     // one hot partition throttles a fan-out.
                     let def = shared.def.load_full();
