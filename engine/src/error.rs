@@ -14,6 +14,11 @@ pub enum Error {
         message: String,
     },
 
+    /// 400 / sub-status 1001: the partition key a request names is not the item's (or not a
+    /// whole key where a point operation needs one), as Cosmos DB's `PartitionKeyMismatch`.
+    #[error("bad request: partition key mismatch: {0}")]
+    PartitionKeyMismatch(String),
+
     /// 404
     #[error("not found: {what}")]
     NotFound { what: String },
@@ -95,7 +100,7 @@ impl Error {
     /// The HTTP status Cosmos DB answers for this error.
     pub fn status_code(&self) -> u16 {
         match self {
-            Error::BadRequest { .. } => 400,
+            Error::BadRequest { .. } | Error::PartitionKeyMismatch(_) => 400,
             Error::NotFound { .. } => 404,
             Error::Conflict { .. } | Error::UniqueKey { .. } => 409,
             Error::PreconditionFailed { .. } => 412,
@@ -113,6 +118,7 @@ impl Error {
     pub fn sub_status(&self) -> Option<u16> {
         match self {
             Error::PartitionFull { .. } => Some(1014),
+            Error::PartitionKeyMismatch(_) => Some(1001),
             _ => None,
         }
     }

@@ -19,6 +19,7 @@ pub(crate) fn from_status(
         400 if sub_status == Some(20007) || message.to_lowercase().contains("continuation") => {
             Error::bad("continuation", message)
         }
+        400 if sub_status == Some(1001) => Error::PartitionKeyMismatch(message),
         400 => Error::bad_request(message),
         401 => Error::Unavailable(format!(
             "the endpoint refused the key (401 Unauthorized): {}",

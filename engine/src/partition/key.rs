@@ -421,8 +421,11 @@ impl PartitionKeyDefinition {
                 cur = cur.and_then(|c| c.get(seg));
             }
             parts.push(match cur {
+                // An object where the key should be is no key value: the item is in the
+                // partition of items without one, as the SDKs extract it (`[{}]`; the Python
+                // SDK's `_retrieve_partition_key`). An array stays refused: no SDK sends one.
+                Some(Value::Object(_)) | None => PartitionKey::None,
                 Some(v) => PartitionKey::from_json(v, path)?,
-                None => PartitionKey::None,
             });
         }
         Ok(if parts.len() == 1 {
@@ -443,9 +446,9 @@ impl PartitionKeyDefinition {
             PartitionKey::Hierarchical(parts) if parts.len() == levels && levels > 1 => {
                 Ok(PartitionKey::Hierarchical(parts))
             }
-            PartitionKey::Hierarchical(parts) => Err(wrong_values(&self.paths, parts.len())),
+            PartitionKey::Hierarchical(parts) => Err(not_whole(&self.paths, parts.len())),
             one if levels == 1 => Ok(one),
-            _ => Err(wrong_values(&self.paths, 1)),
+            _ => Err(not_whole(&self.paths, 1)),
         }
     }
 
@@ -544,6 +547,15 @@ impl KeyScope {
     }
 }
 
+/// A point operation naming fewer (or more) values than the key has paths: Cosmos DB's
+/// `PartitionKeyMismatch` (400 / 1001), as for a value that is not the item's.
+fn not_whole(paths: &[String], got: usize) -> Error {
+    match wrong_values(paths, got) {
+        Error::BadRequest { message, .. } => Error::PartitionKeyMismatch(message),
+        other => other,
+    }
+}
+
 fn wrong_values(paths: &[String], got: usize) -> Error {
     Error::bad(
         "partitionKey",
@@ -559,34 +571,95 @@ fn wrong_values(paths: &[String], got: usize) -> Error {
 }
 
 /// `/address/city` → `["address", "city"]`; `~1` and `~0` unescape `/` and `~` as in JSON Pointer.
+/// The property names of a partition key path, parsed as the SDKs parse it (`ParsePaths` in
+/// the Python SDK's `_base.py`): `/a/b`, or segments in double or single quotes that may hold
+/// `/` and spaces (`/"le/vel 1"/'x'`; a quote preceded by `\` does not close the segment). An
+/// unquoted segment also takes `~1` for `/` and `~0` for `~`, as JSON Pointer writes them.
 fn path_segments(path: &str) -> Result<Vec<String>> {
-    let rest = path
-        .strip_prefix('/')
-        .filter(|r| !r.is_empty())
-        .ok_or_else(|| {
-            Error::bad(
-                "partitionKey.paths",
-                format!("partition key path '{path}' must look like /property"),
-            )
-        })?;
-    rest.split('/')
-        .map(|seg| {
-            if seg.is_empty() {
-                Err(Error::bad(
-                    "partitionKey.paths",
-                    format!("empty segment in partition key path '{path}'"),
-                ))
-            } else {
-                Ok(seg.replace("~1", "/").replace("~0", "~"))
+    let bad = |why: String| Error::bad("partitionKey.paths", why);
+    if path.len() < 2 || !path.starts_with('/') {
+        return Err(bad(format!(
+            "partition key path '{path}' must look like /property"
+        )));
+    }
+    let mut segments = Vec::new();
+    let mut rest = path;
+    while let Some(after) = rest.strip_prefix('/') {
+        let (segment, next) = match after.chars().next() {
+            Some(quote @ ('"' | '\'')) => {
+                let body = &after[1..];
+                let mut from = 0;
+                let end = loop {
+                    let at = body[from..].find(quote).map(|k| from + k).ok_or_else(|| {
+                        bad(format!(
+                            "partition key path '{path}': a segment opened with {quote} is not closed"
+                        ))
+                    })?;
+                    if !body[..at].ends_with('\\') {
+                        break at;
+                    }
+                    from = at + 1;
+                };
+                (body[..end].to_owned(), &body[end + 1..])
             }
-        })
-        .collect()
+            _ => {
+                let end = after.find('/').unwrap_or(after.len());
+                let raw = &after[..end];
+                (raw.replace("~1", "/").replace("~0", "~"), &after[end..])
+            }
+        };
+        if segment.is_empty() {
+            return Err(bad(format!("empty segment in partition key path '{path}'")));
+        }
+        if !next.is_empty() && !next.starts_with('/') {
+            return Err(bad(format!(
+                "partition key path '{path}': a quoted segment must be followed by / or end the path"
+            )));
+        }
+        segments.push(segment);
+        rest = next;
+    }
+    Ok(segments)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn paths_parse_as_the_sdks_parse_them() {
+        let seg = |p: &str| path_segments(p).unwrap();
+        assert_eq!(seg("/a/b"), ["a", "b"]);
+        assert_eq!(seg("/a~1b"), ["a/b"]);
+        // From azure-cosmos 4.17.1's test_crud_container.py (special characters).
+        assert_eq!(
+            seg(r#"/"level' 1*()"/"le/vel2""#),
+            ["level' 1*()", "le/vel2"]
+        );
+        assert_eq!(
+            seg(r#"/'level" 1*()'/'le/vel2'"#),
+            [r#"level" 1*()"#, "le/vel2"]
+        );
+        assert_eq!(seg(r#"/"a\"b"/c"#), [r#"a\"b"#, "c"]);
+        for bad in ["", "/", "a", "//a", "/a//b", r#"/"open"#, r#"/"a"b"#] {
+            assert!(path_segments(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn an_object_at_the_key_path_is_no_key() {
+        let def = PartitionKeyDefinition::new("/address").unwrap();
+        let doc = json!({"id": "1", "address": {"state": "WA"}});
+        assert_eq!(def.extract(&doc).unwrap(), PartitionKey::None);
+        assert!(def.extract(&json!({"address": ["WA"]})).is_err());
+        let deeper = PartitionKeyDefinition::new("/address/state/city").unwrap();
+        let doc = json!({"id": "1", "address": {"state": "WA"}});
+        assert_eq!(deeper.extract(&doc).unwrap(), PartitionKey::None);
+        let quoted = PartitionKeyDefinition::new(r#"/"le vel"/'x/y'"#).unwrap();
+        let doc = json!({"le vel": {"x/y": "v"}});
+        assert_eq!(quoted.extract(&doc).unwrap(), PartitionKey::from("v"));
+    }
 
     #[test]
     fn numbers_hash_as_doubles() {

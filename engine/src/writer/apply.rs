@@ -262,13 +262,10 @@ fn target_of_doc(def: &ContainerDef, doc: &Value, named: Option<&PartitionKey>) 
     if let Some(named) = named {
         let named = def.partition_key.full_key(named.clone())?;
         if named != pk {
-            return Err(Error::bad(
-                "partitionKey",
-                format!(
-                    "the partition key {named} named in the request differs from the item's {pk} (at {})",
-                    def.partition_key.paths.join(", ")
-                ),
-            ));
+            return Err(Error::PartitionKeyMismatch(format!(
+                "the partition key {named} named in the request differs from the item's {pk} (at {})",
+                def.partition_key.paths.join(", ")
+            )));
         }
     }
     let epk = def.partition_key.epk(&pk);
