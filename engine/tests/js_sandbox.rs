@@ -259,7 +259,13 @@ fn a_failed_script_is_charged_for_its_cpu_and_meets_429s() {
     rt.block_on(async {
         let db = t.engine.create_database_if_not_exists("A").await.unwrap();
         let c = db
-            .create_container(ContainerProperties::new("c", "/pk").with_throughput(400))
+            // Eight physical partitions share the 400 RU/s: "p"'s has 50 RU/s, so the test
+            // holds however slowly a loaded machine runs the calls (each ~140 RU).
+            .create_container(
+                ContainerProperties::new("c", "/pk")
+                    .with_throughput(400)
+                    .with_initial_partitions(8),
+            )
             .await
             .unwrap();
         c.scripts()
@@ -271,9 +277,9 @@ fn a_failed_script_is_charged_for_its_cpu_and_meets_429s() {
                 .unwrap(),
             )
             .unwrap();
-        // 400 RU/s: three million additions (~60 ms of interpreter time, ~600 ticks) cost
-        // more than the partition refills between two calls, so the failures that follow meet
-        // its 429 instead of holding the writer again and again.
+        // Three million additions (~60 ms of interpreter time, ~600 ticks) cost more than the
+        // partition refills between two calls, so the failures that follow meet its 429
+        // instead of holding the writer again and again.
         let mut outcomes = Vec::new();
         for _ in 0..6 {
             let e = c
