@@ -13,6 +13,12 @@
 //!
 //! `DAMAGE_COPIES=N` runs N copies (default 4, about 40 s in a debug build; the benchmark-style
 //! run in BENCHMARKS.md used 24).
+//!
+//! A second campaign serves each damaged copy with `engine serve` and reads it through the
+//! official Python SDK (`azure-cosmos`, `damage_sdk.py`): a read feed and queries paged by 20-50
+//! (cross-partition, one logical partition, a hierarchical key's prefix, filters answered from
+//! the index); each read is the undamaged answer or a 5xx naming the damage.
+//! `DAMAGE_SDK_COPIES=N` (default 3).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -144,6 +150,20 @@ fn probes() -> Vec<Probe> {
             "SELECT VALUE COUNT(1) FROM c WHERE c.v IN (1, 500, 1500, 3999)",
         ),
         q(
+            "startswith ids paged",
+            "c",
+            None,
+            Some("100"),
+            "SELECT VALUE c.id FROM c WHERE STARTSWITH(c.id, 'i12')",
+        ),
+        q(
+            "eq ids of p7",
+            "c",
+            Some("p7"),
+            None,
+            "SELECT VALUE c.id FROM c WHERE c.v = 1247",
+        ),
+        q(
             "order by paged",
             "c",
             None,
@@ -184,6 +204,13 @@ fn probes() -> Vec<Probe> {
             Some(r#"["t3"]"#),
             Some("50"),
             "SELECT VALUE c.id FROM c",
+        ),
+        q(
+            "prefix filtered paged",
+            "h",
+            Some(r#"["t1"]"#),
+            Some("20"),
+            "SELECT VALUE c.id FROM c WHERE STARTSWITH(c.id, 'h1')",
         ),
         plain("stats c", &["stats", "--db", "d", "--container", "c"]),
         plain("stats h", &["stats", "--db", "d", "--container", "h"]),
@@ -612,4 +639,174 @@ fn damaged_copies_never_answer_silently_wrong() {
         silent.join("\n")
     );
     assert!(refused > 0, "the damage reached the commands");
+}
+
+/// The reads of `damage_sdk.py` on a store served by `engine serve`: (name, answer) in order.
+/// The server is started on a free port and stopped (by its pid) when the reads are done; a
+/// server that does not start, or dies, answers every read with its own words.
+fn sdk_reads(dir: &Path) -> Vec<(String, Answer)> {
+    const NAMES: [&str; 7] = [
+        "sdk read feed",
+        "sdk query ids",
+        "sdk query range",
+        "sdk query eq",
+        "sdk query p7",
+        "sdk prefix ids",
+        "sdk prefix filtered",
+    ];
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let addr = format!("127.0.0.1:{port}");
+    let log = dir.with_extension("serve.log");
+    let mut server = Command::new(env!("CARGO_BIN_EXE_engine"))
+        .arg("--data")
+        .arg(dir)
+        .args(["serve", "--addr", &addr])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .expect("start engine serve");
+    let started = std::time::Instant::now();
+    let up = loop {
+        if std::net::TcpStream::connect(&addr).is_ok() {
+            break true;
+        }
+        if server.try_wait().unwrap().is_some() || started.elapsed().as_secs() > 60 {
+            break false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    let mut lines = Vec::new();
+    if up {
+        let mut py = Command::new(std::env::var("PYTHON").unwrap_or("python3".into()))
+            .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/damage_sdk.py"))
+            .arg(format!("http://{addr}/"))
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("run python3");
+        // A read that hangs is as wrong as a short one: the reads get 5 minutes.
+        let out = py.stdout.take().unwrap();
+        let reader = std::thread::spawn(move || std::io::read_to_string(out).unwrap_or_default());
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
+        while py.try_wait().unwrap().is_none() && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        if py.try_wait().unwrap().is_none() {
+            let _ = py.kill();
+            let _ = py.wait();
+        }
+        let text = reader.join().unwrap();
+        lines = text
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .collect();
+    }
+    let _ = server.kill();
+    let _ = server.wait();
+    let said = std::fs::read_to_string(&log).unwrap_or_default();
+    NAMES
+        .iter()
+        .map(|name| {
+            let line = lines.iter().find(|l| l["name"] == *name);
+            let answer = match line {
+                Some(l) if l.get("ok").is_some() => Answer::Output(l["ok"].to_string()),
+                Some(l) if l["status"].as_u64().is_some_and(|s| s >= 500) => {
+                    Answer::Refused(l["error"].as_str().unwrap_or_default().to_owned())
+                }
+                // Not served: the server's own words say why (it stopped on the damage).
+                Some(l) if l["status"] == 0 => Answer::Refused(format!(
+                    "{} (the server said: {said}) {}",
+                    l["error"].as_str().unwrap_or_default(),
+                    l["trace"].as_str().unwrap_or_default()
+                )),
+                Some(l) => Answer::Refused(format!("not a 5xx: {l}")),
+                None if !up => Answer::Refused(format!("engine serve did not start: {said}")),
+                None => {
+                    Answer::Refused(format!("no answer in 5 minutes (the server said: {said})"))
+                }
+            };
+            (name.to_string(), answer)
+        })
+        .collect()
+}
+
+#[test]
+fn damaged_copies_through_serve_and_the_python_sdk() {
+    let ok = Command::new(std::env::var("PYTHON").unwrap_or("python3".into()))
+        .args(["-c", "import azure.cosmos"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "pip install azure-cosmos (CI installs it)"
+        );
+        eprintln!("SKIPPED: the Python SDK is not installed (pip install azure-cosmos)");
+        return;
+    }
+    let copies: u64 = std::env::var("DAMAGE_SDK_COPIES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(3);
+    let tmp = tempfile::tempdir().unwrap();
+    let data = store(tmp.path());
+    let clean = std::fs::read(data.join("data.mdb")).unwrap();
+    let truth: Vec<(String, String)> = sdk_reads(&data)
+        .into_iter()
+        .map(|(name, a)| match a {
+            Answer::Output(o) => (name, o),
+            Answer::Refused(e) => panic!("{name} on the undamaged store: {e}"),
+        })
+        .collect();
+    let lens: Vec<usize> = truth
+        .iter()
+        .map(|(_, t)| serde_json::from_str::<Vec<Value>>(t).unwrap().len())
+        .collect();
+    assert_eq!(lens, [4000, 4000, 1499, 1, 100, 200, 112]);
+
+    let mut silent = Vec::new();
+    let (mut refused, mut answered) = (0, 0);
+    for seed in 1..=copies {
+        let (bytes, what) = damage(&clean, seed);
+        let dir = tmp.path().join(format!("copy{seed}"));
+        std::fs::create_dir(&dir).unwrap();
+        std::fs::write(dir.join("data.mdb"), &bytes).unwrap();
+        let mut line = format!("copy {seed} ({what}):");
+        for ((name, answer), (_, truth)) in sdk_reads(&dir).into_iter().zip(&truth) {
+            match answer {
+                Answer::Output(o) if o == *truth => {
+                    answered += 1;
+                    line.push_str(&format!(" {name}=same"));
+                }
+                Answer::Output(o) => silent.push(format!(
+                    "copy {seed} ({what}): {name} answered {} items where the undamaged store answers {}",
+                    serde_json::from_str::<Vec<Value>>(&o).map_or(0, |v| v.len()),
+                    serde_json::from_str::<Vec<Value>>(truth).map_or(0, |v| v.len()),
+                )),
+                Answer::Refused(err) => {
+                    refused += 1;
+                    assert!(
+                        names_the_damage(&err),
+                        "copy {seed} ({what}): {name} refused without naming the damage: {err}"
+                    );
+                    line.push_str(&format!(" {name}=refused"));
+                }
+            }
+        }
+        eprintln!("{line}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    eprintln!(
+        "serve + Python SDK, {copies} copies: {refused} refusals, {answered} exact answers, {} silent wrong answers",
+        silent.len()
+    );
+    assert!(
+        silent.is_empty(),
+        "silent wrong answers:\n{}",
+        silent.join("\n")
+    );
+    assert!(refused > 0, "the damage reached the reads");
 }

@@ -45,6 +45,10 @@ pub async fn run(data: &Path, no_lock: bool, args: Args) -> Result<(), CliError>
             args.addr
         )));
     }
+    // A damaged file can stop LMDB on an assertion mid-request: the process then ends with a
+    // line naming the file (exit 3), as every other command does (issue 34).
+    let data_file = data.join("data.mdb");
+    crate::crash::install(&data_file);
     let engine = Engine::open(
         data,
         EngineOptions {
@@ -55,6 +59,7 @@ pub async fn run(data: &Path, no_lock: bool, args: Args) -> Result<(), CliError>
             ..Default::default()
         },
     )?;
+    crate::crash::watch_map(&data_file);
     let mut options = gateway::GatewayOptions::new(args.addr);
     options.key = args.key.clone();
     options.tls = args.tls;
