@@ -39,9 +39,6 @@ pub const SITE_V1: sitekit::Site = sitekit::Site {
     base: "/v1",
 };
 
-/// How many users the generated data holds (the `/models` page states it).
-pub struct SeededUsers(pub u64);
-
 #[derive(Debug, Clone)]
 pub struct BlogOptions {
     /// Users generated on first start.
@@ -140,7 +137,7 @@ impl Blog {
         let v2 = web::Data::new(self.v2.clone());
         let v1 = web::Data::new(self.v1.clone());
         let measurements = web::Data::from(self.measurements.clone());
-        let users = web::Data::new(SeededUsers(self.users));
+        let users = web::Data::new(seed::SeededUsers(self.users));
         let feed_cache = web::Data::new(crate::feed_cache::FeedCache::default());
         let workers = web::Data::from(self.workers.clone());
         let workers_v2 = web::Data::from(self.workers_v2.clone());

@@ -5,7 +5,7 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
 
 use crate::comparison::{article, chart, sample, Measurements, Request, Stat, VERSIONS};
-use crate::startup::SeededUsers;
+use crate::seed::SeededUsers;
 use sitekit::csrf::{CsrfForm, Empty};
 use sitekit::layout::{html, see_other};
 use sitekit::throttle::ExpensiveLimit;

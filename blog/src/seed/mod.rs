@@ -16,6 +16,9 @@ use crate::model::PostShort;
 
 pub use generate::{post_id, user_id};
 
+/// How many users the generated data holds (the `/models` page states it).
+pub struct SeededUsers(pub u64);
+
 pub const DEMO_USERNAME: &str = "demo";
 pub const DEMO_PASSWORD: &str = "demo-password";
 const MARKER_ID: &str = "seed";
