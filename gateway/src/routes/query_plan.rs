@@ -485,12 +485,15 @@ fn read(sql: &str, params: &[(String, Value)]) -> Option<Shape> {
         _ => String::new(),
     };
     let distinct_kw = if distinct { "DISTINCT " } else { "" };
+    // Rows of one range are distinct by their sort keys too: a TOP or LIMIT there would count
+    // rows the client's DISTINCT (by payload) folds into one, so the range gives them all.
+    let top_text = if distinct { String::new() } else { top_text };
     let rewritten = format!(
         "SELECT {distinct_kw}{top_text}{rid}[{}] AS orderByItems, {payload} AS payload {body} ORDER BY {}{}",
         keys.join(", "),
         sort.join(", "),
         match (offset, limit) {
-            (Some(o), Some(l)) => window(o, l),
+            (Some(o), Some(l)) if !distinct => window(o, l),
             _ => String::new(),
         }
     );
