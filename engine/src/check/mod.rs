@@ -6,6 +6,7 @@
 //! counters (per physical and per logical partition) match the items. Read-only: it runs beside
 //! a writing process, in one read transaction (one consistent snapshot).
 
+mod backup;
 mod change_feed;
 mod index_entries;
 mod items;
