@@ -6,56 +6,10 @@
 
 mod common;
 
-use std::time::SystemTime;
-
+use common::signed::{send, Answer};
 use common::TestGateway;
-use gateway::MasterKey;
 use reqwest::Method;
 use serde_json::{json, Value};
-
-struct Answer {
-    status: u16,
-    charge: f64,
-    body: Value,
-}
-
-async fn send(
-    gw: &TestGateway,
-    method: Method,
-    path: &str,
-    link: (&str, &str),
-    body: Value,
-    headers: &[(&str, &str)],
-) -> Answer {
-    let date = httpdate::fmt_http_date(SystemTime::now());
-    let key = MasterKey::emulator();
-    let mut req = reqwest::Client::new()
-        .request(method.clone(), format!("http://{}{path}", gw.addr))
-        .header("x-ms-date", &date)
-        .header("x-ms-version", "2020-07-15")
-        .header(
-            "authorization",
-            key.authorization(method.as_str(), link.0, link.1, &date),
-        )
-        .body(body.to_string());
-    for (name, value) in headers {
-        req = req.header(*name, *value);
-    }
-    let res = req.send().await.expect("the gateway answers");
-    let status = res.status().as_u16();
-    let charge = res
-        .headers()
-        .get("x-ms-request-charge")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(-1.0);
-    let body = serde_json::from_str(&res.text().await.unwrap()).unwrap_or(Value::Null);
-    Answer {
-        status,
-        charge,
-        body,
-    }
-}
 
 async fn bulk(gw: &TestGateway, ops: Value, continue_on_error: bool) -> Answer {
     let go_on = if continue_on_error { "True" } else { "False" };

@@ -4,57 +4,13 @@
 
 mod common;
 
-use std::time::SystemTime;
-
+use common::signed::{send, Answer};
 use common::TestGateway;
-use gateway::MasterKey;
 use reqwest::Method;
 use serde_json::{json, Value};
 
-struct Answer {
-    status: u16,
-    charge: f64,
-    body: Value,
-}
-
-async fn send(
-    gw: &TestGateway,
-    method: Method,
-    path: &str,
-    link: (&str, &str),
-    body: Value,
-    headers: &[(&str, &str)],
-) -> Answer {
-    let date = httpdate::fmt_http_date(SystemTime::now());
-    let key = MasterKey::emulator();
-    let mut req = reqwest::Client::new()
-        .request(method.clone(), format!("http://{}{path}", gw.addr))
-        .header("x-ms-date", &date)
-        .header("x-ms-version", "2020-07-15")
-        .header("x-ms-documentdb-partitionkey", r#"["p"]"#)
-        .header(
-            "authorization",
-            key.authorization(method.as_str(), link.0, link.1, &date),
-        )
-        .body(body.to_string());
-    for (name, value) in headers {
-        req = req.header(*name, *value);
-    }
-    let res = req.send().await.expect("the gateway answers");
-    let status = res.status().as_u16();
-    let charge = res
-        .headers()
-        .get("x-ms-request-charge")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(-1.0);
-    let body = serde_json::from_str(&res.text().await.unwrap()).unwrap_or(Value::Null);
-    Answer {
-        status,
-        charge,
-        body,
-    }
-}
+/// Every request here names the test item's partition key, "p".
+const IN_P: &[(&str, &str)] = &[("x-ms-documentdb-partitionkey", r#"["p"]"#)];
 
 async fn patch(gw: &TestGateway, body: Value) -> Answer {
     send(
@@ -63,7 +19,7 @@ async fn patch(gw: &TestGateway, body: Value) -> Answer {
         "/dbs/d/colls/c/docs/a",
         ("docs", "dbs/d/colls/c/docs/a"),
         body,
-        &[],
+        IN_P,
     )
     .await
 }
@@ -78,7 +34,7 @@ async fn a_patch_body_is_an_object_with_operations_or_the_bare_array() {
             "/dbs",
             ("dbs", ""),
             json!({"id": "d"}),
-            &[]
+            IN_P
         )
         .await
         .status,
@@ -93,7 +49,7 @@ async fn a_patch_body_is_an_object_with_operations_or_the_bare_array() {
             "/dbs/d/colls",
             ("colls", "dbs/d"),
             container,
-            &[],
+            IN_P,
         )
         .await
         .status,
@@ -106,7 +62,7 @@ async fn a_patch_body_is_an_object_with_operations_or_the_bare_array() {
         "/dbs/d/colls/c/docs",
         ("docs", "dbs/d/colls/c"),
         item,
-        &[],
+        IN_P,
     )
     .await;
     assert_eq!(created.status, 201, "{}", created.body);
@@ -165,7 +121,7 @@ async fn a_conditional_patch_over_rest_and_in_a_batch() {
         "/dbs",
         ("dbs", ""),
         json!({"id": "d"}),
-        &[],
+        IN_P,
     )
     .await;
     let container =
@@ -176,13 +132,13 @@ async fn a_conditional_patch_over_rest_and_in_a_batch() {
         "/dbs/d/colls",
         ("colls", "dbs/d"),
         container,
-        &[],
+        IN_P,
     )
     .await;
     let docs = ("docs", "dbs/d/colls/c");
     let item = json!({"id": "a", "pk": "p", "n": 1});
     assert_eq!(
-        send(&gw, Method::POST, "/dbs/d/colls/c/docs", docs, item, &[])
+        send(&gw, Method::POST, "/dbs/d/colls/c/docs", docs, item, IN_P)
             .await
             .status,
         201
@@ -222,6 +178,7 @@ async fn a_conditional_patch_over_rest_and_in_a_batch() {
         ])
     };
     let headers = [
+        IN_P[0],
         ("x-ms-cosmos-is-batch-request", "true"),
         ("x-ms-cosmos-batch-atomic", "true"),
     ];
