@@ -2,7 +2,8 @@
 //! `<!-- figure:NAME -->` markers, the README quotes the same blocks, and this test fails when a
 //! README block differs from its source, names a figure that has none, or when a figure no longer
 //! says what its measurement does (the feed sentence against `blog/ACCESS_PATTERNS.md`'s Q6 row;
-//! the idle figure is checked by `tests/idle_cost.rs`, which measures it).
+//! the idle figures, embedded and through the gateway, are checked by `tests/idle_cost.rs`, which
+//! measures them).
 
 use std::collections::BTreeMap;
 use std::path::Path;
