@@ -19,11 +19,7 @@ fn recipe_docs(justfile: &str) -> Vec<(String, Result<String, String>)> {
         if !starts_recipe {
             continue;
         }
-        let name = line
-            .split(|c: char| c == ' ' || c == ':')
-            .next()
-            .unwrap()
-            .to_owned();
+        let name = line.split([' ', ':']).next().unwrap().to_owned();
         let above = |k: usize| i.checked_sub(k).map(|j| lines[j].trim_end());
         let doc = match above(1) {
             Some(l) if l.starts_with("[doc(") => {
