@@ -436,3 +436,30 @@ async fn a_hierarchical_container_answers_alike_on_both_backends() {
     assert_eq!(strip(&embedded[0]), strip(&remote[0]));
     assert_eq!(embedded[1..], remote[1..]);
 }
+
+/// A partition key that is not the item's is Cosmos DB's `PartitionKeyMismatch` (400, sub-status
+/// 1001) on both backends: the engine's error embedded, the gateway's 400/1001 mapped back to
+/// it remote, so an access pattern matches one error whatever the backend.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_that_is_not_the_items_is_the_same_error_on_both_backends() {
+    async fn run(account: Account) -> cosmos::Error {
+        let db = account.create_database_if_not_exists("pk").await.unwrap();
+        let c = db
+            .create_container_if_not_exists(ContainerProperties::new("items", "/pk"))
+            .await
+            .unwrap();
+        c.create_item(&json!({"id": "a", "pk": "x"}), Some("y".into()), None)
+            .await
+            .unwrap_err()
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let engine = engine::Engine::open(dir.path(), Default::default()).unwrap();
+    let gw = TestGateway::start();
+    for e in [
+        run(Account::embedded(engine)).await,
+        run(connect(&gw).await).await,
+    ] {
+        assert!(matches!(e, cosmos::Error::PartitionKeyMismatch(_)), "{e}");
+        assert_eq!((e.status_code(), e.sub_status()), (400, Some(1001)), "{e}");
+    }
+}
