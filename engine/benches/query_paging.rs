@@ -9,7 +9,7 @@
 
 use std::time::{Duration, Instant};
 
-use engine::{ContainerClient, ContainerProperties, Engine, EngineOptions, QueryOptions};
+use engine::{ContainerClient, ContainerProperties, QueryOptions};
 use serde_json::{json, Value};
 
 mod common;
@@ -117,21 +117,11 @@ fn main() {
     if std::env::args().any(|a| a == "--list") {
         return;
     }
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
+    let rt = common::runtime();
     let dir = tempfile::tempdir().unwrap();
-    let engine = Engine::open(dir.path().join("engine"), EngineOptions::default()).unwrap();
     rt.block_on(async {
-        let db = engine.create_database("bench").await.unwrap();
-        let c = db
-            .create_container(ContainerProperties::new("c", "/pk").with_initial_partitions(4))
-            .await
-            .unwrap();
-        eprintln!("loading {ITEMS} items…");
-        common::load(&c, 0..ITEMS, item).await;
+        let props = ContainerProperties::new("c", "/pk").with_initial_partitions(4);
+        let (_engine, c) = common::loaded(dir.path(), props, ITEMS, item).await;
 
         println!("| query over {ITEMS} items | time (median of 5) | rows | RU | plan |");
         println!("| --- | ---: | ---: | ---: | --- |");

@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use engine::{ContainerClient, ContainerProperties, Engine, EngineOptions, QueryOptions};
+use engine::{ContainerClient, ContainerProperties, QueryOptions};
 use serde_json::{json, Value};
 
 mod common;
@@ -121,21 +121,11 @@ fn main() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(2);
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
+    let rt = common::runtime();
     let dir = tempfile::tempdir().unwrap();
-    let engine = Engine::open(dir.path().join("engine"), EngineOptions::default()).unwrap();
     rt.block_on(async {
-        let db = engine.create_database("bench").await.unwrap();
-        let c = db
-            .create_container(ContainerProperties::new("items", "/pk").with_initial_partitions(8))
-            .await
-            .unwrap();
-        eprintln!("loading {ITEMS} items…");
-        common::load(&c, 0..ITEMS, item).await;
+        let props = ContainerProperties::new("items", "/pk").with_initial_partitions(8);
+        let (_engine, c) = common::loaded(dir.path(), props, ITEMS, item).await;
         // Warm: the first page of each kind, so the probe does not pay for cold pages.
         probe(&c, 3).await;
         println!("TOP 1 fan-out alone: {}", summary(probe(&c, probes).await));

@@ -3,8 +3,38 @@
 
 use std::time::Instant;
 
-use engine::{ContainerClient, ItemOptions, PartitionKey, QueryOptions};
+use engine::{
+    ContainerClient, ContainerProperties, Engine, EngineOptions, ItemOptions, PartitionKey,
+    QueryOptions,
+};
 use serde_json::Value;
+
+/// The runtime the benches drive the engine from: two workers, as the machine has two cores.
+#[allow(dead_code)] // not every bench drives the engine from tokio
+pub fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// An engine in `dir` with database `bench` holding container `props`, loaded with `make(i)`
+/// for each `i` below `items`.
+#[allow(dead_code)] // the benches over one loaded container
+pub async fn loaded(
+    dir: &std::path::Path,
+    props: ContainerProperties,
+    items: u64,
+    make: fn(u64) -> Value,
+) -> (Engine, ContainerClient) {
+    let engine = Engine::open(dir.join("engine"), EngineOptions::default()).unwrap();
+    let db = engine.create_database("bench").await.unwrap();
+    let c = db.create_container(props).await.unwrap();
+    eprintln!("loading {items} items…");
+    load(&c, 0..items, make).await;
+    (engine, c)
+}
 
 /// Creates `make(i)` for each `i` of `range` with 256 requests in flight, reporting progress
 /// every 100 000 items.
