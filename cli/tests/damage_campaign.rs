@@ -225,6 +225,82 @@ enum Answer {
     Refused(String),
 }
 
+/// Copy `seed` of `clean`, damaged, in a directory of its own, and what was done to it.
+fn damaged_copy(tmp: &Path, clean: &[u8], seed: u64) -> (std::path::PathBuf, String) {
+    let (bytes, what) = damage(clean, seed);
+    let dir = tmp.join(format!("copy{seed}"));
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(dir.join("data.mdb"), &bytes).unwrap();
+    (dir, format!("copy {seed} ({what})"))
+}
+
+/// An answer as a command prints it, cut for a message.
+fn short(text: &str) -> String {
+    text[..text.len().min(200)].to_owned()
+}
+
+/// A JSON array answer as its length (the SDK's reads).
+fn items(text: &str) -> String {
+    let n = serde_json::from_str::<Vec<Value>>(text).map_or(0, |v| v.len());
+    format!("{n} items")
+}
+
+/// A campaign's count: refusals (each must name the damage), exact answers, and silent wrong
+/// answers, the one outcome that fails it.
+#[derive(Default)]
+struct Tally {
+    refused: usize,
+    answered: usize,
+    silent: Vec<String>,
+}
+
+impl Tally {
+    fn judge(
+        &mut self,
+        copy: &str,
+        line: &mut String,
+        name: &str,
+        answer: Answer,
+        truth: &str,
+        show: fn(&str) -> String,
+    ) {
+        match answer {
+            Answer::Output(o) if o == truth => {
+                self.answered += 1;
+                line.push_str(&format!(" {name}=same"));
+            }
+            Answer::Output(o) => self.silent.push(format!(
+                "{copy}: {name} answered {} where the undamaged store answers {}",
+                show(&o),
+                show(truth)
+            )),
+            Answer::Refused(err) => {
+                self.refused += 1;
+                assert!(
+                    names_the_damage(&err),
+                    "{copy}: {name} refused without naming the damage: {err}"
+                );
+                line.push_str(&format!(" {name}=refused"));
+            }
+        }
+    }
+
+    fn finish(self, campaign: &str, reached: &str) {
+        eprintln!(
+            "{campaign}: {} refusals, {} exact answers, {} silent wrong answers",
+            self.refused,
+            self.answered,
+            self.silent.len()
+        );
+        assert!(
+            self.silent.is_empty(),
+            "silent wrong answers:\n{}",
+            self.silent.join("\n")
+        );
+        assert!(self.refused > 0, "the damage reached {reached}");
+    }
+}
+
 fn run(dir: &Path, probe: &Probe, out: &Path) -> Answer {
     let args: Vec<String> = probe
         .args
@@ -589,56 +665,22 @@ fn damaged_copies_never_answer_silently_wrong() {
         .collect();
     assert_eq!(lens, [4000, 4000, 100, 4000]);
 
-    let mut silent = Vec::new();
-    let (mut refused, mut answered) = (0, 0);
+    let mut tally = Tally::default();
     for seed in 1..=copies {
-        let (bytes, what) = damage(&clean, seed);
-        let dir = tmp.path().join(format!("copy{seed}"));
-        std::fs::create_dir(&dir).unwrap();
-        std::fs::write(dir.join("data.mdb"), &bytes).unwrap();
-        let mut line = format!("copy {seed} ({what}):");
-        let mut judge = |name: &str, answer: Answer, truth: &str| match answer {
-            Answer::Output(o) if o == truth => {
-                answered += 1;
-                line.push_str(&format!(" {name}=same"));
-            }
-            Answer::Output(o) => {
-                silent.push(format!(
-                    "copy {seed} ({what}): {name} answered {} where the undamaged store answers {}",
-                    &o[..o.len().min(200)],
-                    &truth[..truth.len().min(200)]
-                ));
-            }
-            Answer::Refused(err) => {
-                refused += 1;
-                assert!(
-                    names_the_damage(&err),
-                    "copy {seed} ({what}): {name} refused without naming the damage: {err}"
-                );
-                line.push_str(&format!(" {name}=refused"));
-            }
-        };
+        let (dir, copy) = damaged_copy(tmp.path(), &clean, seed);
+        let mut line = format!("{copy}:");
         for (i, p) in probes.iter().enumerate() {
             let out = tmp.path().join(format!("backup{seed}"));
             let answer = run(&dir, p, &out);
-            judge(p.name, answer, &truth[i]);
+            tally.judge(&copy, &mut line, p.name, answer, &truth[i], short);
         }
         for (kind, truth) in FEEDS.iter().zip(&feed_truth) {
-            judge(kind, read_feed(&dir, kind), truth);
+            tally.judge(&copy, &mut line, kind, read_feed(&dir, kind), truth, short);
         }
         eprintln!("{line}");
         let _ = std::fs::remove_dir_all(&dir);
     }
-    eprintln!(
-        "{copies} copies: {refused} refusals, {answered} exact answers, {} silent wrong answers",
-        silent.len()
-    );
-    assert!(
-        silent.is_empty(),
-        "silent wrong answers:\n{}",
-        silent.join("\n")
-    );
-    assert!(refused > 0, "the damage reached the commands");
+    tally.finish(&format!("{copies} copies"), "the commands");
 }
 
 /// The reads of `damage_sdk.py` on a store served by `engine serve`: (name, answer) in order.
@@ -767,46 +809,15 @@ fn damaged_copies_through_serve_and_the_python_sdk() {
         .collect();
     assert_eq!(lens, [4000, 4000, 1499, 1, 100, 200, 112]);
 
-    let mut silent = Vec::new();
-    let (mut refused, mut answered) = (0, 0);
+    let mut tally = Tally::default();
     for seed in 1..=copies {
-        let (bytes, what) = damage(&clean, seed);
-        let dir = tmp.path().join(format!("copy{seed}"));
-        std::fs::create_dir(&dir).unwrap();
-        std::fs::write(dir.join("data.mdb"), &bytes).unwrap();
-        let mut line = format!("copy {seed} ({what}):");
+        let (dir, copy) = damaged_copy(tmp.path(), &clean, seed);
+        let mut line = format!("{copy}:");
         for ((name, answer), (_, truth)) in sdk_reads(&dir).into_iter().zip(&truth) {
-            match answer {
-                Answer::Output(o) if o == *truth => {
-                    answered += 1;
-                    line.push_str(&format!(" {name}=same"));
-                }
-                Answer::Output(o) => silent.push(format!(
-                    "copy {seed} ({what}): {name} answered {} items where the undamaged store answers {}",
-                    serde_json::from_str::<Vec<Value>>(&o).map_or(0, |v| v.len()),
-                    serde_json::from_str::<Vec<Value>>(truth).map_or(0, |v| v.len()),
-                )),
-                Answer::Refused(err) => {
-                    refused += 1;
-                    assert!(
-                        names_the_damage(&err),
-                        "copy {seed} ({what}): {name} refused without naming the damage: {err}"
-                    );
-                    line.push_str(&format!(" {name}=refused"));
-                }
-            }
+            tally.judge(&copy, &mut line, &name, answer, truth, items);
         }
         eprintln!("{line}");
         let _ = std::fs::remove_dir_all(&dir);
     }
-    eprintln!(
-        "serve + Python SDK, {copies} copies: {refused} refusals, {answered} exact answers, {} silent wrong answers",
-        silent.len()
-    );
-    assert!(
-        silent.is_empty(),
-        "silent wrong answers:\n{}",
-        silent.join("\n")
-    );
-    assert!(refused > 0, "the damage reached the reads");
+    tally.finish(&format!("serve + Python SDK, {copies} copies"), "the reads");
 }
