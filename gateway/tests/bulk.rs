@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::signed::{send, Answer};
+use common::signed::{database_d_with_container_c, send, Answer};
 use common::TestGateway;
 use reqwest::Method;
 use serde_json::{json, Value};
@@ -40,28 +40,7 @@ fn statuses(a: &Answer) -> Vec<u64> {
 #[tokio::test]
 async fn bulk_answers_each_operation_on_its_own() {
     let gw = TestGateway::start();
-    let db = send(
-        &gw,
-        Method::POST,
-        "/dbs",
-        ("dbs", ""),
-        json!({"id": "d"}),
-        &[],
-    )
-    .await;
-    assert_eq!(db.status, 201);
-    let container =
-        json!({"id": "c", "partitionKey": {"paths": ["/pk"], "kind": "Hash", "version": 2}});
-    let c = send(
-        &gw,
-        Method::POST,
-        "/dbs/d/colls",
-        ("colls", "dbs/d"),
-        container,
-        &[],
-    )
-    .await;
-    assert_eq!(c.status, 201);
+    database_d_with_container_c(&gw).await;
 
     let create = |id: &str, pk: &str| {
         json!({"operationType": "Create", "partitionKey": format!("[\"{pk}\"]"),
@@ -119,26 +98,7 @@ async fn bulk_answers_each_operation_on_its_own() {
 #[tokio::test]
 async fn a_bare_lsn_continues_the_change_feed_after_it() {
     let gw = TestGateway::start();
-    send(
-        &gw,
-        Method::POST,
-        "/dbs",
-        ("dbs", ""),
-        json!({"id": "d"}),
-        &[],
-    )
-    .await;
-    let container =
-        json!({"id": "c", "partitionKey": {"paths": ["/pk"], "kind": "Hash", "version": 2}});
-    send(
-        &gw,
-        Method::POST,
-        "/dbs/d/colls",
-        ("colls", "dbs/d"),
-        container,
-        &[],
-    )
-    .await;
+    database_d_with_container_c(&gw).await;
     for i in 0..4 {
         let r = send(
             &gw,

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::signed::{send, Answer};
+use common::signed::{database_d_with_container_c, send, Answer};
 use common::TestGateway;
 use reqwest::Method;
 use serde_json::{json, Value};
@@ -27,34 +27,7 @@ async fn patch(gw: &TestGateway, body: Value) -> Answer {
 #[tokio::test]
 async fn a_patch_body_is_an_object_with_operations_or_the_bare_array() {
     let gw = TestGateway::start();
-    assert_eq!(
-        send(
-            &gw,
-            Method::POST,
-            "/dbs",
-            ("dbs", ""),
-            json!({"id": "d"}),
-            IN_P
-        )
-        .await
-        .status,
-        201
-    );
-    let container =
-        json!({"id": "c", "partitionKey": {"paths": ["/pk"], "kind": "Hash", "version": 2}});
-    assert_eq!(
-        send(
-            &gw,
-            Method::POST,
-            "/dbs/d/colls",
-            ("colls", "dbs/d"),
-            container,
-            IN_P,
-        )
-        .await
-        .status,
-        201
-    );
+    database_d_with_container_c(&gw).await;
     let item = json!({"id": "a", "pk": "p", "n": 1});
     let created = send(
         &gw,
@@ -115,26 +88,7 @@ async fn a_patch_body_is_an_object_with_operations_or_the_bare_array() {
 #[tokio::test]
 async fn a_conditional_patch_over_rest_and_in_a_batch() {
     let gw = TestGateway::start();
-    send(
-        &gw,
-        Method::POST,
-        "/dbs",
-        ("dbs", ""),
-        json!({"id": "d"}),
-        IN_P,
-    )
-    .await;
-    let container =
-        json!({"id": "c", "partitionKey": {"paths": ["/pk"], "kind": "Hash", "version": 2}});
-    send(
-        &gw,
-        Method::POST,
-        "/dbs/d/colls",
-        ("colls", "dbs/d"),
-        container,
-        IN_P,
-    )
-    .await;
+    database_d_with_container_c(&gw).await;
     let docs = ("docs", "dbs/d/colls/c");
     let item = json!({"id": "a", "pk": "p", "n": 1});
     assert_eq!(

@@ -7,7 +7,7 @@ use std::time::SystemTime;
 
 use gateway::MasterKey;
 use reqwest::Method;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use super::TestGateway;
 
@@ -56,4 +56,23 @@ pub async fn send(
         charge,
         body,
     }
+}
+
+/// Database `d` with container `c`, partitioned on `/pk`, created over REST (both a 201).
+pub async fn database_d_with_container_c(gw: &TestGateway) {
+    let db = send(
+        gw,
+        Method::POST,
+        "/dbs",
+        ("dbs", ""),
+        json!({"id": "d"}),
+        &[],
+    )
+    .await;
+    assert_eq!(db.status, 201, "{}", db.body);
+    let container =
+        json!({"id": "c", "partitionKey": {"paths": ["/pk"], "kind": "Hash", "version": 2}});
+    let path = ("colls", "dbs/d");
+    let c = send(gw, Method::POST, "/dbs/d/colls", path, container, &[]).await;
+    assert_eq!(c.status, 201, "{}", c.body);
 }
