@@ -153,10 +153,23 @@ pub fn max_item_count(headers: &HeaderMap) -> Result<Option<usize>, GatewayError
     }
 }
 
+/// `x-ms-continuation`: the engine's own token, resumed where it left off. A token in the
+/// service's backend form (`-RID:<document rid>#RT:<round trips>#TRC:<results so far>…`, what
+/// Cosmos DB's partitions answer) was never issued here: it names a document of another store,
+/// and the service, given one whose document is not in the range, answers the range from its
+/// start (azure-cosmos's `test_query_feed_range.py::test_query_with_static_continuation`
+/// sends a fixed one to every container and expects items on every page): so here too.
 pub fn continuation(headers: &HeaderMap) -> Option<String> {
     get(headers, CONTINUATION)
-        .filter(|c| !c.is_empty())
+        .filter(|c| !c.is_empty() && !is_service_backend_token(c))
         .map(str::to_owned)
+}
+
+/// Whether `token` has the service's backend form `-RID:…#RT:…`.
+fn is_service_backend_token(token: &str) -> bool {
+    token
+        .strip_prefix("-RID:")
+        .is_some_and(|rest| rest.split('#').any(|p| p.starts_with("RT:")))
 }
 
 /// A successful answer with the headers every response carries.
@@ -190,11 +203,19 @@ impl Reply {
         }
     }
 
-    /// The session token of an item's answer, and its `lsn` (the SDKs read both: the Python
-    /// SDK's `test_cosmos_responses.py` counts one more per write).
+    /// The session token of an item's answer, and its `lsn`: the partition's LSN when the
+    /// answer left (a write's is its own; the Python SDK's `test_cosmos_responses.py` counts one
+    /// more per write, `test_transactional_batch.py::test_batch_lsn` reads a read's). The
+    /// session token's range and LSN are `session::stamp`'s.
     pub fn session(self, lsn: u64) -> Self {
         self.header("x-ms-session-token", format!("{RANGE_ID}:0#{lsn}"))
             .header("lsn", lsn.to_string())
+    }
+
+    /// `x-ms-item-lsn`: the LSN of the item's own last write (the service's response header
+    /// beside `lsn`; the SDKs' `HttpHeaders.ItemLsn`).
+    pub fn item_lsn(self, lsn: u64) -> Self {
+        self.header("x-ms-item-lsn", lsn.to_string())
     }
 
     pub fn json(mut self, body: impl Into<Vec<u8>>) -> HttpResponse {

@@ -17,12 +17,14 @@ pub mod auth;
 pub mod error;
 pub mod headers;
 mod hosts;
+mod index_utilization;
 pub mod limits;
 mod paths;
 mod resources;
 mod routes;
 mod script_store;
 mod server;
+mod session;
 #[cfg(feature = "testing")]
 pub mod testing;
 pub mod tls;

@@ -77,7 +77,7 @@ pub(super) fn add(batch: TransactionalBatch, i: usize, op: &Value) -> Result<Tra
 }
 
 pub async fn execute(ctx: &Ctx<'_>, db: &str, c: &str) -> Result<HttpResponse> {
-    let (client, _) = super::container(ctx, db, c)?;
+    let (client, def) = super::container(ctx, db, c)?;
     if super::bulk::is_bulk(ctx) {
         return super::bulk::execute(ctx, db, c).await;
     }
@@ -101,6 +101,7 @@ pub async fn execute(ctx: &Ctx<'_>, db: &str, c: &str) -> Result<HttpResponse> {
             ops.len()
         )));
     }
+    let range = def.range_id_of(&pk).unwrap_or(0);
     let mut batch = TransactionalBatch::new(pk);
     for (i, op) in ops.iter().enumerate() {
         batch = add(batch, i, op)?;
@@ -121,5 +122,12 @@ pub async fn execute(ctx: &Ctx<'_>, db: &str, c: &str) -> Result<HttpResponse> {
         })
         .collect();
     let status = if r.is_success() { 200 } else { 207 };
-    Ok(Reply::new(status, r.request_charge).json(Value::Array(results).to_string()))
+    let mut reply = Reply::new(status, r.request_charge);
+    // `lsn`: the partition's LSN once the batch is in (the Python SDK's
+    // `test_cosmos_responses.py` compares it with the writes before it). The engine gives each
+    // write of a batch its own LSN, where the service gives the batch one.
+    if let Some(lsn) = crate::session::range_lsn(&client, range) {
+        reply = reply.session(lsn);
+    }
+    Ok(reply.json(Value::Array(results).to_string()))
 }

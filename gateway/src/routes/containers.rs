@@ -58,13 +58,48 @@ pub fn query(ctx: &Ctx, db: &str) -> Result<HttpResponse> {
 }
 
 pub fn read(ctx: &Ctx, db: &str, id: &str) -> Result<HttpResponse> {
-    let (_, def) = super::container(ctx, db, id)?;
-    let body = resources::container(&def);
+    let (client, def) = super::container(ctx, db, id)?;
+    let mut body = resources::container(&def);
+    // `x-ms-documentdb-populatepartitionstatistics`: each range's size and count
+    // (`statistics`, the .NET SDK's `PartitionKeyRangeStatistics`: `id`, `sizeInKB`,
+    // `documentCount`, `partitionKeys`), from the engine's per-partition counters.
+    if headers::flag(ctx.headers(), "x-ms-documentdb-populatepartitionstatistics") {
+        body["statistics"] = Value::Array(
+            client
+                .partitions()?
+                .iter()
+                .map(|p| {
+                    serde_json::json!({
+                        "id": p.range_id.to_string(),
+                        "sizeInKB": p.bytes.div_ceil(1024),
+                        "documentCount": p.items,
+                        "partitionKeys": [],
+                    })
+                })
+                .collect(),
+        );
+    }
     // Quota and usage in the service's form (sizes in KB); the engine has no per-container
     // storage quota, so the quota is what a logical partition may hold times the partitions.
     let (_, items, bytes) = def.totals();
     let kb = bytes.div_ceil(1024);
-    Ok(Reply::new(200, 1.0)
+    let mut reply = Reply::new(200, 1.0);
+    // `x-ms-documentdb-populatequotainfo`: how far the index has caught up with a policy
+    // change, in percent (the service's `x-ms-documentdb-collection-index-transformation-
+    // progress`, read by the SDKs' `IndexTransformationProgress`); the engine rebuilds online
+    // and counts the items done. It never indexes lazily, so no lazy-indexing progress.
+    if headers::flag(ctx.headers(), "x-ms-documentdb-populatequotainfo") {
+        let progress = match def.index_rebuild_progress() {
+            None => 100,
+            Some(done) if items == 0 => u64::from(done > 0) * 100,
+            Some(done) => (done * 100 / items).min(99),
+        };
+        reply = reply.header(
+            "x-ms-documentdb-collection-index-transformation-progress",
+            progress.to_string(),
+        );
+    }
+    Ok(reply
         .etag(body["_etag"].as_str())
         .header(
             "x-ms-resource-quota",

@@ -48,7 +48,10 @@ fn lsn_of(doc: &Value) -> u64 {
 fn reply(r: ItemResponse<Value>) -> HttpResponse {
     let out = Reply::new(r.status_code, r.request_charge).etag(r.etag.as_deref());
     match r.resource {
-        Some(doc) => out.session(lsn_of(&doc)).json(doc.to_string()),
+        Some(doc) => out
+            .session(lsn_of(&doc))
+            .item_lsn(lsn_of(&doc))
+            .json(doc.to_string()),
         None => out.empty(),
     }
 }
@@ -76,8 +79,12 @@ pub async fn create(ctx: &Ctx<'_>, db: &str, c: &str) -> Result<HttpResponse> {
 }
 
 pub async fn read(ctx: &Ctx<'_>, db: &str, c: &str, id: &str) -> Result<HttpResponse> {
-    let (client, _) = super::container(ctx, db, c)?;
+    let (client, def) = super::container(ctx, db, c)?;
     let pk = required_pk(ctx)?;
+    // A read's `lsn` is its partition's, as the service's (`test_batch_lsn` expects a batch
+    // after it one more); the item's own is `x-ms-item-lsn`.
+    let range = def.range_id_of(&pk).unwrap_or(0);
+    let partition_lsn = crate::session::range_lsn(&client, range);
     let id_owned = id.to_owned();
     // One attempt, off the async thread: a 429 goes back to the SDK, which retries it itself.
     let r = tokio::task::spawn_blocking(move || client.read_item_raw(&id_owned, &pk))
@@ -89,12 +96,13 @@ pub async fn read(ctx: &Ctx<'_>, db: &str, c: &str, id: &str) -> Result<HttpResp
         }
     }
     let body = r.resource.unwrap_or_default();
-    let lsn = serde_json::from_slice::<Value>(&body)
+    let item_lsn = serde_json::from_slice::<Value>(&body)
         .map(|d| lsn_of(&d))
         .unwrap_or(0);
     Ok(Reply::new(200, r.request_charge)
         .etag(r.etag.as_deref())
-        .session(lsn)
+        .session(partition_lsn.unwrap_or(item_lsn).max(item_lsn))
+        .item_lsn(item_lsn)
         .json(body))
 }
 

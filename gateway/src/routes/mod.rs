@@ -107,8 +107,13 @@ pub(crate) async fn dispatch(
     let named = links::to_names(&ctx, target.segments).await?;
     let segs: Vec<&str> = named.iter().map(String::as_str).collect();
     links::check_intended_container(&ctx, &segs)?;
+    if let ["dbs", db, "colls", c, "docs", ..] = segs.as_slice() {
+        crate::session::check(&ctx, db, c)?;
+    }
     let mut response = route(&ctx, &method, &segs).await?;
+    crate::session::content_location(&ctx, &mut response);
     if let ["dbs", db, "colls", c, _, ..] = segs.as_slice() {
+        crate::session::stamp(&ctx, db, c, &mut response);
         pkranges::name_the_range(&ctx, db, c, &mut response);
         owner::name_the_owner(db, c, &mut response);
     }

@@ -20,6 +20,7 @@
 //! the first range, is answered whole (every range, in the engine's order, paged by the
 //! engine's continuation); sent to another range it is an empty page.
 
+use actix_web::http::header::HeaderValue;
 use actix_web::HttpResponse;
 use engine::{FeedResponse, QueryOptions};
 use serde_json::Value;
@@ -126,7 +127,19 @@ pub async fn query(ctx: &Ctx<'_>, db: &str, c: &str) -> Result<HttpResponse> {
     let page = client
         .query_items::<Value>(&spec.sql, &spec.params, options)
         .await?;
-    Ok(page_reply(ctx, &resources::container_rid(&def), page))
+    // `x-ms-cosmos-populateindexmetrics`: the indexes the engine's plan used.
+    let index_metrics = headers::flag(ctx.headers(), "x-ms-cosmos-populateindexmetrics")
+        .then_some(page.query_metrics.as_ref())
+        .flatten()
+        .map(|m| crate::index_utilization::header_value(m, &def.partition_key().paths));
+    let mut reply = page_reply(ctx, &resources::container_rid(&def), page);
+    if let Some(v) = index_metrics.and_then(|v| HeaderValue::from_str(&v).ok()) {
+        reply.headers_mut().insert(
+            actix_web::http::header::HeaderName::from_static("x-ms-cosmos-index-utilization"),
+            v,
+        );
+    }
+    Ok(reply)
 }
 
 /// A page, with its metrics when the request asks for them.
