@@ -122,6 +122,43 @@ impl DatabaseClient {
         }
     }
 
+    /// Changes a container's default TTL (`None` = TTL off, `-1` = on with no default
+    /// expiry): items expire by the new value from their last write, an item's own `ttl`
+    /// still winning, as when Cosmos DB replaces a container's `defaultTtl`.
+    pub async fn replace_default_ttl(&self, id: &str, ttl: Option<i64>) -> Result<ContainerDef> {
+        self.replace_settings(id, Some(ttl), None).await
+    }
+
+    /// Replaces a container's computed properties (`[]` removes them all).
+    pub async fn replace_computed_properties(
+        &self,
+        id: &str,
+        props: Vec<crate::ComputedProperty>,
+    ) -> Result<ContainerDef> {
+        self.replace_settings(id, None, Some(props)).await
+    }
+
+    async fn replace_settings(
+        &self,
+        id: &str,
+        default_ttl: Option<Option<i64>>,
+        computed_properties: Option<Vec<crate::ComputedProperty>>,
+    ) -> Result<ContainerDef> {
+        match self
+            .engine
+            .submit(WriteOp::ReplaceContainerSettings {
+                database: self.id.clone(),
+                id: id.to_owned(),
+                default_ttl,
+                computed_properties,
+            })
+            .await?
+        {
+            WriteOutput::Container(def) => Ok(def),
+            _ => Err(Error::Corrupt("unexpected writer answer".into())),
+        }
+    }
+
     pub fn containers(&self) -> Vec<std::sync::Arc<ContainerDef>> {
         self.engine.inner.catalog.containers(&self.id)
     }

@@ -177,7 +177,10 @@ impl ContainerClient {
                             me.engine.inner.store.read(|rtxn| {
                                 let def = me.definition_in(rtxn)?;
                                 let req = PageRequest {
-                                    q: &query,
+                                // `c.<computed property>` becomes its expression.
+                                let resolved =
+                                    crate::sql::computed::resolve(&def.computed()?, &query);
+                                    q: resolved.as_ref().unwrap_or(&query),
                                     qhash,
                                     params: &params,
                                     partition_key: options.partition_key.as_ref(),

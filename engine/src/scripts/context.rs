@@ -184,6 +184,7 @@ impl<'c, 'a, 't> ScriptContext<'c, 'a, 't> {
     /// `queryDocuments`).
     pub fn query(&mut self, sql: &str, params: &[(&str, Value)]) -> Result<Vec<Value>> {
         let query = crate::sql::parse(sql)?;
+        let query = crate::sql::computed::resolve(&self.def.computed()?, &query).unwrap_or(query);
         let params: crate::sql::Params = params
             .iter()
             .map(|(k, v)| (k.to_string(), v.clone()))

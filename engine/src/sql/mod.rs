@@ -4,6 +4,7 @@
 
 pub mod ast;
 pub mod bounds;
+pub mod computed;
 pub mod error;
 pub mod eval;
 pub mod exec;

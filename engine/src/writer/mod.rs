@@ -12,6 +12,7 @@ pub mod ops;
 mod purge;
 mod reindex;
 mod resources;
+mod settings;
 
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::sync::Arc;

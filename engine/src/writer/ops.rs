@@ -11,6 +11,7 @@ use crate::item::PatchOperation;
 use crate::partition::PartitionKey;
 use crate::ru::Meter;
 use crate::scripts::{RequestedTriggers, StoredProcedure};
+use crate::sql::computed::ComputedProperty;
 
 /// Settings of a new container (the API's `ContainerProperties`).
 #[derive(Debug, Clone)]
@@ -29,6 +30,8 @@ pub struct ContainerProperties {
     /// Cosmos DB's unique key policy: each entry the paths of one unique key (set at creation,
     /// immutable).
     pub unique_keys: Vec<Vec<String>>,
+    /// Computed properties (`sql::computed`): queried as `c.<name>`, never stored.
+    pub computed_properties: Vec<ComputedProperty>,
 }
 
 impl ContainerProperties {
@@ -42,6 +45,7 @@ impl ContainerProperties {
             change_feed_retention: None,
             initial_partitions: None,
             unique_keys: Vec::new(),
+            computed_properties: Vec::new(),
         }
     }
     /// A container with a hierarchical (MultiHash) partition key of two or three paths: items
@@ -72,6 +76,14 @@ impl ContainerProperties {
     pub fn with_unique_key(mut self, paths: &[&str]) -> Self {
         self.unique_keys
             .push(paths.iter().map(|p| (*p).to_owned()).collect());
+        self
+    }
+
+    /// Adds a computed property: `query` is `SELECT VALUE <expression> FROM c`, and queries
+    /// read its value per item as `c.<name>`.
+    pub fn with_computed_property(mut self, name: &str, query: &str) -> Self {
+        self.computed_properties
+            .push(ComputedProperty::new(name, query));
         self
     }
 
@@ -145,6 +157,15 @@ pub enum WriteOp {
         database: String,
         id: String,
         policy: Value,
+    },
+    /// Replaces the settings an application may change after creation, each `None` = kept:
+    /// the default TTL (`Some(None)` turns TTL off; items expire by the new value from then
+    /// on) and the computed properties.
+    ReplaceContainerSettings {
+        database: String,
+        id: String,
+        default_ttl: Option<Option<i64>>,
+        computed_properties: Option<Vec<ComputedProperty>>,
     },
     /// One item operation; `index: false` leaves a written item out of the index (the
     /// indexing directive `Exclude`).

@@ -129,6 +129,9 @@ pub(super) fn apply_resource(
             def.unique_keys = props.unique_keys.clone();
             def.database_rid = state.databases[database].number();
             state.next_rid += 1;
+            if !props.computed_properties.is_empty() {
+                def = def.with_computed_properties(props.computed_properties.clone())?;
+            }
             dirty.next_rid = true;
             state.containers.insert(rid, def.clone());
             dirty.containers.insert(rid);
@@ -169,6 +172,19 @@ pub(super) fn apply_resource(
         }
         WriteOp::Item { .. }
         | WriteOp::Batch { .. }
+        WriteOp::ReplaceContainerSettings {
+            database,
+            id,
+            default_ttl,
+            computed_properties,
+        } => super::settings::replace(
+            ctx,
+            state,
+            dirty,
+            (database, id),
+            *default_ttl,
+            computed_properties.as_deref(),
+        ),
         | WriteOp::Purge
         | WriteOp::ItemWithTriggers { .. }
         | WriteOp::Procedure { .. } => {
