@@ -358,9 +358,15 @@ pub fn validate_resource_id(kind: &str, id: &str) -> Result<()> {
         || id.chars().any(|c| matches!(c, '/' | '\\' | '?' | '#'))
         || id.ends_with(' ')
     {
+        // The service's words (azure-cosmos 4.17.1's test_resource_id.py asserts them for an
+        // over-long id), then ours: 1-255 characters, none of / \ ? #, no trailing space.
         return Err(Error::bad(
             "id",
-            format!("{kind} id '{id}' must be 1-255 characters without / \\ ? #"),
+            format!(
+                "The input name '{id}' is invalid. Ensure to provide a unique non-empty string \
+                 less than '255' characters. (A {kind} id is 1-255 characters without / \\ ? # \
+                 and without a trailing space.)"
+            ),
         ));
     }
     Ok(())

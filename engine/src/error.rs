@@ -16,7 +16,9 @@ pub enum Error {
 
     /// 400 / sub-status 1001: the partition key a request names is not the item's (or not a
     /// whole key where a point operation needs one), as Cosmos DB's `PartitionKeyMismatch`.
-    #[error("bad request: partition key mismatch: {0}")]
+    /// The service's sentence comes first (azure-cosmos 4.17.1's test_transactional_batch.py
+    /// asserts it for a batch naming a prefix of a hierarchical key), then what differs.
+    #[error("bad request: Partition key provided either doesn't correspond to definition in the collection or doesn't match partition key field values specified in the document. {0}")]
     PartitionKeyMismatch(String),
 
     /// 404

@@ -81,10 +81,11 @@ pub fn apply_item_metered(
         ItemOpKind::Upsert(doc) => {
             let t = target_of_doc(def, doc, op.partition_key.as_ref())?;
             let existing = live(ctx, def, &t)?;
-            match &existing {
-                Some(e) => etag_matches(def, e, meter)?,
-                None if op.if_match.is_some() => return Err(not_found(item::id_of(doc)?, &t.pk)),
-                None => {}
+            // An if-match holds an upsert to the item it finds; with none found the upsert
+            // creates, as on the service (Java SDK PR #43717: "Create semantics when the
+            // document doesn't exist"; azure-cosmos-dotnet-v3 issue #1698: 201 on the emulator).
+            if let Some(e) = &existing {
+                etag_matches(def, e, meter)?;
             }
             let status = if existing.is_some() { 200 } else { 201 };
             let old = if existing.is_some() {
@@ -95,14 +96,28 @@ pub fn apply_item_metered(
             write(ctx, def, &t, doc.clone(), old, meter, status, index)
         }
         ItemOpKind::Replace { id, doc } => {
+            let t = target_of_doc(def, doc, op.partition_key.as_ref())?;
             let doc_id = item::id_of(doc)?;
             if doc_id != id {
-                return Err(Error::bad(
-                    "id",
-                    format!("the item's id '{doc_id}' differs from the id '{id}' being replaced"),
-                ));
+                // A body with another id renames the item within its logical partition, as
+                // the service does (azure-cosmos-dotnet-v3 PR #1375: "ReplaceItemAsync allows
+                // updating the id value. Only the PartitionKeyValue is required to be the
+                // same"): the old item goes, the new id must be free.
+                let from = target_of_id(def, id, Some(&t.pk))?;
+                let existing = live(ctx, def, &from)?.ok_or_else(|| not_found(id, &from.pk))?;
+                etag_matches(def, &existing, meter)?;
+                if let Some(e) = live(ctx, def, &t)? {
+                    meter.read_item(e.len);
+                    return Err(Error::Conflict {
+                        id: doc_id.to_owned(),
+                    });
+                }
+                let terms = indexed_terms(&existing, def)?.len() as u64;
+                remove(ctx, def, &from, &existing, false)?;
+                meter.write_item(existing.len, terms);
+                let old = stored(ctx, def, &t)?; // an expired item not yet purged
+                return write(ctx, def, &t, doc.clone(), old, meter, 200, index);
             }
-            let t = target_of_doc(def, doc, op.partition_key.as_ref())?;
             let existing = live(ctx, def, &t)?.ok_or_else(|| not_found(id, &t.pk))?;
             etag_matches(def, &existing, meter)?;
             write(ctx, def, &t, doc.clone(), Some(existing), meter, 200, index)

@@ -108,12 +108,8 @@ pub async fn read(ctx: &Ctx<'_>, db: &str, c: &str, id: &str) -> Result<HttpResp
 
 pub async fn replace(ctx: &Ctx<'_>, db: &str, c: &str, id: &str) -> Result<HttpResponse> {
     let (client, _) = super::container(ctx, db, c)?;
+    // A body with another id renames the item (the engine's replace).
     let doc = object(ctx)?;
-    if doc.get("id").and_then(Value::as_str) != Some(id) {
-        return Err(GatewayError::BadRequest(format!(
-            "The item's id must be '{id}', the id in the path."
-        )));
-    }
     let pk = headers::partition_key(ctx.headers())?;
     let r = client
         .replace_item(&doc, id, pk, Some(options(ctx)?))
