@@ -228,13 +228,12 @@ impl Run<'_, '_, '_, '_, '_> {
         let take = host_fn("takeOps")?;
         let complete = host_fn("complete")?;
         let mut known = HashMap::new();
-        loop {
+        let mut queued = true;
+        while queued {
             let text: String = self.javascript(|| take.call(())).map_err(caught)?;
             let ops: Vec<Op> = serde_json::from_str(&text)
                 .map_err(|e| Error::bad("script", format!("script '{id}': {e}")))?;
-            if ops.is_empty() {
-                break;
-            }
+            queued = false;
             for op in ops {
                 let result = match self.ctx.as_deref_mut() {
                     Some(c) => perform(c, &op, &mut known),
@@ -244,13 +243,15 @@ impl Run<'_, '_, '_, '_, '_> {
                     )),
                 };
                 // What an operation read is handed in parsed, outside the script's budget:
-                // its size is the operation's cost, not the script's.
+                // its size is the operation's cost, not the script's. Without a callback
+                // nothing would receive it.
                 let (err, res, continuation) = match result {
-                    Ok(done) => (
+                    Ok(done) if op.cb => (
                         None,
                         Some(js.json_parse(done.resource.to_string()).map_err(caught)?),
                         done.continuation,
                     ),
+                    Ok(done) => (None, None, done.continuation),
                     // Budget overruns are not the script's to catch.
                     Err(e @ Error::RequestTimeout(_)) => return Err(e),
                     Err(e) => {
@@ -263,24 +264,27 @@ impl Run<'_, '_, '_, '_, '_> {
                     }
                 };
                 let spent = self.ctx.as_ref().map_or(0.0, |c| c.meter.charge());
-                self.javascript(|| complete.call::<_, ()>((op.id, err, res, spent, continuation)))
+                // How many operations the callbacks so far have queued.
+                let pending: f64 = self
+                    .javascript(|| complete.call((op.id, err, res, spent, continuation)))
                     .map_err(caught)?;
+                queued = pending > 0.0;
             }
         }
-        let get = |name: &str| -> Result<Option<Value>> {
-            let f = host_fn(name)?;
-            let json: Option<String> = self.javascript(|| f.call(())).map_err(caught)?;
-            json.map(|j| {
-                serde_json::from_str(&j)
-                    .map_err(|e| Error::bad("script", format!("script '{id}': {e}")))
-            })
-            .transpose()
+        // The bodies and the log, in one object: a body that is absent stays absent (a
+        // pre-trigger that left the request alone), one set to null is null.
+        let finish = host_fn("finish")?;
+        let text: String = self.javascript(|| finish.call(())).map_err(caught)?;
+        let mut out: serde_json::Map<String, Value> = serde_json::from_str(&text)
+            .map_err(|e| Error::bad("script", format!("script '{id}': {e}")))?;
+        let log = match out.remove("log") {
+            Some(Value::String(log)) => log,
+            _ => String::new(),
         };
-        let log = host_fn("logText")?;
         Ok(Outcome {
-            request: get("requestBodyJson")?,
-            response: get("responseBodyJson")?,
-            log: self.javascript(|| log.call(())).map_err(caught)?,
+            request: out.remove("request"),
+            response: out.remove("response"),
+            log,
         })
     }
 }

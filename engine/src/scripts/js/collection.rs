@@ -17,6 +17,9 @@ pub(super) struct Op {
     args: Vec<Value>,
     #[serde(default)]
     options: Value,
+    /// Whether the script gave a callback (without one, nothing receives the result).
+    #[serde(default)]
+    pub cb: bool,
 }
 
 /// What an operation answers: its resource, and for a feed (`readDocuments`,

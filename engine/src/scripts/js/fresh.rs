@@ -14,12 +14,14 @@
 use std::sync::{Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use rquickjs::{Context, Object, Persistent};
+use rquickjs::{qjs, Context, Function, Object, Persistent};
 
 use super::sandbox::{compile, eval_bytecode, Sandbox};
 
 /// Cosmos DB's server-side API, given to every realm before its script runs.
 const PRELUDE: &str = include_str!("prelude.js");
+/// The `__` shorthand, read into a realm only when its script touches `__`.
+const UNDERSCORE: &str = include_str!("underscore.js");
 /// Sandboxes kept ready (a burst of calls beyond this makes its own).
 const READY: usize = 4;
 /// Used sandboxes waiting to be freed; beyond this a caller frees its own.
@@ -54,10 +56,28 @@ impl Fresh {
                 Some(b) => b,
                 None => {
                     let b = compile(&js, PRELUDE, true)?;
+                    let u = compile(&js, UNDERSCORE, true)?;
+                    UNDERSCORE_BYTECODE.get_or_init(|| u);
                     PRELUDE_BYTECODE.get_or_init(|| b)
                 }
             };
-            let host = Object::from_value(eval_bytecode(&js, bytes)?)?;
+            let prelude = Function::from_value(eval_bytecode(&js, bytes)?)?;
+            // SAFETY: a plain C function of this realm, with no data of its own.
+            let load = unsafe {
+                let f = qjs::JS_NewCFunction2(
+                    js.as_raw().as_ptr(),
+                    Some(load_underscore),
+                    c"loadUnderscore".as_ptr(),
+                    0,
+                    qjs::JSCFunctionEnum_JS_CFUNC_generic,
+                    0,
+                );
+                if qjs::JS_IsException(f) {
+                    return Err(rquickjs::Error::Exception);
+                }
+                rquickjs::Value::from_raw(js.clone(), f)
+            };
+            let host: Object = prelude.call((js.globals(), load))?;
             Ok(Persistent::save(&js, host))
         })?;
         Ok(Fresh {
@@ -75,6 +95,30 @@ impl Fresh {
 
 /// The prelude compiled once per process, without its text or line numbers.
 static PRELUDE_BYTECODE: OnceLock<Vec<u8>> = OnceLock::new();
+/// `underscore.js`, compiled with the prelude.
+static UNDERSCORE_BYTECODE: OnceLock<Vec<u8>> = OnceLock::new();
+
+/// `loadUnderscore()` of prelude.js: the function `underscore.js` is, read into the calling
+/// realm (its own copy: nothing of it is shared with another realm but the bytes).
+unsafe extern "C" fn load_underscore(
+    ctx: *mut qjs::JSContext,
+    _this: qjs::JSValue,
+    _argc: std::ffi::c_int,
+    _argv: *mut qjs::JSValue,
+) -> qjs::JSValue {
+    // Compiled before any realm could call this (Fresh::new).
+    let bytes = UNDERSCORE_BYTECODE.get().map_or(&[][..], Vec::as_slice);
+    // SAFETY: as `eval_bytecode`: QuickJS's own serialization of code this process compiled;
+    // an exception (empty bytes included) is returned as such to the caller.
+    unsafe {
+        let flags = qjs::JS_READ_OBJ_BYTECODE as i32;
+        let f = qjs::JS_ReadObject(ctx, bytes.as_ptr(), bytes.len() as _, flags);
+        if qjs::JS_IsException(f) {
+            return f;
+        }
+        qjs::JS_EvalFunction(ctx, f)
+    }
+}
 
 struct Pool {
     ready: Vec<Fresh>,

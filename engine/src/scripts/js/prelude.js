@@ -8,11 +8,16 @@
 // or RU, counting what is already queued at ESTIMATED_RU each) it answers `false` and queues
 // nothing: the bulk-procedure pattern of Cosmos DB's documentation (return what was done and
 // let the caller call again from there) instead of a 408 that rolls everything back.
-(function (global) {
+//
+// This file is one function expression: the engine calls it with the global object and
+// `loadUnderscore`, and keeps what it returns (the engine's side) where no script can reach it.
+(function (global, loadUnderscore) {
   // The engine's channel uses JSON as it was before the script ran: a script that replaces
   // `JSON` changes what it sees, not what the engine reads.
   var parse = JSON.parse;
   var stringify = JSON.stringify;
+  var defineProperty = Object.defineProperty;
+  var create = Object.create;
   var ops = [];
   var callbacks = {};
   var nextId = 1;
@@ -38,13 +43,15 @@
     }
     if (!accepts()) return false;
     var id = nextId++;
-    ops.push({ id: id, kind: kind, args: args, options: options || {} });
+    // `cb`: whether anything receives the result (the engine hands none in otherwise).
+    ops.push({ id: id, kind: kind, args: args, options: options || {}, cb: !!callback });
     callbacks[id] = callback || null;
     return true;
   }
 
+  function selfLinkOf() { return selfLink; }
   var collection = {
-    getSelfLink: function () { return selfLink; },
+    getSelfLink: selfLinkOf,
     getAltLink: function () { return altLink; },
     readDocument: function (link, options, callback) {
       return enqueue("read", [link], options, callback);
@@ -114,49 +121,24 @@
     },
   };
 
-  // The `__` shorthand for the collection, with the fluent query API: `__.filter(pred, cb)`,
-  // `map`, `pluck`, `sortBy`, `sortByDescending`, and `__.chain().filter(..).map(..).value(cb)`.
-  // Each answers a query response `{isAccepted}`; the partition is read once, when the query
-  // runs, and the steps applied to it in memory.
-  var steps = {
-    filter: function (rows, pred) { return rows.filter(pred); },
-    map: function (rows, f) { return rows.map(f); },
-    pluck: function (rows, name) { return rows.map(function (r) { return r[name]; }); },
-    sortBy: function (rows, f) { return sorted(rows, f, 1); },
-    sortByDescending: function (rows, f) { return sorted(rows, f, -1); },
-  };
-  function sorted(rows, f, direction) {
-    var key = typeof f === "function" ? f : function (r) { return r[f]; };
-    return rows.slice().sort(function (a, b) {
-      var x = key(a), y = key(b);
-      return x < y ? -direction : x > y ? direction : 0;
-    });
+  // The `__` shorthand for the collection (its fluent query API is `underscore.js`) is read into
+  // the realm the first time a script touches `__`: few scripts use it, and reading and running
+  // its code in every realm was about a quarter of making one. `loadUnderscore` is the engine's
+  // (fresh.rs); the getter and setter replace themselves with a plain property, as
+  // `global.__ = …` made before.
+  function setUnderscore(value) {
+    defineProperty(global, "__", { value: value, writable: true, enumerable: true, configurable: true });
   }
-  function pipeline(done) {
-    var p = {};
-    Object.keys(steps).forEach(function (name) {
-      p[name] = function (arg) { return pipeline(done.concat([[name, arg]])); };
-    });
-    p.value = function (options, callback) {
-      if (typeof options === "function") callback = options;
-      var accepted = enqueue("readAll", [selfLink], {}, function (err, docs) {
-        if (err) throw err;
-        var rows = done.reduce(function (r, step) { return steps[step[0]](r, step[1]); }, docs);
-        if (callback) callback(undefined, rows, {});
-      });
-      return { isAccepted: accepted };
-    };
-    return p;
-  }
-  var underscore = Object.create(collection);
-  underscore.chain = function () { return pipeline([]); };
-  Object.keys(steps).forEach(function (name) {
-    underscore[name] = function (arg, options, callback) {
-      if (typeof options === "function") callback = options;
-      return pipeline([[name, arg]]).value(callback);
-    };
+  defineProperty(global, "__", {
+    get: function () {
+      var u = loadUnderscore()(collection, enqueue, selfLinkOf);
+      setUnderscore(u);
+      return u;
+    },
+    set: setUnderscore,
+    enumerable: true,
+    configurable: true,
   });
-  global.__ = underscore;
 
   // The engine's side of the API: handed to the engine, never stored where a script can reach
   // it. Each call runs in a realm of its own (sandbox.rs), so this state is the call's alone.
@@ -175,6 +157,8 @@
       return out;
     },
     // `continuation`: a feed's next page, when there is one (`responseOptions.continuation`).
+    // Answers how many operations are queued now, so the engine asks for them only when some
+    // are.
     complete: function (id, err, result, spent, continuation) {
       spentRu = spent;
       var callback = callbacks[id];
@@ -186,23 +170,25 @@
         error.number = err.number;
         error.body = err.message;
         // Lets the engine answer a rethrown failure with the operation's own status.
-        Object.defineProperty(error, "__failure", { value: err.index });
+        defineProperty(error, "__failure", { value: err.index });
       }
       var resource = result == null ? undefined : result;
       if (!callback) {
         if (error) throw error;
-        return;
+        return ops.length;
       }
       callback(error, resource, continuation == null ? {} : { continuation: continuation });
+      return ops.length;
     },
-    requestBodyJson: function () {
-      return requestBody === undefined ? null : stringify(requestBody);
-    },
-    logText: function () {
-      return logLines.join("\n");
-    },
-    responseBodyJson: function () {
-      return responseBody === undefined ? null : stringify(responseBody);
+    // What the call leaves: the request and response bodies (absent when undefined) and the
+    // log, in one object with no prototype, so a polluted `Object.prototype.toJSON` cannot
+    // change what the engine reads.
+    finish: function () {
+      var out = create(null);
+      out.request = requestBody;
+      out.response = responseBody;
+      out.log = logLines.join("\n");
+      return stringify(out);
     },
   };
-})(globalThis);
+})
