@@ -20,6 +20,9 @@ pub(super) struct IndexCounts {
     /// Entries per (partition, term), and the term counters (`index::terms`).
     per_term: BTreeMap<(u32, Vec<u8>), u64>,
     stored_per_term: BTreeMap<(u32, Vec<u8>), u64>,
+    /// Entries per (term, logical partition), and those term counters.
+    per_lp_term: BTreeMap<(Vec<u8>, [u8; 16]), u64>,
+    stored_per_lp_term: BTreeMap<(Vec<u8>, [u8; 16]), u64>,
 }
 
 impl IndexCounts {
@@ -30,6 +33,12 @@ impl IndexCounts {
         if index::terms::is_count_key(k) {
             let (pp, term) = index::terms::of_count_key(k);
             self.stored_per_term.insert((pp, term.to_vec()), count());
+            return true;
+        }
+        if index::terms::is_lp_count_key(k) {
+            let (term, epk) = index::terms::of_lp_count_key(k);
+            self.stored_per_lp_term
+                .insert((term.to_vec(), epk), count());
             return true;
         }
         if index::is_count_key(k) {
@@ -59,6 +68,7 @@ impl IndexCounts {
         let epk = index::epk_of_entry(k)?;
         *self.per_pp.entry((pp, index::term_path(term))).or_insert(0) += 1;
         *self.per_term.entry((pp, term.to_vec())).or_insert(0) += 1;
+        *self.per_lp_term.entry((term.to_vec(), epk.0)).or_insert(0) += 1;
         *self
             .per_lp
             .entry((index::term_path(term), epk.0))
@@ -181,6 +191,30 @@ pub(super) fn check_index_counts(c: &Container, counts: &IndexCounts, problems: 
                 "physical partition {} term {} counts {n} entries, holds none",
                 key.0,
                 keys::show(&key.1),
+            ),
+        );
+    }
+    let mut lp_terms = counts.stored_per_lp_term.clone();
+    for (key, n) in counts.per_lp_term.iter().filter(|_| known) {
+        let stored = lp_terms.remove(key);
+        if stored != Some(*n) {
+            problems.note(
+                "index count",
+                format!(
+                    "logical partition {} term {} counts {stored:?} entries, holds {n}",
+                    keys::show(&key.1),
+                    keys::show(&key.0),
+                ),
+            );
+        }
+    }
+    for (key, n) in lp_terms.iter().filter(|_| known) {
+        problems.note(
+            "index count",
+            format!(
+                "logical partition {} term {} counts {n} entries, holds none",
+                keys::show(&key.1),
+                keys::show(&key.0),
             ),
         );
     }

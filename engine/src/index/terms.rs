@@ -11,9 +11,16 @@
 //! contiguous walk: a scan compares the entries it read per term with the counters found in the
 //! same range, and any difference (an entry lost, or a counter lost) is damage.
 //!
-//! Stores written before the counters get them built from their entries the first time the
-//! writer opens them (`ensure`); until then (a read-only open of such a store) the counters are
-//! unknown and index ranges are checked by their leaves only.
+//! A routed equality (`c.pk = 'p' AND c.x = 5`) reads `value · epk` ranges, a logical
+//! partition's share of a term, which the partition's counter does not describe: each write also
+//! keeps a counter per logical partition and term, under `rid · FFFFFFFD · term · epk` (no
+//! physical partition in the key, so a split moves none of them), and each such range is compared
+//! with it ([`settle_logical`]).
+//!
+//! Stores written before the counters (or before the logical partitions' counters) get them
+//! built from their entries the first time the writer opens them (`ensure`); until then (a
+//! read-only open of such a store) the counters are unknown and index ranges are checked by their
+//! leaves only.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -22,13 +29,19 @@ use heed::{RoTxn, RwTxn};
 
 use super::scan::KeyRange;
 use crate::error::Result;
+use crate::partition::Epk;
 use crate::storage::{audit, Store};
 
 /// The partition id that marks a term counter (see the module header).
 const MARK: [u8; 4] = 0xFFFF_FFFEu32.to_be_bytes();
 
-/// The `meta` key present once every container's term counters are complete.
-const READY: &str = "index/term-counts";
+/// The partition id that marks a logical partition's term counter.
+const LP_MARK: [u8; 4] = 0xFFFF_FFFDu32.to_be_bytes();
+
+/// The `meta` key present once every container's term counters, per physical and per logical
+/// partition, are complete (`index/term-counts` marked the physical ones alone).
+const READY: &str = "index/term-counts/2";
+const READY_V1: &str = "index/term-counts";
 
 /// On unless a benchmark turns the counters off to measure what they cost: neither kept by
 /// writes nor compared by scans (`testing::set_term_counts`; a store written meanwhile has
@@ -55,6 +68,27 @@ pub fn is_count_key(key: &[u8]) -> bool {
     key.len() > 12 && key[4..8] == MARK
 }
 
+/// `rid · FFFFFFFD · term · epk`: the entries of `term` in logical partition `epk`.
+pub fn lp_count_key(rid: u32, term: &[u8], epk: &Epk) -> Vec<u8> {
+    let mut k = Vec::with_capacity(24 + term.len());
+    k.extend_from_slice(&rid.to_be_bytes());
+    k.extend_from_slice(&LP_MARK);
+    k.extend_from_slice(term);
+    k.extend_from_slice(&epk.0);
+    k
+}
+
+/// Whether an index key is a logical partition's term counter.
+pub fn is_lp_count_key(key: &[u8]) -> bool {
+    key.len() > 24 && key[4..8] == LP_MARK
+}
+
+/// The term and logical partition of a logical partition's term counter key.
+pub fn of_lp_count_key(key: &[u8]) -> (&[u8], [u8; 16]) {
+    let at = key.len() - 16;
+    (&key[8..at], key[at..].try_into().expect("checked length"))
+}
+
 /// The partition and term of a term counter key.
 pub fn of_count_key(key: &[u8]) -> (u32, &[u8]) {
     (
@@ -79,33 +113,34 @@ pub fn adjust(
     if delta == 0 || !ON.load(Ordering::Relaxed) {
         return Ok(());
     }
-    let key = count_key(rid, pp, term);
-    let current = store.index.get(wtxn, &key)?.map_or(0, value);
-    let next = (current as i64).saturating_add(delta).max(0) as u64;
-    if next == 0 {
-        store.index.delete(wtxn, &key)?;
-    } else {
-        store.index.put(wtxn, &key, &next.to_be_bytes())?;
-    }
-    Ok(())
+    add(store, wtxn, &count_key(rid, pp, term), delta)
 }
 
-/// Entries of a routed equality's values in one partition up to which their whole ranges are
-/// read, so that they can be counted (see `few`).
-pub const FEW: u64 = 1024;
-
-/// Whether the terms of `ranges` (equality ranges `rid · pp · term`) hold at most [`FEW`]
-/// entries together, by their counters.
-pub fn few(store: &Store, rtxn: &RoTxn, rid: u32, pp: u32, ranges: &[KeyRange]) -> Result<bool> {
-    let mut n = 0u64;
-    for r in ranges {
-        let key = count_key(rid, pp, r.from.get(8..).unwrap_or_default());
-        n = n.saturating_add(store.index.get(rtxn, &key)?.map_or(0, value));
-        if n > FEW {
-            return Ok(false);
-        }
+/// Adds `delta` to the counter of `term` in logical partition `epk` (removed at zero). Kept
+/// beside [`adjust`] wherever an item's entries are written or removed; a split leaves it be.
+pub fn adjust_logical(
+    store: &Store,
+    wtxn: &mut RwTxn,
+    rid: u32,
+    epk: &Epk,
+    term: &[u8],
+    delta: i64,
+) -> heed::Result<()> {
+    if delta == 0 || !ON.load(Ordering::Relaxed) {
+        return Ok(());
     }
-    Ok(true)
+    add(store, wtxn, &lp_count_key(rid, term, epk), delta)
+}
+
+fn add(store: &Store, wtxn: &mut RwTxn, key: &[u8], delta: i64) -> heed::Result<()> {
+    let current = store.index.get(wtxn, key)?.map_or(0, value);
+    let next = (current as i64).saturating_add(delta).max(0) as u64;
+    if next == 0 {
+        store.index.delete(wtxn, key)?;
+    } else {
+        store.index.put(wtxn, key, &next.to_be_bytes())?;
+    }
+    Ok(())
 }
 
 /// Whether the store's term counters are complete (see the module header).
@@ -127,7 +162,7 @@ pub fn ensure(store: &Store) -> Result<()> {
     {
         let mut it = store.index.iter_mut(&mut wtxn)?;
         while let Some((k, _)) = it.next().transpose()? {
-            if is_count_key(k) {
+            if is_count_key(k) || is_lp_count_key(k) {
                 // Safety: `k` is not used after the deletion.
                 unsafe { it.del_current()? };
                 continue;
@@ -140,15 +175,17 @@ pub fn ensure(store: &Store) -> Result<()> {
             }
             let rid = u32::from_be_bytes(k[..4].try_into().expect("4"));
             let pp = u32::from_be_bytes(k[4..8].try_into().expect("4"));
-            *counts
-                .entry(count_key(rid, pp, super::term_of_entry(k)))
-                .or_insert(0) += 1;
+            let term = super::term_of_entry(k);
+            *counts.entry(count_key(rid, pp, term)).or_insert(0) += 1;
+            let epk = super::epk_of_entry(k)?;
+            *counts.entry(lp_count_key(rid, term, &epk)).or_insert(0) += 1;
         }
     }
     for (k, n) in &counts {
         store.index.put(&mut wtxn, k, &n.to_be_bytes())?;
     }
     store.meta.put(&mut wtxn, READY, &[1])?;
+    store.meta.delete(&mut wtxn, READY_V1)?;
     wtxn.commit()?;
     Ok(())
 }
@@ -206,6 +243,34 @@ impl Tally {
         }
         Ok(())
     }
+}
+
+/// Compares the entries a routed equality read in `range` (one value's entries in one logical
+/// partition: `rid · pp · term · epk`) with the logical partition's counter of that term.
+pub fn settle_logical(
+    store: &Store,
+    rtxn: &RoTxn,
+    rid: u32,
+    range: &KeyRange,
+    read: u64,
+    container: &str,
+) -> Result<()> {
+    let Some(at) = range.from.len().checked_sub(16).filter(|at| *at > 8) else {
+        return Ok(());
+    };
+    let epk = Epk(range.from[at..].try_into().expect("16 bytes"));
+    let key = lp_count_key(rid, &range.from[8..at], &epk);
+    let counted = store.index.get(rtxn, &key)?.map_or(0, value);
+    if read != counted {
+        return Err(audit::damaged(
+            store,
+            format!(
+                "an index scan of container '{container}' read {read} entries of a value in one \
+                 logical partition, whose counter holds {counted}"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 fn short(store: &Store, container: &str, pp: u32, read: u64, counted: u64) -> crate::error::Error {

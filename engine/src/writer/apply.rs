@@ -248,6 +248,7 @@ fn update_index(
             .delete(ctx.wtxn, &index::entry_key(rid, pp, term, &t.epk, id_key))?;
         *counts.entry(index::term_path(term)).or_insert(0) -= 1;
         index::terms::adjust(ctx.store, ctx.wtxn, rid, pp, term, -1)?;
+        index::terms::adjust_logical(ctx.store, ctx.wtxn, rid, &t.epk, term, -1)?;
         touched += 1;
     }
     for term in new.iter().filter(|x| old.binary_search(x).is_err()) {
@@ -258,6 +259,7 @@ fn update_index(
         )?;
         *counts.entry(index::term_path(term)).or_insert(0) += 1;
         index::terms::adjust(ctx.store, ctx.wtxn, rid, pp, term, 1)?;
+        index::terms::adjust_logical(ctx.store, ctx.wtxn, rid, &t.epk, term, 1)?;
         touched += 1;
     }
     index::adjust_counts(ctx.store, ctx.wtxn, rid, pp, &counts)?;

@@ -76,6 +76,7 @@ pub(super) fn step(store: &Store, def: &mut ContainerDef) -> Result<bool> {
                 }
                 *counts.entry(index::term_path(term)).or_insert(0) += 1;
                 index::terms::adjust(store, &mut wtxn, rid, pp, term, 1)?;
+                index::terms::adjust_logical(store, &mut wtxn, rid, &epk, term, 1)?;
                 store.index.put(&mut wtxn, &key, &k[20..])?;
             }
             index::adjust_counts(store, &mut wtxn, rid, pp, &counts)?;

@@ -153,18 +153,11 @@ impl<'a> Run<'a> {
                 _ => &[],
             };
             let counters = index::terms::known(store, rtxn)?;
-            // A `value · epk` range has no counter: while the values' entries in the partition
-            // are few, their whole ranges are read (and counted) and the other EPKs skipped.
-            let mut routed = false;
+            // A `value · epk` range is compared with its logical partition's term counter.
+            let routed = matches!(p, Predicate::Eq(..) | Predicate::In(..)) && t.epks.is_some();
             let ranges: Vec<scan::KeyRange> = match (p, &t.epks) {
                 (Predicate::Eq(..) | Predicate::In(..), Some(epks)) => {
-                    let whole = equal_ranges(rid, t.pp, p);
-                    if counters && index::terms::few(store, rtxn, rid, t.pp, &whole)? {
-                        whole
-                    } else {
-                        routed = true;
-                        routed_ranges(rid, t.pp, p, epks)
-                    }
+                    routed_ranges(rid, t.pp, p, epks)
                 }
                 (Predicate::Eq(..) | Predicate::In(..), None) => values
                     .iter()
@@ -180,8 +173,7 @@ impl<'a> Run<'a> {
             let mut keys_found = BTreeSet::new();
             // No counter gives a value range's length: the leaves it enters are checked instead.
             let mut leaves = LeafCheck::new(store);
-            // Each range but a `value · epk` one is also compared with its terms' counters.
-            let counted = counters && !routed;
+            // Each range is also compared with its terms' counters.
             let spans = spans(store, rtxn, rid, t, &prefix, ranges, p)?;
             for (r, wanted) in spans {
                 let mut tally = index::terms::Tally::default();
@@ -190,9 +182,10 @@ impl<'a> Run<'a> {
                     std::ops::Bound::Excluded(r.to.as_slice()),
                 );
                 let mut prev: Option<&[u8]> = None;
-                let mut next = 0;
+                let (mut next, mut read) = (0, 0u64);
                 for entry in store.index.range(rtxn, &range)? {
                     let (k, id_key) = entry?;
+                    read += 1;
                     // A filter narrows the scan, so no counter gives its length; its keys must
                     // still advance inside the range (a jump back would read other partitions').
                     self.in_order(k, prev, &r.from)?;
@@ -222,7 +215,9 @@ impl<'a> Run<'a> {
                         keys_found.insert(doc_key);
                     }
                 }
-                if counted {
+                if counters && routed {
+                    index::terms::settle_logical(store, rtxn, rid, &r, read, &self.def.full_id())?;
+                } else if counters {
                     tally.settle(store, rtxn, rid, t.pp, &r, &self.def.full_id())?;
                 }
             }

@@ -146,6 +146,46 @@ impl<'a> Run<'a> {
     /// The item an index entry names. Entries are written and removed in their item's
     /// transaction (and not used while a rebuild runs), so an entry without its item is damage:
     /// a B-tree hiding the item, or a damaged entry (issue 34).
+    /// Index entry `k` found an item whose entry for index check `i` (an equality on another
+    /// path) is missing. That is a plain non-match unless the item holds the value: then its
+    /// entry was lost, and dropping the item would answer short. The item is read to tell,
+    /// uncharged (the index filtered it out; a sound index makes this the answer's only cost).
+    pub(super) fn lost_check_entry(&mut self, k: &[u8], i: usize) -> Result<()> {
+        let Some(id_key) = self.store.index.get(self.rtxn, k)? else {
+            return Ok(());
+        };
+        let mut doc_key = self.def.rid.to_be_bytes().to_vec();
+        doc_key.extend_from_slice(&crate::index::epk_of_entry(k)?.0);
+        doc_key.extend_from_slice(id_key);
+        let stored = self.indexed_item(&doc_key)?;
+        let (h, json) = keys::DocHeader::verify(stored)
+            .map_err(|d| keys::corrupt_item(&doc_key, &self.def.full_id(), d.describe()))?;
+        if keys::DocHeader::is_not_indexed(stored)
+            || crate::ttl::is_expired(&h, self.def.default_ttl, self.now)
+        {
+            return Ok(());
+        }
+        let doc: serde_json::Value = crate::item::parse_stored(json)?;
+        let check = &self.index_checks[i];
+        let path = self.plan.predicates[check.predicate].path();
+        let Some(v) = path.iter().try_fold(&doc, |v, seg| v.get(seg)) else {
+            return Ok(());
+        };
+        let mut term = crate::index::path_hash(path).to_vec();
+        if crate::index::encoding::encode_into(v, &mut term) && term == check.term {
+            return Err(audit::damaged(
+                self.store,
+                format!(
+                    "item {} of container '{}' holds a value of its filter whose index entry is \
+                     missing",
+                    keys::shown_id(&doc_key),
+                    self.def.full_id()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     pub(super) fn indexed_item(&self, doc_key: &[u8]) -> Result<&'a [u8]> {
         self.store.docs.get(self.rtxn, doc_key)?.ok_or_else(|| {
             audit::damaged(

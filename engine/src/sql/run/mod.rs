@@ -518,6 +518,8 @@ impl<'a> Run<'a> {
             key.extend_from_slice(tail);
             self.metrics.index_lookups += 1;
             if self.store.index.get(self.rtxn, &key)?.is_none() {
+                // No entry: the item fails the condition, unless its entry was lost.
+                self.lost_check_entry(k, i)?;
                 return Ok(false);
             }
         }
