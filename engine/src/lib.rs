@@ -34,6 +34,7 @@ mod storage;
 mod throughput;
 mod ttl;
 mod unique;
+mod users;
 mod writer;
 
 pub use catalog::{ContainerDef, DatabaseDef};
@@ -72,6 +73,7 @@ pub use sql::computed::ComputedProperty;
 pub use sql::QueryError;
 pub use storage::StorageOptions;
 pub use throughput::PartitionLoad;
+pub use users::{PermissionDef, PermissionMode, PermissionSpec, UserDef, UsersClient};
 pub use writer::ops::ContainerProperties;
 
 /// The query language over in-memory documents, without storage, for the engine's conformance

@@ -1,6 +1,7 @@
 //! Master-key authorization, as Cosmos DB checks it: the gateway signs the text the client
 //! signed (`masterkey::payload`, the one implementation the `cosmos` client signs with too)
 //! and compares in constant time; the date must be within 15 minutes of the gateway's clock.
+//! (Resource tokens are `resource_token`'s.)
 
 use subtle::ConstantTimeEq;
 
@@ -50,8 +51,9 @@ pub fn verify(
     }
     if kind != Some("master") || version != Some("1.0") {
         return Err(GatewayError::Unauthorized(
-            "The authorization token is not a master-key token (type=master&ver=1.0&sig=...): \
-             resource tokens and Microsoft Entra ID are not supported by this gateway."
+            "The authorization token is neither a master-key token (type=master&ver=1.0&sig=...) \
+             nor a resource token (type=resource&...): Microsoft Entra ID is not supported by \
+             this gateway."
                 .into(),
         ));
     }

@@ -20,6 +20,7 @@ mod hosts;
 mod index_utilization;
 pub mod limits;
 mod paths;
+mod resource_token;
 mod resources;
 mod routes;
 mod script_store;

@@ -1,7 +1,8 @@
 //! The LMDB environment: a fixed set of named databases, a read gate, and map growth.
 //!
 //! Containers are key prefixes, not LMDB databases: opening a named database is a linear search
-//! and their number is fixed at open, so the layout uses seven and never more (see `keys`).
+//! and their number is fixed at open, so the layout uses nine and never more (see `keys`, and
+//! `users` for its own table).
 
 pub mod audit;
 pub mod keys;
@@ -65,6 +66,9 @@ pub struct Store {
     /// False when a read-only open found no `unique` table (a store written before unique keys,
     /// or one whose table was dropped): `unique` is then another table's handle, never read.
     pub has_unique_table: bool,
+    /// Users and permissions (`users`); `None` only in a read-only open of a store written
+    /// before them (which then has none).
+    pub users: Option<Database<'static, Bytes, Bytes>>,
     /// Readers hold it shared for the life of their read transaction; growing the map takes it
     /// exclusively, because LMDB may only resize with no transaction open in the process.
     gate: RwLock<()>,
@@ -91,7 +95,7 @@ impl Store {
             EnvOpenOptions::new()
                 .read_txn_without_tls()
                 .map_size(initial)
-                .max_dbs(8)
+                .max_dbs(9)
                 .max_readers(opts.max_readers)
                 .open(dir)
                 .map_err(|e| open_error(dir, e))?
@@ -104,7 +108,7 @@ impl Store {
             unsafe { env.resize(round_up(used * 2, page))? };
         }
         let wtxn = env.write_txn()?;
-        let (meta, docs, lps, feed, log, index, expiry, unique) = env
+        let (meta, docs, lps, feed, log, index, expiry, unique, users) = env
             .create_databases_and_commit(wtxn, |dbo, wtxn| -> heed::Result<_> {
                 Ok(CommitOrAbort::<_, ()>::Commit((
                     dbo.create_database::<Str, Bytes>(wtxn, Some("meta"))?,
@@ -115,6 +119,7 @@ impl Store {
                     dbo.create_database::<Bytes, Bytes>(wtxn, Some("index"))?,
                     dbo.create_database::<Bytes, Bytes>(wtxn, Some("expiry"))?,
                     dbo.create_database::<Bytes, Bytes>(wtxn, Some("unique"))?,
+                    dbo.create_database::<Bytes, Bytes>(wtxn, Some(crate::users::TABLE))?,
                 )))
             })?
             .unwrap_commit();
@@ -129,6 +134,7 @@ impl Store {
             expiry,
             unique,
             has_unique_table: true,
+            users: Some(users),
             gate: RwLock::new(()),
             max_map_size: opts.max_map_size,
             dir: dir.to_path_buf(),
@@ -152,7 +158,7 @@ impl Store {
             unsafe {
                 let mut options = EnvOpenOptions::new().read_txn_without_tls();
                 options
-                    .max_dbs(8)
+                    .max_dbs(9)
                     .max_readers(opts.max_readers)
                     .flags(flags);
                 options.open(dir)
@@ -187,11 +193,12 @@ impl Store {
                     o("index")?,
                     o("expiry")?,
                     o("unique")?,
+                    o(crate::users::TABLE)?,
                 )))
             })?
             .unwrap_commit();
         let missing = || Error::Corrupt(format!("{} lacks the engine's databases", dir.display()));
-        let (meta, docs, lps, feed, log, index, expiry, unique) = dbs;
+        let (meta, docs, lps, feed, log, index, expiry, unique, users) = dbs;
         let index = index.ok_or_else(missing)?;
         Ok(Store {
             meta: meta.ok_or_else(missing)?,
@@ -206,6 +213,7 @@ impl Store {
             // says the table is missing instead of reading it.
             has_unique_table: unique.is_some(),
             unique: unique.unwrap_or(index),
+            users,
             env,
             gate: RwLock::new(()),
             max_map_size: opts.max_map_size,

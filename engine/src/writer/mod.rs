@@ -359,6 +359,9 @@ impl Writer {
                     Err(failure) => Ok(WriteOutput::Failed(failure)),
                 }
             }
+            WriteOp::Users(op) => {
+                crate::users::table::apply(ctx, &self.state.databases, op).map(WriteOutput::Users)
+            }
             WriteOp::Purge => {
                 purge::run(ctx, &mut self.state, dirty)?;
                 Ok(WriteOutput::Done)

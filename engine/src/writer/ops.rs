@@ -190,6 +190,8 @@ pub enum WriteOp {
     },
     /// Deletes expired items and change-log records past retention (sent by the TTL thread).
     Purge,
+    /// A write of users or permissions (`users`).
+    Users(crate::users::UsersOp),
     /// A transactional batch: all of `ops` commit, or none does.
     Batch {
         rid: u32,
@@ -245,6 +247,7 @@ pub enum WriteOutput {
     Item(ItemOutcome),
     Batch(Result<Vec<ItemOutcome>, BatchFailure>),
     Script(ScriptOutcome),
+    Users(crate::users::UsersOutput),
     /// A write refused, or a procedure or a write with triggers that failed: rolled back (a
     /// refused write wrote nothing), yet charged.
     Failed(Failure),

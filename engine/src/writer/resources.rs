@@ -55,11 +55,13 @@ pub(super) fn apply_resource(
             Ok(WriteOutput::Database(def))
         }
         WriteOp::DeleteDatabase { id } => {
-            if state.databases.remove(id).is_none() {
+            let Some(gone) = state.databases.remove(id) else {
                 return Err(Error::NotFound {
                     what: format!("database '{id}'"),
                 });
-            }
+            };
+            // Its users and permissions go with it (their resource tokens end).
+            crate::users::table::drop_database(ctx, gone.number())?;
             ctx.store
                 .meta
                 .delete(ctx.wtxn, &catalog::database_key(id))?;
@@ -170,8 +172,6 @@ pub(super) fn apply_resource(
             dirty.containers.insert(rid);
             Ok(WriteOutput::Container(def.clone()))
         }
-        WriteOp::Item { .. }
-        | WriteOp::Batch { .. }
         WriteOp::ReplaceContainerSettings {
             database,
             id,
@@ -185,7 +185,10 @@ pub(super) fn apply_resource(
             *default_ttl,
             computed_properties.as_deref(),
         ),
+        WriteOp::Item { .. }
+        | WriteOp::Batch { .. }
         | WriteOp::Purge
+        | WriteOp::Users(_)
         | WriteOp::ItemWithTriggers { .. }
         | WriteOp::Procedure { .. } => {
             unreachable!("handled by the writer")

@@ -13,12 +13,14 @@ mod items;
 mod links;
 mod offers;
 mod owner;
+mod permissions;
 mod pkranges;
 mod queries;
 mod query_plan;
 mod query_ranges;
 mod resource_query;
 mod scripts;
+mod users;
 
 pub(crate) use pkranges::Range;
 
@@ -30,7 +32,7 @@ use serde_json::Value;
 
 use crate::error::{GatewayError, Result};
 use crate::headers;
-use crate::{auth, hosts, limits, paths, State};
+use crate::{auth, hosts, limits, paths, resource_token, State};
 
 /// A request after authentication, with its body read.
 pub(crate) struct Ctx<'a> {
@@ -80,18 +82,29 @@ pub(crate) async fn dispatch(
     let h = req.headers();
     headers::check_values(h)?;
     let target = paths::parse(req.uri().path())?;
-    auth::verify(
-        &state.key,
-        &auth::Signed {
-            verb: req.method().as_str(),
-            resource_type: &target.resource_type,
-            link: &target.link,
-            authorization: headers::get(h, "authorization"),
-            x_ms_date: headers::get(h, "x-ms-date"),
-            date: headers::get(h, "date"),
-        },
-        std::time::SystemTime::now(),
-    )?;
+    let authorization = headers::get(h, "authorization");
+    // A resource token (a permission's `_token`) grants what its permission does, checked once
+    // the path is of names (below); anything else is a master-key signature.
+    let grant = match authorization {
+        Some(token) if resource_token::is_resource_token(authorization) => {
+            Some(resource_token::verify(&state.engine, &state.key, token)?)
+        }
+        _ => {
+            auth::verify(
+                &state.key,
+                &auth::Signed {
+                    verb: req.method().as_str(),
+                    resource_type: &target.resource_type,
+                    link: &target.link,
+                    authorization,
+                    x_ms_date: headers::get(h, "x-ms-date"),
+                    date: headers::get(h, "date"),
+                },
+                std::time::SystemTime::now(),
+            )?;
+            None
+        }
+    };
     let declared = headers::get(h, "content-length").and_then(|v| v.parse::<usize>().ok());
     let method = req.method().clone();
     let body = if matches!(method, Method::POST | Method::PUT | Method::PATCH) {
@@ -106,6 +119,9 @@ pub(crate) async fn dispatch(
     };
     let named = links::to_names(&ctx, target.segments).await?;
     let segs: Vec<&str> = named.iter().map(String::as_str).collect();
+    if let Some(grant) = &grant {
+        resource_token::authorize(grant, method.as_str(), &segs, is_query(&ctx), ctx.headers())?;
+    }
     links::check_intended_container(&ctx, &segs)?;
     if let ["dbs", db, "colls", c, "docs", ..] = segs.as_slice() {
         crate::session::check(&ctx, db, c)?;
@@ -184,9 +200,25 @@ async fn route(ctx: &Ctx<'_>, method: &Method, segs: &[&str]) -> Result<HttpResp
         ("GET" | "DELETE", ["dbs", db, "colls", c, "conflicts", id]) => {
             conflicts::one(ctx, db, c, id)
         }
-        (_, ["dbs", _, "users", ..]) | (_, ["dbs", _, "clientencryptionkeys", ..]) => {
-            Err(unsupported("users, permissions and client encryption keys"))
+        ("GET", ["dbs", db, "users"]) => users::list(ctx, db),
+        ("POST", ["dbs", db, "users"]) if is_query(ctx) => users::query(ctx, db),
+        ("POST", ["dbs", db, "users"]) => users::create(ctx, db).await,
+        ("GET", ["dbs", db, "users", u]) => users::read(ctx, db, u),
+        ("PUT", ["dbs", db, "users", u]) => users::replace(ctx, db, u).await,
+        ("DELETE", ["dbs", db, "users", u]) => users::delete(ctx, db, u).await,
+        ("GET", ["dbs", db, "users", u, "permissions"]) => permissions::list(ctx, db, u),
+        ("POST", ["dbs", db, "users", u, "permissions"]) if is_query(ctx) => {
+            permissions::query(ctx, db, u)
         }
+        ("POST", ["dbs", db, "users", u, "permissions"]) => permissions::create(ctx, db, u).await,
+        ("GET", ["dbs", db, "users", u, "permissions", p]) => permissions::read(ctx, db, u, p),
+        ("PUT", ["dbs", db, "users", u, "permissions", p]) => {
+            permissions::replace(ctx, db, u, p).await
+        }
+        ("DELETE", ["dbs", db, "users", u, "permissions", p]) => {
+            permissions::delete(ctx, db, u, p).await
+        }
+        (_, ["dbs", _, "clientencryptionkeys", ..]) => Err(unsupported("client encryption keys")),
         (_, ["dbs", _, "colls", _, "docs", _, "attachments", ..]) => {
             Err(unsupported("attachments"))
         }
@@ -217,6 +249,10 @@ fn known_path(segs: &[&str]) -> bool {
             | ["dbs", _, "colls", _, "sprocs" | "triggers" | "udfs", _]
             | ["offers"]
             | ["offers", _]
+            | ["dbs", _, "users"]
+            | ["dbs", _, "users", _]
+            | ["dbs", _, "users", _, "permissions"]
+            | ["dbs", _, "users", _, "permissions", _]
     )
 }
 
