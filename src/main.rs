@@ -9,7 +9,7 @@ use blog::{Blog, BlogOptions};
 use clap::Parser;
 use engine::{Engine, EngineOptions};
 use explorer::{Explorer, ExplorerOptions};
-use sitekit::server::{serve, ServeOptions};
+use sitekit::http::server::{serve, ServeOptions};
 use webstore::{WebStore, WebStoreOptions};
 
 /// mimalloc rather than glibc's malloc: argon2id takes 19 MiB per hash on whichever blocking
@@ -297,7 +297,7 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         }
     };
     std::fs::create_dir_all(&args.data)?;
-    let session_key = sitekit::session::load_or_create_key(&args.data)?;
+    let session_key = sitekit::accounts::cookie::load_or_create_key(&args.data)?;
     // First, so that its metrics recorder sees every request of the sites.
     let explorer = match (&explorer_options, &engine) {
         (Some(options), Some(engine)) => Some(Explorer::new(engine, options.clone())),

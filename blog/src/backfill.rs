@@ -13,7 +13,7 @@ use cosmos::{Container, QueryOptions};
 use futures_util::{stream, StreamExt};
 use serde::Deserialize;
 use serde_json::json;
-use sitekit::claim::ClaimError;
+use sitekit::accounts::claim::ClaimError;
 
 use crate::access::c1_user::LOOK_ALIKE;
 

@@ -1,7 +1,7 @@
 //! The V1 and V2 feeds cost hundreds to thousands of RU (the article's point); anonymous
 //! visitors would let anyone spend them at will. For anonymous visitors those pages are served
 //! from a few-second cache, labelled as such with what the request that filled it cost, and a
-//! cache miss takes from the address's [`sitekit::throttle::ExpensiveLimit`]. V3's feed (17 RU)
+//! cache miss takes from the address's [`sitekit::accounts::throttle::ExpensiveLimit`]. V3's feed (17 RU)
 //! and signed-in visitors are served live.
 
 use std::collections::HashMap;

@@ -15,7 +15,7 @@ use crate::versions::{Version, Workers, V1, V2, V3};
 use crate::workers::propagate_usernames::Target;
 use crate::workers::{copy_posts, propagate_usernames};
 use crate::{deploy, routes, seed};
-use sitekit::propagation::Propagations;
+use sitekit::background::propagation::Propagations;
 
 pub const SITE: sitekit::Site = sitekit::Site {
     name: "Blog",
@@ -194,7 +194,7 @@ impl Blog {
 fn model_scope<M: Version>(
     site: sitekit::Site,
     (workers, propagations): (web::Data<Workers>, web::Data<Propagations>),
-    accounts: web::Data<sitekit::sessions::Accounts>,
+    accounts: web::Data<sitekit::accounts::sessions::Accounts>,
 ) -> actix_web::Scope {
     web::scope(M::BASE)
         .app_data(web::Data::new(site))
@@ -205,8 +205,8 @@ fn model_scope<M: Version>(
 }
 
 /// A model's accounts: its users, whose documents hold their sessions.
-fn accounts(users: &Container) -> web::Data<sitekit::sessions::Accounts> {
-    web::Data::new(sitekit::sessions::Accounts {
+fn accounts(users: &Container) -> web::Data<sitekit::accounts::sessions::Accounts> {
+    web::Data::new(sitekit::accounts::sessions::Accounts {
         container: users.clone(),
         name_property: "username",
         admin_property: None,

@@ -230,4 +230,4 @@ impl Version for V1 {
 
 /// The change-feed workers a model runs (V1: none), for the account page's "is my new name
 /// everywhere yet?": the sites' shared set of workers.
-pub use sitekit::workers::Workers;
+pub use sitekit::background::workers::Workers;

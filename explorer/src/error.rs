@@ -44,7 +44,7 @@ impl ResponseError for ExplorerError {
                 let status = self.status_code();
                 HttpResponse::build(status)
                     .content_type(ContentType::html())
-                    .body(sitekit::error::error_page(status, self.to_string()))
+                    .body(sitekit::http::error::error_page(status, self.to_string()))
             }
         }
     }

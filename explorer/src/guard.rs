@@ -9,7 +9,7 @@
 //!   Bearer …` is accepted too (Prometheus scraping `/metrics`). Anything else is a 401. This
 //!   keeps out other local users and the cross-site requests the Host check cannot see.
 //!
-//! Both run on every request, assets and 404s included ([`sitekit::gate`]); the stylesheet alone
+//! Both run on every request, assets and 404s included ([`sitekit::http::gate`]); the stylesheet alone
 //! needs no token (the 401 page uses it, and it holds nothing secret).
 
 use actix_web::cookie::{Cookie, SameSite};

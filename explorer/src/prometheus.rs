@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use metrics::{counter, describe_counter, describe_gauge, describe_histogram, gauge, Unit};
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
-use sitekit::telemetry;
+use sitekit::http::telemetry;
 
 use crate::inspect::{changefeed, partitions};
 use crate::Explorer;

@@ -4,7 +4,7 @@ use actix_web::web;
 use engine::Engine;
 use metrics_exporter_prometheus::PrometheusHandle;
 
-use sitekit::gate::Gate;
+use sitekit::http::gate::Gate;
 
 use crate::guard::Guard;
 use crate::routes;

@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use actix_web::web;
 use cosmos::{Account, ChangeFeedProcessor, StartFrom};
-use sitekit::propagation::Propagations;
-use sitekit::workers::Workers;
+use sitekit::background::propagation::Propagations;
+use sitekit::background::workers::Workers;
 
 use crate::access::{cascade_renames, place_order};
 use crate::containers::{Containers, DATABASE};
@@ -63,11 +63,11 @@ impl WebStore {
         })
     }
 
-    /// The routes and the state they use, for [`sitekit::server::serve`].
+    /// The routes and the state they use, for [`sitekit::http::server::serve`].
     pub fn configure(&self) -> impl Fn(&mut web::ServiceConfig) + Send + Clone + 'static {
         let containers = web::Data::new(self.containers.clone());
-        // Sessions live in the customer document (see sitekit::sessions).
-        let accounts = web::Data::new(sitekit::sessions::Accounts {
+        // Sessions live in the customer document (see sitekit::accounts::sessions).
+        let accounts = web::Data::new(sitekit::accounts::sessions::Accounts {
             container: self.containers.customer.clone(),
             name_property: "firstName",
             admin_property: Some("admin"),

@@ -3,7 +3,7 @@
 //! Usernames are unique across the site, but `users` is partitioned by `userId`: checking every
 //! partition for a name would be a fan-out on every sign-up. Each name instead owns a claim
 //! document in its own logical partition (`userId = "username:<name>"`, see
-//! [`sitekit::claim`]), created first: the engine refuses a second create of the same id in one
+//! [`sitekit::accounts::claim`]), created first: the engine refuses a second create of the same id in one
 //! partition (409), so two people can never hold one name, and sign-in finds a user by name with
 //! a point read. Names are compared folded (NFKC + case folding: `ＤＥＭＯ` is `demo`). Names
 //! that look alike are one name too: each user also holds a second claim, on the name's UTS #39
@@ -17,14 +17,14 @@
 use cosmos::Labelled;
 use cosmos::{ItemOptions, PatchOperation};
 use serde_json::json;
-use sitekit::claim::{ClaimError, UniqueValue};
+use sitekit::accounts::claim::{ClaimError, UniqueValue};
 
 use super::{BlogError, DbOf, Result, UsersContainer};
 use crate::model::{Renaming, User};
 
 /// The claim's id and partition key value.
 pub fn claim_key(username: &str) -> String {
-    format!("username:{}", sitekit::names::fold(username))
+    format!("username:{}", sitekit::accounts::names::fold(username))
 }
 
 pub const USERNAME: UniqueValue = UniqueValue {
@@ -35,13 +35,13 @@ pub const USERNAME: UniqueValue = UniqueValue {
         let key = format!("username:{folded}");
         (key.clone(), key)
     },
-    normalize: sitekit::names::fold,
+    normalize: sitekit::accounts::names::fold,
 };
 
 /// The look-alike claim's id and partition key value (the skeleton, with the characters an id
 /// may not hold escaped).
 pub fn skeleton_key(username: &str) -> String {
-    locate_skeleton(&sitekit::names::skeleton(username)).0
+    locate_skeleton(&sitekit::accounts::names::skeleton(username)).0
 }
 
 fn locate_skeleton(skeleton: &str) -> (String, String) {
@@ -62,7 +62,7 @@ pub const LOOK_ALIKE: UniqueValue = UniqueValue {
     partition_key: "userId",
     owner_property: "username",
     locate: locate_skeleton,
-    normalize: sitekit::names::skeleton,
+    normalize: sitekit::accounts::names::skeleton,
 };
 
 /// Claims both of `name`'s values for `owner`: the name, then its look-alikes (the first given
@@ -139,7 +139,8 @@ pub async fn change_username<C: UsersContainer>(
         Marked::Renaming { old, etag } => (old, etag),
     };
     // `rn` → `m`: another name, the same look-alike claim (already this user's, kept).
-    let same_skeleton = sitekit::names::skeleton(&old) == sitekit::names::skeleton(new);
+    let same_skeleton =
+        sitekit::accounts::names::skeleton(&old) == sitekit::accounts::names::skeleton(new);
     if let Err(e) = claim_name(db, new, user_id).await {
         unmark(db, user_id, &token).await;
         return Err(e);
@@ -181,7 +182,7 @@ fn missing(user_id: &str) -> cosmos::Error {
 }
 
 fn now_secs() -> u64 {
-    sitekit::time::unix_now()
+    sitekit::pages::time::unix_now()
 }
 
 fn in_progress() -> BlogError {
@@ -221,7 +222,8 @@ async fn mark<C: UsersContainer>(
             Some(_) => true,
             None => false,
         };
-        let same_name = sitekit::names::fold(&user.username) == sitekit::names::fold(new);
+        let same_name =
+            sitekit::accounts::names::fold(&user.username) == sitekit::accounts::names::fold(new);
         if same_name && user.username == new {
             return Ok(Marked::Done(user));
         }

@@ -48,7 +48,7 @@ impl PostsContainer for crate::containers::Containers {
 }
 
 /// What a request refuses beyond the engine's own errors (shared with WebStore).
-pub use sitekit::access::{AccessError as BlogError, Page};
+pub use sitekit::data::access::{AccessError as BlogError, Page};
 
 /// A sign-up or rename to a name someone holds ([`BlogError::Taken`]).
 pub const USERNAME_TAKEN: &str = "That username is taken.";

@@ -14,6 +14,6 @@ pub async fn user_by_username<C: UsersContainer>(
     };
     let user = super::q1_user::find_user(db, &owner).await?;
     // A claim whose user was never written, or a rename not finished (or lost).
-    let folded = sitekit::names::fold(username);
-    Ok(user.filter(|u| sitekit::names::fold(&u.username) == folded))
+    let folded = sitekit::accounts::names::fold(username);
+    Ok(user.filter(|u| sitekit::accounts::names::fold(&u.username) == folded))
 }

@@ -9,14 +9,14 @@ use crate::access::BlogError;
 use crate::model::User;
 use crate::requests::Requests;
 use crate::versions::{Version, Workers};
-use sitekit::auth;
-use sitekit::csrf::{CsrfForm, Empty};
-use sitekit::form::FieldErrors;
-use sitekit::layout::{html, html_status, see_other};
-use sitekit::next::{self, NextQuery};
-use sitekit::propagation::{self, Progress, Propagations};
-use sitekit::signin::{self, Account};
-use sitekit::throttle::{SignInThrottle, SignUpLimit};
+use sitekit::accounts::auth;
+use sitekit::accounts::csrf::{CsrfForm, Empty};
+use sitekit::accounts::next::{self, NextQuery};
+use sitekit::accounts::signin::{self, Account};
+use sitekit::accounts::throttle::{SignInThrottle, SignUpLimit};
+use sitekit::background::propagation::{self, Progress, Propagations};
+use sitekit::pages::form::FieldErrors;
+use sitekit::pages::layout::{html, html_status, see_other};
 use sitekit::{Ctx, Page, WebError};
 
 #[derive(Debug, Default, Deserialize)]
@@ -70,7 +70,7 @@ pub async fn signup<M: Version>(
         user_id: id,
         username: username.clone(),
         password: auth::hash_password(form.password).await?,
-        creation_date: sitekit::time::now(),
+        creation_date: sitekit::pages::time::now(),
         username_version: 0,
         propagated_version: 0,
         propagated_at: None,
@@ -101,7 +101,7 @@ pub async fn signup<M: Version>(
 pub struct SignInForm {
     username: String,
     password: String,
-    /// Where to return (sitekit::next): the page that sent the visitor here.
+    /// Where to return (sitekit::accounts::next): the page that sent the visitor here.
     #[serde(default)]
     next: Option<String>,
 }
@@ -143,7 +143,7 @@ pub async fn signin<M: Version>(
     let name = form.username.trim().to_owned();
     let lookup = || async {
         // The sign-up rule: a name it refuses has no account.
-        if sitekit::names::check_username(&name).is_err() {
+        if sitekit::accounts::names::check_username(&name).is_err() {
             return Ok(None);
         }
         let user = blog.user_by_username(&name).await?;
@@ -153,7 +153,7 @@ pub async fn signin<M: Version>(
             record: (),
         }))
     };
-    let key = sitekit::names::fold(&name);
+    let key = sitekit::accounts::names::fold(&name);
     match signin::sign_in(&ctx, &req, &throttle, &key, form.password, lookup).await? {
         Some(()) => Ok(see_other(next::or(
             form.next.as_deref(),

@@ -8,9 +8,9 @@ use crate::feed_cache::{Cached, FeedCache};
 use crate::model::{PostShort, User};
 use crate::requests::Requests;
 use crate::versions::Version;
-use sitekit::layout::html;
-use sitekit::paging::Pager;
-use sitekit::throttle::ExpensiveLimit;
+use sitekit::accounts::throttle::ExpensiveLimit;
+use sitekit::pages::layout::html;
+use sitekit::pages::paging::Pager;
 use sitekit::{Ctx, Page, WebError};
 
 #[derive(Template)]

@@ -48,7 +48,7 @@ pub fn configure<M: Version>(cfg: &mut web::ServiceConfig) {
 }
 
 /// `?page=` continuation, and `?trail=` the tokens of the pages before it (see
-/// `sitekit::paging::Pager`).
+/// `sitekit::pages::paging::Pager`).
 #[derive(Debug, Default, serde::Deserialize)]
 pub struct Paging {
     pub page: Option<String>,
@@ -57,8 +57,12 @@ pub struct Paging {
 
 impl Paging {
     /// The first/previous/next links of this page of the listing at `base`.
-    pub fn pager(&self, base: &str, continuation: &Option<String>) -> sitekit::paging::Pager {
-        sitekit::paging::Pager::new(
+    pub fn pager(
+        &self,
+        base: &str,
+        continuation: &Option<String>,
+    ) -> sitekit::pages::paging::Pager {
+        sitekit::pages::paging::Pager::new(
             base,
             self.page.as_deref(),
             self.trail.as_deref(),

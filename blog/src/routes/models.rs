@@ -6,9 +6,9 @@ use askama::Template;
 
 use crate::comparison::{article, chart, sample, Measurements, Request, Stat, VERSIONS};
 use crate::seed::SeededUsers;
-use sitekit::csrf::{CsrfForm, Empty};
-use sitekit::layout::{html, see_other};
-use sitekit::throttle::ExpensiveLimit;
+use sitekit::accounts::csrf::{CsrfForm, Empty};
+use sitekit::accounts::throttle::ExpensiveLimit;
+use sitekit::pages::layout::{html, see_other};
 use sitekit::{Ctx, Page, WebError};
 
 pub struct Cell {

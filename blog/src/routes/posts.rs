@@ -9,11 +9,11 @@ use super::Paging;
 use crate::model::{Comment, Like, Post};
 use crate::requests::Requests;
 use crate::versions::Version;
-use sitekit::csrf::{CsrfForm, Empty};
-use sitekit::form::FieldErrors;
-use sitekit::layout::{html, html_status, see_other};
-use sitekit::paging::Pager;
-use sitekit::throttle::WriteLimit;
+use sitekit::accounts::csrf::{CsrfForm, Empty};
+use sitekit::accounts::throttle::WriteLimit;
+use sitekit::pages::form::FieldErrors;
+use sitekit::pages::layout::{html, html_status, see_other};
+use sitekit::pages::paging::Pager;
 use sitekit::{Ctx, Page, WebError};
 
 /// Largest post body (the engine's item limit is 2 MB; a blog post is far smaller).
@@ -88,7 +88,7 @@ pub async fn create<M: Version>(
         html,
         comment_count: 0,
         like_count: 0,
-        creation_date: sitekit::time::now(),
+        creation_date: sitekit::pages::time::now(),
     };
     blog.c2_create_post(post).await?;
     ctx.flash("Published.");
@@ -259,7 +259,7 @@ pub async fn comment<M: Version>(
         user_id: me.id,
         user_username: me.name,
         content,
-        creation_date: sitekit::time::now(),
+        creation_date: sitekit::pages::time::now(),
     };
     blog.c3_create_comment(&comment).await?;
     Ok(see_other(&format!("{}/posts/{post_id}#comments", M::BASE)))
@@ -279,7 +279,7 @@ pub async fn like<M: Version>(
         post_id: post_id.clone(),
         user_id: me.id,
         user_username: me.name,
-        creation_date: sitekit::time::now(),
+        creation_date: sitekit::pages::time::now(),
     };
     if !blog.c4_like(&like).await? {
         ctx.flash("You already like this post.");

@@ -10,7 +10,7 @@ use super::text;
 use super::DEMO_USERNAME;
 use crate::access::c1_user::{claim_key, skeleton_key};
 use crate::model::{Comment, Like, Post, User, UsernameClaim};
-use sitekit::time::iso;
+use sitekit::pages::time::iso;
 
 /// Generated user `n` with everything they wrote, ready to be written in any model.
 pub struct Generated {

@@ -119,13 +119,13 @@ pub async fn seed_if_needed(
         .map(|(_, v)| *v)
         .collect::<Vec<_>>()
         .join("+");
-    let bar = sitekit::progress::bar(users, &format!("blog users {models}"));
+    let bar = sitekit::background::progress::bar(users, &format!("blog users {models}"));
     let map_err = |e: sitekit::WebError| cosmos::Error::bad_request(e.to_string());
-    let demo = sitekit::auth::hash_password(DEMO_PASSWORD.to_owned())
+    let demo = sitekit::accounts::auth::hash_password(DEMO_PASSWORD.to_owned())
         .await
         .map_err(map_err)?;
     // Nobody knows this one: generated users exist to be read and measured, not signed into.
-    let unknown = sitekit::auth::hash_password(format!("{:x}", rand::random::<u128>()))
+    let unknown = sitekit::accounts::auth::hash_password(format!("{:x}", rand::random::<u128>()))
         .await
         .map_err(map_err)?;
     let shorts: Vec<Vec<PostShort>> = stream::iter((1..=users).map(Ok))

@@ -2,7 +2,7 @@
 //! (for Q3) and to `feed` (for Q6, truncated to the 100 newest by the `truncateFeed`
 //! post-trigger). Comments and likes in the feed are skipped; updates (a new count, a new
 //! username) are copied again, so the copies follow the post. Idempotent: upserts only. A post
-//! that cannot be decoded never will be: it is set aside at once (`sitekit::dead_letter`); any
+//! that cannot be decoded never will be: it is set aside at once (`sitekit::background::dead_letter`); any
 //! other failure is retried by the processor a bounded number of times, then the changes that
 //! still fail alone are set aside too, and the worker goes on.
 
@@ -24,7 +24,13 @@ pub async fn copy_posts(c: &Containers, changes: Vec<Value>) -> cosmos::Result<(
         let post: Post = match serde_json::from_value(doc.clone()) {
             Ok(p) => p,
             Err(e) => {
-                sitekit::dead_letter::set_aside(&c.leases, PROCESSOR, &doc, &e.to_string()).await?;
+                sitekit::background::dead_letter::set_aside(
+                    &c.leases,
+                    PROCESSOR,
+                    &doc,
+                    &e.to_string(),
+                )
+                .await?;
                 continue;
             }
         };

@@ -10,7 +10,7 @@
 
 use cosmos::{Container, ItemOptions, PatchOperation, QueryOptions};
 use serde_json::{json, Value};
-use sitekit::propagation::{self, Propagations};
+use sitekit::background::propagation::{self, Propagations};
 
 pub const PROCESSOR: &str = "propagateUsernames";
 
@@ -103,7 +103,7 @@ async fn propagate(
             user_id,
             &[
                 PatchOperation::set("/propagatedVersion", json!(version)),
-                PatchOperation::set("/propagatedAt", json!(sitekit::time::unix_now())),
+                PatchOperation::set("/propagatedAt", json!(sitekit::pages::time::unix_now())),
             ],
             etag,
         )

@@ -92,10 +92,12 @@ pub async fn spawn_app_with(options: EngineOptions) -> TestApp {
 }
 
 /// A test app on the suite's backend, served with `tune`d server options (its limits).
-pub async fn spawn_app_tuned(tune: impl FnOnce(&mut sitekit::server::ServeOptions)) -> TestApp {
+pub async fn spawn_app_tuned(
+    tune: impl FnOnce(&mut sitekit::http::server::ServeOptions),
+) -> TestApp {
     let mut app = spawn_app().await;
     let mut options =
-        sitekit::server::ServeOptions::new(blog::SITE, actix_web::cookie::Key::generate());
+        sitekit::http::server::ServeOptions::new(blog::SITE, actix_web::cookie::Key::generate());
     options.workers = Some(1);
     tune(&mut options);
     app.server = Server::serve_with(options, app.blog.configure());

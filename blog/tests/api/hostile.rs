@@ -205,7 +205,7 @@ async fn a_rename_in_progress_holds_off_another_until_its_mark_expires() {
                 .unwrap();
         }
     };
-    let now = sitekit::time::unix_now();
+    let now = sitekit::pages::time::unix_now();
     mark(now + 60).await;
     let r = v
         .submit("/account", "/account", &[("username", "Marked_here")])
@@ -526,7 +526,7 @@ async fn simultaneous_guesses_verify_at_most_five_passwords() {
     while let Some(s) = tasks.join_next().await {
         statuses.push(s.unwrap());
     }
-    let verified = sitekit::auth::verifications_against(&hash);
+    let verified = sitekit::accounts::auth::verifications_against(&hash);
     assert!(verified <= 5, "{verified} passwords verified: {statuses:?}");
     assert!(statuses.iter().all(|s| [303, 401, 429].contains(s)));
     assert_eq!(

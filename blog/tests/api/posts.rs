@@ -199,7 +199,7 @@ async fn c3_c4_q4_q5_comments_and_likes_keep_their_counts_exact() {
         assert_eq!(
             names,
             [
-                sitekit::sessions::SESSION_READ,
+                sitekit::accounts::sessions::SESSION_READ,
                 "[C3] execute createComment"
             ]
         );
@@ -313,7 +313,11 @@ async fn a_post_the_worker_cannot_decode_is_set_aside_and_the_worker_goes_on() {
             "SELECT * FROM c",
             engine::NO_PARAMS,
             engine::QueryOptions {
-                partition_key: Some(sitekit::dead_letter::partition("copyPosts").as_str().into()),
+                partition_key: Some(
+                    sitekit::background::dead_letter::partition("copyPosts")
+                        .as_str()
+                        .into(),
+                ),
                 ..Default::default()
             },
         )

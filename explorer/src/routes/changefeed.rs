@@ -1,6 +1,6 @@
 use actix_web::{web, HttpResponse};
 use askama::Template;
-use sitekit::layout::html;
+use sitekit::pages::layout::html;
 use sitekit::{Ctx, Page};
 
 use crate::inspect::changefeed::{self, Processor};
@@ -20,7 +20,7 @@ impl ChangeFeedPage {
     }
 
     fn escape(&self, s: &str) -> String {
-        sitekit::paging::url_escape(s)
+        sitekit::pages::paging::url_escape(s)
     }
 }
 

@@ -1,7 +1,7 @@
 use actix_web::{web, HttpResponse};
 use askama::Template;
-use sitekit::layout::html;
-use sitekit::paging::url_escape;
+use sitekit::pages::layout::html;
+use sitekit::pages::paging::url_escape;
 use sitekit::{Ctx, Page};
 
 use crate::inspect::{self, catalog};

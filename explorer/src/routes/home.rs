@@ -1,6 +1,6 @@
 use actix_web::{web, HttpResponse};
 use askama::Template;
-use sitekit::layout::html;
+use sitekit::pages::layout::html;
 use sitekit::{Ctx, Page};
 
 use crate::inspect::catalog::{self, DatabaseView};

@@ -4,9 +4,9 @@ use actix_web::http::StatusCode;
 use actix_web::{web, HttpResponse};
 use askama::Template;
 use serde::Deserialize;
-use sitekit::csrf::CsrfForm;
-use sitekit::layout::{html, html_status, see_other};
-use sitekit::paging::{url_escape, Pager};
+use sitekit::accounts::csrf::CsrfForm;
+use sitekit::pages::layout::{html, html_status, see_other};
+use sitekit::pages::paging::{url_escape, Pager};
 use sitekit::{Ctx, Page, WebError};
 
 use crate::inspect::items::{self, ItemPage, OpenItem};

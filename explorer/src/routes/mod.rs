@@ -11,7 +11,7 @@ mod query;
 mod scripts;
 
 use actix_web::web;
-use sitekit::paging::url_escape;
+use sitekit::pages::paging::url_escape;
 
 use crate::{Explorer, ExplorerError};
 

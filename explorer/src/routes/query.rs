@@ -5,8 +5,8 @@ use actix_web::http::StatusCode;
 use actix_web::{web, HttpResponse};
 use askama::Template;
 use serde::Deserialize;
-use sitekit::layout::html_status;
-use sitekit::paging::{url_escape, Pager};
+use sitekit::pages::layout::html_status;
+use sitekit::pages::paging::{url_escape, Pager};
 use sitekit::{Ctx, Page};
 
 use crate::inspect::query::{self, QueryFailure, QueryInput, QueryPage};

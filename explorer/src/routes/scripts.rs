@@ -3,8 +3,8 @@
 use actix_web::{web, HttpResponse};
 use askama::Template;
 use serde::Deserialize;
-use sitekit::csrf::CsrfForm;
-use sitekit::layout::html;
+use sitekit::accounts::csrf::CsrfForm;
+use sitekit::pages::layout::html;
 use sitekit::{Ctx, Page};
 
 use crate::inspect::scripts::{self, ProcedureRun};

@@ -1,4 +1,4 @@
-use sitekit::paging::url_escape;
+use sitekit::pages::paging::url_escape;
 use sitekit::testing::unescape;
 
 use crate::helpers::spawn_app;

@@ -40,7 +40,7 @@ impl TestApp {
         F: Fn(&mut actix_web::web::ServiceConfig) + Send + Clone + 'static,
     {
         let mut options =
-            crate::server::ServeOptions::new(site, actix_web::cookie::Key::generate());
+            crate::http::server::ServeOptions::new(site, actix_web::cookie::Key::generate());
         options.workers = Some(workers);
         // The apps' tests sign many users up from one address; the limit has its own test.
         options.signups_per_minute = 100_000;
@@ -50,17 +50,17 @@ impl TestApp {
     }
 
     /// As [`serve`](Self::serve), with the given options (limits, proxy).
-    pub fn serve_with<F>(options: crate::server::ServeOptions, configure: F) -> TestApp
+    pub fn serve_with<F>(options: crate::http::server::ServeOptions, configure: F) -> TestApp
     where
         F: Fn(&mut actix_web::web::ServiceConfig) + Send + Clone + 'static,
     {
         let addr = "127.0.0.1:0".parse().expect("a loopback address");
         let (server, addr) =
-            crate::server::serve(addr, options, configure).expect("the server binds");
+            crate::http::server::serve(addr, options, configure).expect("the server binds");
         TestApp::spawn(server, addr)
     }
 
-    /// Runs `server` (from [`crate::server::serve`]) on the current runtime.
+    /// Runs `server` (from [`crate::http::server::serve`]) on the current runtime.
     pub fn spawn(server: actix_web::dev::Server, addr: SocketAddr) -> TestApp {
         let handle = server.handle();
         tokio::spawn(server);
@@ -97,7 +97,7 @@ impl Reply {
     /// `x-ms-request-charge` as a number.
     pub fn request_charge(&self) -> f64 {
         self.headers
-            .get(crate::ru::REQUEST_CHARGE_HEADER)
+            .get(crate::data::ru::REQUEST_CHARGE_HEADER)
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.parse().ok())
             .unwrap_or_else(|| panic!("no request charge header: {:?}", self.headers))
@@ -128,7 +128,9 @@ impl Reply {
     pub fn routings(&self) -> Vec<String> {
         self.engine_calls()
             .into_iter()
-            .filter(|c| c.0 != crate::sessions::SESSION_READ && c.0 != cosmos::LAG_ESTIMATE)
+            .filter(|c| {
+                c.0 != crate::accounts::sessions::SESSION_READ && c.0 != cosmos::LAG_ESTIMATE
+            })
             .map(|c| c.2)
             .collect()
     }
@@ -137,7 +139,7 @@ impl Reply {
     pub fn session_checks(&self) -> usize {
         self.engine_calls()
             .into_iter()
-            .filter(|c| c.0 == crate::sessions::SESSION_READ)
+            .filter(|c| c.0 == crate::accounts::sessions::SESSION_READ)
             .count()
     }
 

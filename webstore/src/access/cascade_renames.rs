@@ -9,7 +9,7 @@
 
 use cosmos::{PatchOperation, QueryOptions};
 use serde_json::{json, Value};
-use sitekit::propagation::{self, Propagations};
+use sitekit::background::propagation::{self, Propagations};
 
 use super::featured_products::FEATURED_ID;
 use crate::containers::Containers;

@@ -1,13 +1,13 @@
 //! Sign-up. Emails must be unique, but `customer` is partitioned by `customerId`: checking every
 //! partition for the address would be a fan-out on every sign-up. Instead each address owns a
 //! small lookup document in its own logical partition (`customerId = "email:<address>"`), created
-//! first (see [`sitekit::claim`]): the engine refuses a second create of the same id and
+//! first (see [`sitekit::accounts::claim`]): the engine refuses a second create of the same id and
 //! partition key (409), which makes the address unique without a fan-out, and sign-in a point
 //! read. The two writes are in different partitions, so no transaction spans them: a lookup
 //! whose customer was never written is taken over only once it is provably abandoned.
 
 use cosmos::Labelled;
-use sitekit::claim::{ClaimError, UniqueValue};
+use sitekit::accounts::claim::{ClaimError, UniqueValue};
 
 use super::{Db, Result, StoreError};
 use crate::model::Customer;

@@ -25,7 +25,7 @@ pub mod top_customers;
 pub type Db = sitekit::Db<crate::containers::Containers>;
 
 /// What an access pattern refuses beyond the engine's own errors (shared with the blog).
-pub use sitekit::access::{AccessError as StoreError, Page};
+pub use sitekit::data::access::{AccessError as StoreError, Page};
 
 /// A sign-up with an email that has an account ([`StoreError::Taken`]).
 pub const EMAIL_TAKEN: &str = "An account with this email address already exists.";

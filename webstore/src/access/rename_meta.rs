@@ -21,7 +21,7 @@ pub async fn rename_meta(db: &Db, kind: &str, id: &str, new_name: &str) -> Resul
     doc["name"] = Value::from(new_name);
     // When, so the back office asks whether the rename reached the products only while it may
     // not have (Unix seconds).
-    doc["renamedAt"] = Value::from(sitekit::time::unix_now());
+    doc["renamedAt"] = Value::from(sitekit::pages::time::unix_now());
     db.product_meta
         .replace_item(
             &doc,

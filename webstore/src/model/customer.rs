@@ -1,5 +1,5 @@
 use serde::{Deserialize, Serialize};
-use sitekit::time::day;
+use sitekit::pages::time::day;
 
 /// A customer, in container `customer` (partition key `/customerId`), with its addresses embedded
 /// (one-to-few, read and written together) and `salesOrderCount` kept by the `createOrder`

@@ -8,13 +8,13 @@ use serde::Deserialize;
 
 use crate::access::{self, Db, StoreError};
 use crate::model::{Address, Customer};
-use sitekit::auth;
-use sitekit::csrf::{CsrfForm, Empty};
-use sitekit::form::FieldErrors;
-use sitekit::layout::{html, html_status, see_other};
-use sitekit::next::{self, NextQuery};
-use sitekit::signin::{self, Account};
-use sitekit::throttle::{SignInThrottle, SignUpLimit};
+use sitekit::accounts::auth;
+use sitekit::accounts::csrf::{CsrfForm, Empty};
+use sitekit::accounts::next::{self, NextQuery};
+use sitekit::accounts::signin::{self, Account};
+use sitekit::accounts::throttle::{SignInThrottle, SignUpLimit};
+use sitekit::pages::form::FieldErrors;
+use sitekit::pages::layout::{html, html_status, see_other};
 use sitekit::{Ctx, Page, WebError};
 
 #[derive(Debug, Default, Deserialize)]
@@ -85,7 +85,7 @@ pub async fn signup(
         last_name,
         email_address: email,
         phone_number: phone,
-        creation_date: sitekit::time::now(),
+        creation_date: sitekit::pages::time::now(),
         addresses: Vec::new(),
         password: auth::hash_password(password).await?,
         sales_order_count: 0,
@@ -109,7 +109,7 @@ pub async fn signup(
 pub struct SignInForm {
     email: String,
     password: String,
-    /// Where to return (sitekit::next): the page that sent the visitor here.
+    /// Where to return (sitekit::accounts::next): the page that sent the visitor here.
     #[serde(default)]
     next: Option<String>,
 }
@@ -148,7 +148,7 @@ pub async fn signin(
     let email = form.email.trim().to_lowercase();
     let lookup = || async {
         // The sign-up rule: an address it refuses has no account.
-        if sitekit::names::check_email(&email).is_err() {
+        if sitekit::accounts::names::check_email(&email).is_err() {
             return Ok(None);
         }
         let customer = access::customer_by_email::customer_by_email(&db, &email).await?;

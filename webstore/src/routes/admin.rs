@@ -9,10 +9,10 @@ use serde::Deserialize;
 use super::Listing;
 use crate::access::{self, Db, StoreError};
 use crate::model::{Customer, Product};
-use sitekit::csrf::CsrfForm;
-use sitekit::layout::{html, html_status, see_other};
-use sitekit::paging::Pager;
-use sitekit::workers::Workers;
+use sitekit::accounts::csrf::CsrfForm;
+use sitekit::background::workers::Workers;
+use sitekit::pages::layout::{html, html_status, see_other};
+use sitekit::pages::paging::Pager;
 use sitekit::{Ctx, Page, WebError};
 
 #[derive(Template)]
@@ -144,7 +144,7 @@ async fn rename(
     form: RenameForm,
 ) -> Result<HttpResponse, WebError> {
     ctx.require_admin()?;
-    let mut errors = sitekit::form::FieldErrors::default();
+    let mut errors = sitekit::pages::form::FieldErrors::default();
     let name = errors.text("name", &form.name, 80);
     if let Some((_, message)) = errors.0.first() {
         return meta_page(
@@ -163,8 +163,8 @@ async fn rename(
             ));
             // The rename's own page: what the cascade rewrites and spends, as it goes. Stamped
             // after the write, so the changes up to the end of this second include it.
-            let at = sitekit::time::unix_now();
-            Ok(see_other(&sitekit::propagation::status_link(
+            let at = sitekit::pages::time::unix_now();
+            Ok(see_other(&sitekit::background::propagation::status_link(
                 &format!("/admin/renames/{kind}/{id}"),
                 &name,
                 at,
@@ -247,7 +247,7 @@ struct PropagationPage {
     to: String,
     /// Changes to the products not yet carried (the workers' lag since the rename).
     pending: u64,
-    progress: Option<sitekit::propagation::Progress>,
+    progress: Option<sitekit::background::propagation::Progress>,
     last_error: String,
     done: bool,
 }
@@ -263,7 +263,7 @@ pub struct RenameStatus {
 pub async fn rename_status(
     ctx: Ctx,
     workers: web::Data<Workers>,
-    propagations: web::Data<sitekit::propagation::Propagations>,
+    propagations: web::Data<sitekit::background::propagation::Propagations>,
     path: web::Path<(String, String)>,
     query: web::Query<RenameStatus>,
 ) -> Result<HttpResponse, WebError> {
@@ -276,12 +276,13 @@ pub async fn rename_status(
     };
     let RenameStatus { to, at } = query.into_inner();
     let pending = workers.pending_after(Some(at)).await?;
-    let progress = propagations.get(&sitekit::propagation::key(kind, &id, &to));
+    let progress = propagations.get(&sitekit::background::propagation::key(kind, &id, &to));
     // Done when the workers have read past the rename and one of them reported it handled; a
     // change handled by another process's worker shows no figures here, but is done too.
     let done = pending == 0
         && (progress.as_ref().is_some_and(|p| p.handled)
-            || sitekit::time::unix_now().saturating_sub(at) > sitekit::workers::SETTLE_SECS);
+            || sitekit::pages::time::unix_now().saturating_sub(at)
+                > sitekit::background::workers::SETTLE_SECS);
     html(&PropagationPage {
         page: ctx.page(format!("Renaming a {kind}")),
         kind,

@@ -7,9 +7,9 @@ use serde::Deserialize;
 use crate::access::{self, Db, StoreError};
 use crate::cart::{self, CartLine};
 use crate::model::{OrderLine, Product, SalesOrder};
-use sitekit::csrf::CsrfForm;
-use sitekit::layout::{html, see_other};
-use sitekit::time::iso;
+use sitekit::accounts::csrf::CsrfForm;
+use sitekit::pages::layout::{html, see_other};
+use sitekit::pages::time::iso;
 use sitekit::{Ctx, Page, WebError};
 
 /// A cart line with its product as stored now.

@@ -55,7 +55,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
 #[derive(Debug, serde::Deserialize)]
 pub struct Listing {
     pub page: Option<String>,
-    /// The continuation tokens of the pages before this one (see `sitekit::paging::Pager`).
+    /// The continuation tokens of the pages before this one (see `sitekit::pages::paging::Pager`).
     pub trail: Option<String>,
     pub sort: Option<String>,
     pub q: Option<String>,

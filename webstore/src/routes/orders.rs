@@ -5,7 +5,7 @@ use askama::Template;
 
 use crate::access::{self, Db};
 use crate::model::{Customer, SalesOrder};
-use sitekit::layout::html;
+use sitekit::pages::layout::html;
 use sitekit::{Ctx, Page, WebError};
 
 #[derive(Template)]

@@ -7,9 +7,9 @@ use super::Listing;
 use crate::access::products_by_category::{self, Sort};
 use crate::access::{self, Db};
 use crate::model::{Category, FeaturedProduct, Product};
-use sitekit::layout::html;
-use sitekit::paging::{url_escape, Pager};
-use sitekit::throttle::ExpensiveLimit;
+use sitekit::accounts::throttle::ExpensiveLimit;
+use sitekit::pages::layout::html;
+use sitekit::pages::paging::{url_escape, Pager};
 use sitekit::{Ctx, Page, WebError};
 
 #[derive(Template)]

@@ -70,7 +70,7 @@ pub async fn seed_if_needed(c: &Containers, customers: u64) -> cosmos::Result<u6
     bar.set_message("customers and orders");
     // Nobody knows this password: seeded customers exist to be listed and measured, not signed
     // into. Hashing once keeps a 100 000-customer seed from spending an hour in argon2.
-    let unknown = sitekit::auth::hash_password(format!("{:x}", rand::random::<u128>()))
+    let unknown = sitekit::accounts::auth::hash_password(format!("{:x}", rand::random::<u128>()))
         .await
         .map_err(|e| cosmos::Error::bad_request(e.to_string()))?;
     let products = &catalog.products;
@@ -89,7 +89,7 @@ pub async fn seed_if_needed(c: &Containers, customers: u64) -> cosmos::Result<u6
         (DEMO_EMAIL, DEMO_PASSWORD, false),
         (ADMIN_EMAIL, ADMIN_PASSWORD, true),
     ] {
-        let hash = sitekit::auth::hash_password(password.to_owned())
+        let hash = sitekit::accounts::auth::hash_password(password.to_owned())
             .await
             .map_err(|e| cosmos::Error::bad_request(e.to_string()))?;
         // The first generated customer with a few orders to show.
@@ -188,5 +188,5 @@ fn featured(products: &[Product]) -> Featured {
 }
 
 fn progress(total: u64) -> ProgressBar {
-    sitekit::progress::bar(total, "the shop")
+    sitekit::background::progress::bar(total, "the shop")
 }

@@ -5,7 +5,7 @@ use rand::seq::IndexedRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use sitekit::time::iso;
+use sitekit::pages::time::iso;
 
 use crate::model::{Address, Customer, OrderLine, Product, SalesOrder};
 

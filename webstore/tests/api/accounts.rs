@@ -243,7 +243,7 @@ async fn the_sign_in_throttle_ignores_forwarded_for_headers() {
     let app = spawn_app().await;
     let other = app.visitor();
     let token = other.get("/signin").await.csrf_token();
-    // An address gets 20 free failures (sitekit::throttle), then waits.
+    // An address gets 20 free failures (sitekit::accounts::throttle), then waits.
     for i in 0..20 {
         let r = other
             .client

@@ -72,10 +72,14 @@ pub async fn spawn_app() -> TestApp {
 }
 
 /// A test app whose server options (limits, proxy) `tune` changes from the tests' defaults.
-pub async fn spawn_app_with(tune: impl FnOnce(&mut sitekit::server::ServeOptions)) -> TestApp {
+pub async fn spawn_app_with(
+    tune: impl FnOnce(&mut sitekit::http::server::ServeOptions),
+) -> TestApp {
     let mut app = spawn_app().await;
-    let mut options =
-        sitekit::server::ServeOptions::new(webstore::SITE, actix_web::cookie::Key::generate());
+    let mut options = sitekit::http::server::ServeOptions::new(
+        webstore::SITE,
+        actix_web::cookie::Key::generate(),
+    );
     options.workers = Some(1);
     tune(&mut options);
     app.server = Server::serve_with(options, app.store.configure());

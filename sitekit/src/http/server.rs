@@ -11,13 +11,16 @@ use actix_web::middleware::{
 };
 use actix_web::{web, App, HttpServer};
 
-use crate::guard::{InFlight, Limits};
-use crate::layout::Site;
-use crate::proxy::TrustedProxy;
-use crate::throttle::{
+use crate::accounts::cookie;
+use crate::accounts::throttle::{
     ExpensiveLimit, RateLimit, SignInPolicy, SignInThrottle, SignUpLimit, WindowLimit, WriteLimit,
 };
-use crate::{assets, gate, ru, session, telemetry, WebError};
+use crate::data::ru;
+use crate::http::limits::{InFlight, Limits};
+use crate::http::proxy::TrustedProxy;
+use crate::http::{assets, gate, telemetry};
+use crate::pages::layout::Site;
+use crate::WebError;
 
 /// How to serve a site.
 #[derive(Clone)]
@@ -90,7 +93,7 @@ where
         options.writes_per_minute.min(10),
     )));
     let proxy = web::Data::new(TrustedProxy(options.trusted_proxy));
-    let device_key = web::Data::new(crate::device::DeviceKey {
+    let device_key = web::Data::new(crate::accounts::device::DeviceKey {
         key: options.session_key.clone(),
         secure: options.secure_cookies,
     });
@@ -110,17 +113,17 @@ where
                 WebError::BadRequest(format!("invalid query string: {e}")).into()
             }))
             .app_data(web::PathConfig::default().error_handler(|_, _| WebError::NotFound.into()))
-            .app_data(web::PayloadConfig::new(crate::csrf::MAX_FORM_BYTES))
+            .app_data(web::PayloadConfig::new(crate::accounts::csrf::MAX_FORM_BYTES))
             .configure(assets::configure)
-            .configure(crate::ceiling::configure)
+            .configure(crate::http::ceiling::configure)
             .configure(configure.clone())
             .default_service(web::to(|| async { Err::<&str, _>(WebError::NotFound) }))
-            .wrap(from_fn(crate::device::set_cookie))
-            .wrap(from_fn(crate::error::in_site_layout))
+            .wrap(from_fn(crate::accounts::device::set_cookie))
+            .wrap(from_fn(crate::http::error::in_site_layout))
             .wrap(from_fn(ru::track_request_charge))
-            .wrap(from_fn(crate::guard::limit_clients))
+            .wrap(from_fn(crate::http::limits::limit_clients))
             .wrap(from_fn(telemetry::record_request))
-            .wrap(session::middleware(
+            .wrap(cookie::middleware(
                 opts.session_key.clone(),
                 opts.site.cookie_name,
                 opts.secure_cookies,

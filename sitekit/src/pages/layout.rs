@@ -12,10 +12,11 @@ use actix_web::http::StatusCode;
 use actix_web::{web, FromRequest, HttpMessage, HttpRequest, HttpResponse};
 use askama::Template;
 
-use crate::auth::SignedIn;
-use crate::ru::{EngineCall, LastAction, RequestCharge};
-use crate::sessions::Accounts;
-use crate::{csrf, WebError};
+use crate::accounts::auth::SignedIn;
+use crate::accounts::csrf;
+use crate::accounts::sessions::Accounts;
+use crate::data::ru::{EngineCall, LastAction, RequestCharge};
+use crate::WebError;
 
 /// A site's identity, registered with `app_data(web::Data::new(Site { .. }))` by the server.
 #[derive(Debug, Clone)]
@@ -84,7 +85,7 @@ impl Page {
     /// in pieces, as a template has them: `["/posts/", id]`).
     pub fn signin_href(&self, path: &[&str]) -> String {
         let next = format!("{}{}", self.site.base, path.concat());
-        crate::next::signin_url(self.site.base, Some(&next))
+        crate::accounts::next::signin_url(self.site.base, Some(&next))
     }
 
     pub fn is_admin(&self) -> bool {
@@ -146,7 +147,7 @@ impl Ctx {
                 .and_then(Result::ok),
             last_action: self
                 .session
-                .remove_as::<LastAction>(crate::ru::LAST_ACTION)
+                .remove_as::<LastAction>(crate::data::ru::LAST_ACTION)
                 .and_then(Result::ok),
         }
     }
@@ -205,7 +206,7 @@ impl FromRequest for Ctx {
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
         let session = req.get_session();
-        let ru = crate::ru::request_charge(req);
+        let ru = crate::data::ru::request_charge(req);
         let site = req
             .app_data::<web::Data<Site>>()
             .map(|s| s.get_ref().clone())

@@ -36,9 +36,9 @@ pub fn page(bytes: usize) -> String {
     s
 }
 
-/// Whether the client (as [`crate::proxy::client_address`] sees it) is on this machine.
+/// Whether the client (as [`crate::http::proxy::client_address`] sees it) is on this machine.
 fn from_loopback(req: &HttpRequest) -> bool {
-    crate::proxy::client_address(req)
+    crate::http::proxy::client_address(req)
         .parse::<IpAddr>()
         .is_ok_and(|ip| ip.is_loopback())
 }

@@ -2,7 +2,7 @@
 //! cookie naming the account and a random device id, encrypted and signed with the site's key
 //! (unguessable, unforgeable, useless for another account). A sign-in attempt from such a
 //! browser is throttled on that device's own counter instead of the account's
-//! ([`crate::throttle::SignInThrottle::begin`]), so failures sent from anywhere else can slow
+//! ([`crate::accounts::throttle::SignInThrottle::begin`]), so failures sent from anywhere else can slow
 //! the attacker down but never keep the owner out. The cookie outlives sign-out (it is not the
 //! session) and is renewed at each successful sign-in.
 
@@ -86,7 +86,7 @@ pub fn remember(req: &HttpRequest, account: &str) {
     }
 }
 
-/// Middleware (in [`crate::server::serve`]): sets the cookie [`remember`] made.
+/// Middleware (in [`crate::http::server::serve`]): sets the cookie [`remember`] made.
 pub async fn set_cookie(
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,

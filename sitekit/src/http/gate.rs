@@ -24,7 +24,7 @@ impl Gate {
     }
 }
 
-/// Middleware (in [`crate::server::serve`]): runs the app's [`Gate`], if it registered one.
+/// Middleware (in [`crate::http::server::serve`]): runs the app's [`Gate`], if it registered one.
 pub async fn run(
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,

@@ -18,7 +18,7 @@ use rand::RngCore;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::auth::SignedIn;
+use crate::accounts::auth::SignedIn;
 use crate::WebError;
 
 /// The footer's name for the session check of a signed-in request.
@@ -152,7 +152,7 @@ impl Accounts {
                 },
             )
             .map_err(|e| WebError::Internal(format!("session: {e}")))?;
-        crate::csrf::rotate(session);
+        crate::accounts::csrf::rotate(session);
         Ok(())
     }
 

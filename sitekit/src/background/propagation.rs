@@ -25,7 +25,7 @@ pub struct Progress {
     /// RU the workers spent on it, failed attempts included.
     pub request_charge: f64,
     /// A worker finished handling the change (it may still flow on to further copies, which a
-    /// page learns from [`Workers::pending_after`](crate::workers::Workers::pending_after)).
+    /// page learns from [`Workers::pending_after`](crate::background::workers::Workers::pending_after)).
     pub handled: bool,
     /// Order of the last report, to forget the oldest.
     seq: u64,

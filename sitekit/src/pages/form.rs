@@ -24,7 +24,7 @@ impl FieldErrors {
     }
 
     /// A trimmed, non-empty value of at most `max` characters, without control characters or
-    /// bidirectional overrides, that shows something ([`crate::names::check_free_text`]).
+    /// bidirectional overrides, that shows something ([`crate::accounts::names::check_free_text`]).
     pub fn text(&mut self, field: &'static str, value: &str, max: usize) -> String {
         let v = value.trim();
         if v.is_empty() {
@@ -36,7 +36,7 @@ impl FieldErrors {
             .any(|c| c.is_control() && c != '\n' && c != '\r' && c != '\t')
         {
             self.add(field, "contains control characters");
-        } else if let Err(m) = crate::names::check_free_text(v) {
+        } else if let Err(m) = crate::accounts::names::check_free_text(v) {
             self.add(field, m);
         }
         v.to_owned()
@@ -52,23 +52,23 @@ impl FieldErrors {
     }
 
     /// An email address, lower-cased (addresses are compared case-insensitively), by the one
-    /// rule sign-in uses too ([`crate::names::check_email`]).
+    /// rule sign-in uses too ([`crate::accounts::names::check_email`]).
     pub fn email(&mut self, field: &'static str, value: &str) -> String {
         let v = self.text(field, value, 254).to_lowercase();
         if !v.is_empty() {
-            if let Err(m) = crate::names::check_email(&v) {
+            if let Err(m) = crate::accounts::names::check_email(&v) {
                 self.add(field, m);
             }
         }
         v
     }
 
-    /// A username, by the one rule sign-in uses too ([`crate::names::check_username`]).
+    /// A username, by the one rule sign-in uses too ([`crate::accounts::names::check_username`]).
     pub fn username(&mut self, field: &'static str, value: &str) -> String {
         let v = value.trim().to_owned();
         if v.is_empty() {
             self.add(field, "is required");
-        } else if let Err(m) = crate::names::check_username(&v) {
+        } else if let Err(m) = crate::accounts::names::check_username(&v) {
             self.add(field, m);
         }
         v

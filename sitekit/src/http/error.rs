@@ -8,7 +8,7 @@ use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, ResponseError};
 use askama::Template;
 
-use crate::layout::Page;
+use crate::pages::layout::Page;
 
 #[derive(Debug, thiserror::Error)]
 pub enum WebError {
@@ -106,7 +106,7 @@ impl ResponseError for WebError {
             return HttpResponse::SeeOther()
                 .insert_header((
                     header::LOCATION,
-                    crate::next::signin_url(base, next.as_deref()),
+                    crate::accounts::next::signin_url(base, next.as_deref()),
                 ))
                 .finish();
         }
@@ -140,9 +140,9 @@ macro_rules! site_error_page {
             message: String,
         }
 
-        /// Error pages in the site's own layout (see `sitekit::error::in_site_layout`).
-        pub const ERROR_PAGE: $crate::error::SiteErrorPage =
-            $crate::error::SiteErrorPage(|page, status, reason, message| {
+        /// Error pages in the site's own layout (see `sitekit::http::error::in_site_layout`).
+        pub const ERROR_PAGE: $crate::http::error::SiteErrorPage =
+            $crate::http::error::SiteErrorPage(|page, status, reason, message| {
                 askama::Template::render(&ErrorPage {
                     page,
                     status,
@@ -158,7 +158,7 @@ macro_rules! site_error_page {
 #[derive(Clone, Copy)]
 pub struct SiteErrorPage(pub fn(Page, u16, String, String) -> Result<String, askama::Error>);
 
-/// Middleware (innermost, in [`crate::server::serve`]): an error answer of a site with a
+/// Middleware (innermost, in [`crate::http::server::serve`]): an error answer of a site with a
 /// [`SiteErrorPage`] is drawn again in the site's layout, with the visitor's session (so a
 /// signed-in visitor's 404 says who they are), keeping the status and headers. The session is
 /// checked once per request: the handler's [`crate::Ctx`] left what it read in the request's

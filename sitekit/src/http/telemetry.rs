@@ -9,8 +9,8 @@ use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::middleware::Next;
 use actix_web::web;
 
-use crate::layout::Site;
-use crate::ru::REQUEST_CHARGE_HEADER;
+use crate::data::ru::REQUEST_CHARGE_HEADER;
+use crate::pages::layout::Site;
 
 /// Requests answered, by site, route, method and status.
 pub const REQUESTS: &str = "http_requests_total";

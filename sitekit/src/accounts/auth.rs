@@ -1,6 +1,6 @@
 //! Sign-in: argon2id password hashes (hashed off the async threads), verification that costs the
 //! same whether or not the account exists (no user enumeration), who is signed in, and the
-//! client's address. Sessions are in [`crate::sessions`], throttles in [`crate::throttle`].
+//! client's address. Sessions are in [`crate::accounts::sessions`], throttles in [`crate::accounts::throttle`].
 
 use std::sync::OnceLock;
 
@@ -100,9 +100,9 @@ pub async fn verify_password(phc: Option<String>, password: String) -> bool {
     .unwrap_or(false)
 }
 
-/// The client's address for throttling (see [`crate::proxy`]).
+/// The client's address for throttling (see [`crate::http::proxy`]).
 pub fn client_address(req: &actix_web::HttpRequest) -> String {
-    crate::proxy::client_address(req)
+    crate::http::proxy::client_address(req)
 }
 
 #[cfg(test)]

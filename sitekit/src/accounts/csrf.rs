@@ -77,8 +77,8 @@ fn same_origin(req: &HttpRequest) -> bool {
     match req.headers().get(header::ORIGIN).map(|o| o.to_str()) {
         None => true,
         Some(Ok(origin)) => {
-            let host = crate::proxy::requested_host(req).unwrap_or_default();
-            origin == format!("{}://{host}", crate::proxy::requested_scheme(req))
+            let host = crate::http::proxy::requested_host(req).unwrap_or_default();
+            origin == format!("{}://{host}", crate::http::proxy::requested_scheme(req))
         }
         Some(Err(_)) => false,
     }

@@ -11,8 +11,8 @@ use std::future::Future;
 
 use actix_web::HttpRequest;
 
-use crate::throttle::SignInThrottle;
-use crate::{auth, device};
+use crate::accounts::throttle::SignInThrottle;
+use crate::accounts::{auth, device};
 use crate::{Ctx, WebError};
 
 /// An account found by what the visitor typed.

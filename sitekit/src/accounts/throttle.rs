@@ -2,7 +2,7 @@
 //!
 //! [`SignInThrottle`] slows password guessing with separate counters: one per account, one per
 //! client address (a name like `127.0.0.30` and the address 127.0.0.30 are different keys in
-//! different maps), and one per device cookie ([`crate::device`]). After a few free failures each
+//! different maps), and one per device cookie ([`crate::accounts::device`]). After a few free failures each
 //! further failure doubles the wait, up to a cap. An attempt is counted as a failure *before* its
 //! password is verified ([`SignInThrottle::begin`], one lock per counter), and given back only
 //! when the password was right: sixty simultaneous guesses get five verified, not sixty, and a
@@ -346,14 +346,15 @@ impl ExpensiveLimit {
     /// Takes one expensive page for `user` if signed in, else for the client's address.
     pub fn take_for(
         &self,
-        user: Option<&crate::auth::SignedIn>,
+        user: Option<&crate::accounts::auth::SignedIn>,
         req: &actix_web::HttpRequest,
     ) -> Result<(), WebError> {
         match user {
             Some(u) => self.0.take(&format!("account:{}", u.id)),
-            None => self
-                .0
-                .take(&format!("address:{}", crate::proxy::client_address(req))),
+            None => self.0.take(&format!(
+                "address:{}",
+                crate::http::proxy::client_address(req)
+            )),
         }
     }
 }

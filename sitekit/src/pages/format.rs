@@ -1,5 +1,5 @@
 //! Numbers as people read them: money with thousands separators, byte counts in KB/MB/GB.
-//! Templates call them by path: `{{ sitekit::format::money(p.price) }}`.
+//! Templates call them by path: `{{ sitekit::pages::format::money(p.price) }}`.
 
 /// `1234567.5` → `1,234,567.50` (two decimals, comma thousands).
 pub fn money(amount: impl std::borrow::Borrow<f64>) -> String {

@@ -67,7 +67,7 @@ impl Workers {
     /// and on an account the answer is free once the workers have read past it.
     pub async fn pending_after(&self, changed_at: Option<u64>) -> cosmos::Result<u64> {
         let Some(at) = changed_at else { return Ok(0) };
-        if crate::time::unix_now().saturating_sub(at) > SETTLE_SECS {
+        if crate::pages::time::unix_now().saturating_sub(at) > SETTLE_SECS {
             return Ok(0);
         }
         let since = std::time::UNIX_EPOCH + std::time::Duration::from_secs(at + 1);
@@ -139,7 +139,7 @@ mod tests {
             .unwrap();
         // While the handlers work (300 ms each), a change just made is pending in both; no
         // change, or one settled long ago, is not asked about at all.
-        let now = crate::time::unix_now();
+        let now = crate::pages::time::unix_now();
         assert_eq!(workers.pending_after(Some(now)).await.unwrap(), 2);
         assert_eq!(workers.pending_after(None).await.unwrap(), 0);
         let settled = now - super::SETTLE_SECS - 1;

@@ -3,7 +3,7 @@
 use actix_web::http::header;
 use actix_web::{web, HttpRequest, HttpResponse};
 
-const SITE_CSS: &str = include_str!("../../templates/static/site.css");
+const SITE_CSS: &str = include_str!("../../../templates/static/site.css");
 
 /// A weak validator that changes whenever the stylesheet does.
 fn etag() -> String {
