@@ -75,6 +75,10 @@ pub fn container(def: &ContainerDef) -> Value {
     if let Some(seconds) = def.change_feed_retention() {
         v["changeFeedPolicy"] = json!({"retentionDuration": seconds.div_ceil(60)});
     }
+    // Absent when there are none, as the service answers (the SDK's tests read a KeyError).
+    if !def.computed_properties().is_empty() {
+        v["computedProperties"] = json!(def.computed_properties());
+    }
     let etag = etag_of(&v);
     v["_rid"] = json!(container_rid(def));
     v["_ts"] = json!(def.created());

@@ -218,17 +218,10 @@ pub async fn create(ctx: &Ctx<'_>, db: &str) -> Result<HttpResponse> {
     if let Some(p) = body.get("indexingPolicy").filter(|p| !p.is_null()) {
         props = props.with_indexing_policy(p.clone());
     }
-    match body.get("defaultTtl") {
-        None | Some(Value::Null) => {}
-        Some(v) => match v.as_i64() {
-            Some(t) if t == -1 || t > 0 => props = props.with_default_ttl(t),
-            _ => {
-                return Err(bad(
-                    "defaultTtl must be -1 or a positive number of seconds.",
-                ))
-            }
-        },
+    if let Some(t) = default_ttl(&body)? {
+        props = props.with_default_ttl(t);
     }
+    props.computed_properties = computed_properties(&body)?;
     if let Some(seconds) = change_feed_retention(&body)? {
         props = props.with_all_versions_retention(seconds);
     }
@@ -250,6 +243,49 @@ pub async fn create(ctx: &Ctx<'_>, db: &str) -> Result<HttpResponse> {
     Ok(Reply::new(201, 1.0).json(resources::container(&def).to_string()))
 }
 
+/// `defaultTtl`: absent or null = TTL off, `-1` = on without a default expiry, or seconds.
+fn default_ttl(body: &Value) -> Result<Option<i64>> {
+    match body.get("defaultTtl") {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => match v.as_i64() {
+            Some(t) if t == -1 || t > 0 => Ok(Some(t)),
+            _ => Err(bad(
+                "defaultTtl must be -1 or a positive number of seconds.",
+            )),
+        },
+    }
+}
+
+/// `computedProperties`: an array of `{"name", "query"}` (absent = none). Anything else is the
+/// service's "One of the specified inputs is invalid" (azure-cosmos 4.17.1's
+/// test_computed_properties.py sends an object and looks for those words); the engine checks
+/// the names and queries (`engine::sql::computed`).
+fn computed_properties(body: &Value) -> Result<Vec<engine::ComputedProperty>> {
+    let invalid = || {
+        bad(
+            "One of the specified inputs is invalid: computedProperties is an array of \
+             {\"name\": ..., \"query\": \"SELECT VALUE <expression> FROM c\"}.",
+        )
+    };
+    match body.get("computedProperties") {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Array(all)) => all
+            .iter()
+            .map(|p| {
+                let field = |k: &str| p.get(k).and_then(Value::as_str).ok_or_else(invalid);
+                if p.as_object().is_some_and(|o| o.len() != 2) {
+                    return Err(invalid());
+                }
+                Ok(engine::ComputedProperty::new(
+                    field("name")?,
+                    field("query")?,
+                ))
+            })
+            .collect(),
+        Some(_) => Err(invalid()),
+    }
+}
+
 /// `{"changeFeedPolicy": {"retentionDuration": MINUTES}}`: the all-versions-and-deletes change
 /// feed, its records kept that long (as seconds); absent or 0: the latest-version feed only.
 fn change_feed_retention(body: &Value) -> Result<Option<u64>> {
@@ -265,8 +301,10 @@ fn change_feed_retention(body: &Value) -> Result<Option<u64>> {
     }
 }
 
-/// Replace: the indexing policy may change (rebuilt online); the partition key and the
-/// default TTL may not (the engine fixes them at creation).
+/// Replace: the body is the whole new definition, as on the service. The indexing policy
+/// (rebuilt online), the default TTL (items expire by the new value) and the computed
+/// properties (absent = removed) may change; the partition key and the change feed policy may
+/// not.
 pub async fn replace(ctx: &Ctx<'_>, db: &str, id: &str) -> Result<HttpResponse> {
     let (_, def) = super::container(ctx, db, id)?;
     let body = ctx.json()?;
@@ -277,15 +315,8 @@ pub async fn replace(ctx: &Ctx<'_>, db: &str, id: &str) -> Result<HttpResponse> 
     if def.partition_key().paths.join(",") != path {
         return Err(bad("A container's partition key cannot be changed."));
     }
-    let ttl = match body.get("defaultTtl") {
-        None | Some(Value::Null) => None,
-        Some(v) => v.as_i64(),
-    };
-    if ttl != def.default_ttl() {
-        return Err(bad(
-            "Changing defaultTtl is not supported by this engine: create a new container.",
-        ));
-    }
+    let ttl = default_ttl(&body)?;
+    let computed = computed_properties(&body)?;
     // Absent: kept as it is (an SDK replacing the indexing policy need not repeat it).
     if body.get("changeFeedPolicy").is_some()
         && change_feed_retention(&body)? != def.change_feed_retention()
@@ -293,6 +324,12 @@ pub async fn replace(ctx: &Ctx<'_>, db: &str, id: &str) -> Result<HttpResponse> 
         return Err(bad(
             "Changing changeFeedPolicy is not supported by this engine: create a new container.",
         ));
+    }
+    let db = ctx.engine().database(def.database());
+    // First what the engine may still refuse (a computed property's query), so a refused
+    // replace changes nothing else.
+    if computed != def.computed_properties() {
+        db.replace_computed_properties(def.id(), computed).await?;
     }
     let current = resources::container(&def);
     if let Some(policy) = body.get("indexingPolicy").filter(|p| !p.is_null()) {
@@ -302,6 +339,9 @@ pub async fn replace(ctx: &Ctx<'_>, db: &str, id: &str) -> Result<HttpResponse> 
                 .replace_indexing_policy(def.id(), policy.clone())
                 .await?;
         }
+    }
+    if ttl != def.default_ttl() {
+        db.replace_default_ttl(def.id(), ttl).await?;
     }
     let (_, def) = super::container(ctx, def.database(), def.id())?;
     Ok(Reply::new(200, 1.0).json(resources::container(&def).to_string()))
