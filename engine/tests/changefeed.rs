@@ -196,6 +196,10 @@ fn all_versions_mode_has_every_write_and_delete_including_ttl_purges() {
         );
         assert_eq!(records[1]["current"]["v"], 2);
         assert_eq!(records[2]["metadata"]["id"], "a");
+        // A delete's record carries an empty `current`, as the service's does ("Change feed
+        // modes"; azure-cosmos's test_change_feed_all_versions.py reads it).
+        assert_eq!(records[2]["current"], json!({}), "{records:#?}");
+        assert_eq!(records[4]["current"], json!({}));
         assert_eq!(records[2]["metadata"]["timeToLiveExpired"], false);
         assert_eq!(
             records[4]["metadata"]["timeToLiveExpired"], true,

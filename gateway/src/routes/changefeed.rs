@@ -3,7 +3,12 @@
 //! page and comes back in `If-None-Match`; `If-None-Match: *` starts from now,
 //! `If-Modified-Since` from a time, neither from the beginning. Nothing new is a 304. An etag
 //! that is a bare LSN (`"42"`: the service's own etags are, and the JavaScript SDK keeps them in
-//! its continuation tokens) reads what came after it.
+//! its continuation tokens) reads what came after it. A feed read by partition key range id
+//! (`x-ms-documentdb-partitionkeyrangeid`), or naming no range, key or EPK bounds at all (what
+//! azure-cosmos sends for `partition_key_range_id`: the option never reaches a header), answers
+//! such an etag when it reads one physical partition, as the service does: the Python SDK takes
+//! only a digit string for the continuation of that feed (`change_feed_iterable.py`:
+//! `continuation.isdigit()` selects its by-range state) and starts from now on anything else.
 
 use actix_web::HttpResponse;
 use engine::{ChangeFeedMode, ChangeFeedOptions, ChangeFeedStart};
@@ -63,6 +68,8 @@ pub async fn read(ctx: &Ctx<'_>, db: &str, c: &str) -> Result<HttpResponse> {
     let (client, def) = super::container(ctx, db, c)?;
     let h = ctx.headers();
     let partition_key = headers::partition_key(h)?;
+    let by_range_id = headers::get(h, headers::PK_RANGE_ID).is_some()
+        || (partition_key.is_none() && headers::epk_range(h).is_none());
     // A range of Cosmos EPKs (a partition key range, a feed range, or the Python SDK's way of
     // naming one partition key): the engine reads the coordinates that hold it and the gateway
     // keeps the items whose key hashes into it.
@@ -76,11 +83,12 @@ pub async fn read(ctx: &Ctx<'_>, db: &str, c: &str) -> Result<HttpResponse> {
             .and_then(|r| engine::FeedRange::covering(def.partition_key(), r)),
         partition_key,
     };
+
     if let Some(range) = epk_range {
-        return filtered(&client, &def, options, &range).await;
+        return filtered(&client, &def, options, &range, by_range_id).await;
     }
     let page = client.change_feed(&options).await?;
-    let etag = format!("\"{}\"", page.continuation);
+    let etag = etag_of(&page, by_range_id);
     if page.not_modified() {
         return Ok(Reply::new(304, page.request_charge)
             .etag(Some(&etag))
@@ -102,13 +110,14 @@ async fn filtered(
     def: &engine::ContainerDef,
     mut options: ChangeFeedOptions,
     range: &engine::EpkRange,
+    by_range_id: bool,
 ) -> Result<HttpResponse> {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(1);
     let mut charge = 0.0;
     loop {
         let page = client.change_feed(&options).await?;
         charge += page.request_charge;
-        let etag = format!("\"{}\"", page.continuation);
+        let etag = etag_of(&page, by_range_id);
         let done = page.not_modified();
         let items: Vec<serde_json::Value> = page
             .items
@@ -130,6 +139,14 @@ async fn filtered(
             return Ok(Reply::new(304, charge).etag(Some(&etag)).empty());
         }
         options.start = ChangeFeedStart::Continuation(page.continuation);
+    }
+}
+
+/// A page's etag: its LSN for a feed by range id (see the module), else the engine's token.
+fn etag_of(page: &engine::ChangeFeedPage, by_range_id: bool) -> String {
+    match page.lsn().filter(|_| by_range_id) {
+        Some(lsn) => format!("\"{lsn}\""),
+        None => format!("\"{}\"", page.continuation),
     }
 }
 

@@ -18,6 +18,18 @@ pub fn list(ctx: &Ctx, db: &str, c: &str) -> Result<HttpResponse> {
         .json(resources::feed(&def.resource_id(), "Conflicts", Vec::new()).to_string()))
 }
 
+/// A query of the feed: confined as a query of items is (a partition key, or
+/// `x-ms-documentdb-query-enablecrosspartition`), else the service's 400 — azure-cosmos's
+/// `test_partition_key.py` queries conflicts with no key and expects it.
+pub fn query(ctx: &Ctx, db: &str, c: &str) -> Result<HttpResponse> {
+    if super::queries::unscoped(ctx)? {
+        return Err(GatewayError::BadRequest(
+            super::queries::CROSS_PARTITION_DISABLED.into(),
+        ));
+    }
+    list(ctx, db, c)
+}
+
 /// `GET` or `DELETE …/conflicts/{id}`: there is none.
 pub fn one(ctx: &Ctx, db: &str, c: &str, id: &str) -> Result<HttpResponse> {
     super::container(ctx, db, c)?;

@@ -195,7 +195,7 @@ async fn route(ctx: &Ctx<'_>, method: &Method, segs: &[&str]) -> Result<HttpResp
         ("POST", ["dbs", db, "colls", c, "sprocs", id]) => scripts::execute(ctx, db, c, id).await,
         ("GET", ["dbs", db, "colls", c, "conflicts"]) => conflicts::list(ctx, db, c),
         ("POST", ["dbs", db, "colls", c, "conflicts"]) if is_query(ctx) => {
-            conflicts::list(ctx, db, c)
+            conflicts::query(ctx, db, c)
         }
         ("GET" | "DELETE", ["dbs", db, "colls", c, "conflicts", id]) => {
             conflicts::one(ctx, db, c, id)

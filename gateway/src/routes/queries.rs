@@ -1,8 +1,14 @@
 //! Queries. The engine runs every query whole, across its physical partitions, ORDER BY,
 //! aggregates, DISTINCT, GROUP BY, OFFSET/LIMIT and TOP included, and pages it with its own
-//! continuation: that is how a query without a partition key and without
-//! `x-ms-documentdb-query-enablecrosspartition` (our remote backend's older clients, raw HTTP)
-//! is answered.
+//! continuation.
+//!
+//! A query that names no partition key, range or EPK bounds and does not say it may cross
+//! partitions is the service's 400 "Cross partition query is required but disabled", unless its
+//! filter fixes one whole partition key (the SDKs' test for a single-partition query: one query
+//! range holding one value; `test_crud_subpartition.py` queries by the whole key without the
+//! header and expects its items), whatever the container's layout: azure-cosmos's own tests expect it on one-range containers too
+//! (`test_partition_key.py::test_with_null_pk`, `test_crud_subpartition.py`'s empty prefix,
+//! whose async twin reads that message), and the SDK's docs name the header as the fix.
 //!
 //! A query that says it may cross partitions (`x-ms-documentdb-query-enablecrosspartition:
 //! True`) and names no partition key, range or EPK bounds is answered as Azure Cosmos DB's gateway answers it ("Queries that cannot be served by
@@ -93,6 +99,9 @@ pub async fn query(ctx: &Ctx<'_>, db: &str, c: &str) -> Result<HttpResponse> {
         // parameter) is the query's own 400.
         engine::check_query(&spec.sql).map_err(engine::Error::from)?;
         return Ok(Reply::new(200, 0.0).json(plan_for(ctx, &spec).to_string()));
+    }
+    if !whole && unscoped(ctx)? && !def.partition_key().pins_one_key(&spec.sql, &spec.params) {
+        return Err(GatewayError::BadRequest(CROSS_PARTITION_DISABLED.into()));
     }
     if !whole && crosses_ranges(ctx)? {
         engine::check_query(&spec.sql).map_err(engine::Error::from)?;
@@ -195,6 +204,23 @@ fn crosses_ranges(ctx: &Ctx) -> Result<bool> {
     let h = ctx.headers();
     Ok(
         headers::flag(h, "x-ms-documentdb-query-enablecrosspartition")
+            && headers::partition_key(h)?.is_none()
+            && headers::get(h, headers::PK_RANGE_ID).is_none()
+            && headers::epk_range(h).is_none(),
+    )
+}
+
+/// The service's words for a query that needs to cross partitions and may not (the .NET and
+/// Java SDKs carry the same text; azure-cosmos's tests look for its start).
+pub const CROSS_PARTITION_DISABLED: &str = "Cross partition query is required but disabled. \
+     Please set x-ms-documentdb-query-enablecrosspartition to true, specify \
+     x-ms-documentdb-partitionkey, or revise your query to avoid this exception.";
+
+/// Whether the request names nothing to confine the query and does not allow it to cross.
+pub(super) fn unscoped(ctx: &Ctx) -> Result<bool> {
+    let h = ctx.headers();
+    Ok(
+        !headers::flag(h, "x-ms-documentdb-query-enablecrosspartition")
             && headers::partition_key(h)?.is_none()
             && headers::get(h, headers::PK_RANGE_ID).is_none()
             && headers::epk_range(h).is_none(),

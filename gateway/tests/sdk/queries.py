@@ -97,6 +97,26 @@ assert info.get_query_ranges()[0]["min"] == "" and info.get_query_ranges()[0]["m
 assert info.get_order_by() == ["Ascending"] and not info.has_aggregates(), plan
 assert "orderByItems" in info.get_rewritten_query(), plan
 
+# Neither a partition key nor enable_cross_partition_query: the service's 400 (the message
+# azure-cosmos's own tests read), unless the filter fixes one whole key, which it serves.
+try:
+    list(c.query_items("SELECT * FROM c"))
+    raise AssertionError("a query with no key and no cross-partition flag was answered")
+except exceptions.CosmosHttpResponseError as e:
+    assert e.status_code == 400 and "Cross partition query is required but disabled" in e.message, e
+one = list(c.query_items("SELECT * FROM c WHERE c.pk = 'c5'"))
+assert sorted(d["id"] for d in one) == sorted(d["id"] for d in docs if d["pk"] == "c5"), one
+try:
+    list(c.query_items("SELECT * FROM c WHERE c.pk IN ('c5', 'c6')"))
+    raise AssertionError("two keys without the cross-partition flag were answered")
+except exceptions.CosmosHttpResponseError as e:
+    assert e.status_code == 400, e
+try:
+    list(c.query_conflicts("SELECT * FROM r"))
+    raise AssertionError("a conflicts query with no key and no cross-partition flag was answered")
+except exceptions.CosmosHttpResponseError as e:
+    assert e.status_code == 400, e
+
 # Throughput: replaced through the offer.
 c.replace_throughput(50000)
 assert c.get_throughput().offer_throughput == 50000
