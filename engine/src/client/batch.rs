@@ -32,7 +32,18 @@ impl TransactionalBatch {
             kind,
             partition_key: None,
             if_match,
+            if_none_match: None,
         });
+        self
+    }
+
+    /// The last operation added applies only if its item's etag is not `etag` (`*`: only if
+    /// there is no item), else the batch fails on it with 412: the REST batch's `ifNoneMatch`.
+    /// A read ignores it.
+    pub fn if_none_match(mut self, etag: impl Into<String>) -> Self {
+        if let Some(op) = self.ops.last_mut() {
+            op.if_none_match = Some(etag.into());
+        }
         self
     }
 

@@ -314,6 +314,7 @@ impl ContainerClient {
             kind,
             partition_key,
             if_match: options.if_match_etag.clone(),
+            if_none_match: None,
         };
         let triggers = self.resolve_triggers(&options, &op.kind)?;
         let index = !options.exclude_from_index;

@@ -79,6 +79,7 @@ impl<'c, 'a, 't> ScriptContext<'c, 'a, 't> {
             kind,
             partition_key: Some(self.partition_key.clone()),
             if_match,
+            if_none_match: None,
         };
         let out = apply_item(self.ctx, self.def, &op)?;
         self.meter.add(&out.meter);

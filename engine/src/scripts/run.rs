@@ -155,6 +155,7 @@ fn before_write(ctx: &mut Ctx, def: &mut ContainerDef, op: &ItemOp) -> Result<Op
         kind: ItemOpKind::Read { id: id.clone() },
         partition_key: Some(partition_key),
         if_match: None,
+        if_none_match: None,
     };
     let doc = match apply_item(ctx, def, &read) {
         Ok(out) => out

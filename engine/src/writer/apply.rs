@@ -351,12 +351,20 @@ fn live(ctx: &Ctx, def: &ContainerDef, t: &Target) -> Result<Option<Existing>> {
 }
 
 fn check_etag(def: &ContainerDef, op: &ItemOp, existing: &Existing) -> Result<()> {
+    let current = || item::etag(def.rid, existing.header.lsn);
     if let Some(expected) = &op.if_match {
-        let current = item::etag(def.rid, existing.header.lsn);
-        if *expected != current && expected != "*" {
+        if *expected != current() && expected != "*" {
             return Err(Error::PreconditionFailed {
                 expected: expected.clone(),
-                current,
+                current: current(),
+            });
+        }
+    }
+    if let Some(not) = &op.if_none_match {
+        if *not == current() || not == "*" {
+            return Err(Error::PreconditionFailed {
+                expected: format!("an etag other than {not}"),
+                current: current(),
             });
         }
     }

@@ -122,6 +122,10 @@ pub struct ItemOp {
     /// The partition key the caller named; `None` = take it from the item.
     pub partition_key: Option<PartitionKey>,
     pub if_match: Option<String>,
+    /// A write only if the item's etag is not this one (`*`: only if there is no item), else
+    /// 412, as HTTP's If-None-Match on a state-changing request; the transactional batch's
+    /// `ifNoneMatch` (azure-cosmos `_base._format_batch_operations`). Reads ignore it.
+    pub if_none_match: Option<String>,
 }
 
 pub enum WriteOp {
