@@ -57,6 +57,7 @@ pub use client::response::{Diagnostics, FeedResponse, ItemResponse};
 pub use client::scripts::{ScriptsClient, StoredProcedureResponse};
 pub use client::scripts_list::{ScriptList, TriggerInfo};
 pub use client::stats::{ContainerStats, LogicalPartitionStats, PhysicalPartitionStats};
+pub use client::users::UsersClient;
 pub use error::{Error, Failed, Result};
 pub use index::policy::{
     complete as complete_indexing_policy, CompositePath, IndexPath, IndexingPolicy, SpatialPath,
@@ -73,7 +74,7 @@ pub use sql::computed::ComputedProperty;
 pub use sql::QueryError;
 pub use storage::StorageOptions;
 pub use throughput::PartitionLoad;
-pub use users::{PermissionDef, PermissionMode, PermissionSpec, UserDef, UsersClient};
+pub use users::{PermissionDef, PermissionMode, PermissionSpec, UserDef};
 pub use writer::ops::ContainerProperties;
 
 /// The query language over in-memory documents, without storage, for the engine's conformance

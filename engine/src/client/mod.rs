@@ -17,3 +17,4 @@ pub mod response;
 pub mod scripts;
 pub mod scripts_list;
 pub mod stats;
+pub mod users;

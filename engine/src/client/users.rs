@@ -1,10 +1,10 @@
 //! `DatabaseClient::users()`: users and permissions of one database.
 
-use super::table;
-use super::{PermissionDef, PermissionSpec, UserDef, UsersOp, UsersOutput};
-use crate::client::database::DatabaseClient;
-use crate::client::engine::Engine;
+use super::database::DatabaseClient;
+use super::engine::Engine;
 use crate::error::{Error, Result};
+use crate::users::table;
+use crate::users::{PermissionDef, PermissionSpec, UserDef, UsersOp, UsersOutput};
 use crate::writer::ops::{WriteOp, WriteOutput};
 
 impl DatabaseClient {

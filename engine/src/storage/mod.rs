@@ -16,6 +16,9 @@ use parking_lot::RwLock;
 
 use crate::error::{Error, Result};
 
+/// The table of users and permissions (`users::table` says what it holds).
+pub const USERS: &str = "users";
+
 /// Options for the storage layer.
 #[derive(Debug, Clone)]
 pub struct StorageOptions {
@@ -119,7 +122,7 @@ impl Store {
                     dbo.create_database::<Bytes, Bytes>(wtxn, Some("index"))?,
                     dbo.create_database::<Bytes, Bytes>(wtxn, Some("expiry"))?,
                     dbo.create_database::<Bytes, Bytes>(wtxn, Some("unique"))?,
-                    dbo.create_database::<Bytes, Bytes>(wtxn, Some(crate::users::TABLE))?,
+                    dbo.create_database::<Bytes, Bytes>(wtxn, Some(USERS))?,
                 )))
             })?
             .unwrap_commit();
@@ -193,7 +196,7 @@ impl Store {
                     o("index")?,
                     o("expiry")?,
                     o("unique")?,
-                    o(crate::users::TABLE)?,
+                    o(USERS)?,
                 )))
             })?
             .unwrap_commit();

@@ -5,18 +5,13 @@
 //! with its master key), because only a request carries an authorization.
 //!
 //! They live in their own LMDB table (`table`), written by the writer thread like every other
-//! write (`WriteOp::Users`), and go with their database when it is deleted.
+//! write (`WriteOp::Users`), and go with their database when it is deleted. The client side is
+//! `client::users` (`DatabaseClient::users()`), a layer above.
 
-mod client;
 pub(crate) mod table;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-
-pub use client::UsersClient;
-
-/// The LMDB table's name.
-pub(crate) const TABLE: &str = "users";
 
 /// A user (`/dbs/{db}/users/{id}`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
