@@ -278,6 +278,46 @@ fn a_post_triggers_queries_see_the_partition_as_it_was_before_its_write() {
 }
 
 #[test]
+fn a_post_trigger_reads_the_request_as_the_pre_triggers_left_it_and_the_written_item() {
+    // azure-cosmos 4.17.1's test_trigger_functionality: a pre-trigger renames the item, and the
+    // post-trigger finds the new id in both getRequest().getBody() and getResponse().getBody().
+    let rt = common::rt();
+    let t = common::open(EngineOptions::default());
+    rt.block_on(async {
+        let c = common::container(&t, ContainerProperties::new("bodies", "/pk")).await;
+        let rename = r#"function() {
+  var item = getContext().getRequest().getBody();
+  item.id = item.id.toUpperCase() + 't1';
+  getContext().getRequest().setBody(item);
+}"#;
+        let check = r#"function() {
+  var pre = getContext().getRequest().getBody();
+  var post = getContext().getResponse().getBody();
+  if (pre.id !== 'DOCt1' || post.id !== 'DOCt1' || pre._etag !== undefined || !post._etag)
+    throw 'request ' + JSON.stringify(pre) + ', response ' + JSON.stringify(post);
+}"#;
+        let scripts = c.scripts();
+        let all = TriggerOperation::All;
+        scripts
+            .upsert_trigger("t1", JavaScript::new(rename).unwrap().pre_trigger(all))
+            .unwrap();
+        scripts
+            .upsert_trigger("check", JavaScript::new(check).unwrap().post_trigger(all))
+            .unwrap();
+        let opts = ItemOptions {
+            pre_triggers: vec!["t1".into()],
+            post_triggers: vec!["check".into()],
+            ..Default::default()
+        };
+        let r = c
+            .create_item(&json!({"id": "doc", "pk": "p"}), None, Some(opts))
+            .await
+            .unwrap();
+        assert_eq!(r.resource.unwrap()["id"], "DOCt1");
+    });
+}
+
+#[test]
 fn truncate_feed_as_printed_bounds_the_feed() {
     let rt = common::rt();
     let t = common::open(EngineOptions::default());
@@ -463,12 +503,18 @@ fn user_defined_functions_run_in_queries_and_are_charged() {
             .unwrap_err();
         assert!(e.to_string().contains("udf.nope"), "{e}");
         assert_eq!(c.scripts().list().unwrap().user_defined_functions, vec!["tax".to_owned()]);
-        // Ids are checked at registration: a UDF's must be a name a query can call.
+        // Ids are checked at registration as any resource id: one a query cannot call
+        // (`sample udf`, as the Python SDK's test_udf_crud names one) is still a valid id.
         let tax = || JavaScript::new("function f(x) { return x; }").unwrap();
-        for bad in ["", "a-b", "1x", "a.b"] {
+        for bad in ["", "a/b", "a?b", "a#b", "trailing "] {
             let e = c.scripts().upsert_user_defined_function(bad, tax()).unwrap_err();
             assert_eq!(e.status_code(), 400, "{bad:?}: {e}");
         }
+        for good in ["sample udf", "a-b", "1x"] {
+            c.scripts().upsert_user_defined_function(good, tax()).unwrap();
+        }
+        let listed = c.scripts().list().unwrap().user_defined_functions;
+        assert!(listed.contains(&"sample udf".to_owned()), "{listed:?}");
         let e = c.scripts().upsert_stored_procedure("a/b", tax()).unwrap_err();
         assert_eq!(e.status_code(), 400, "{e}");
     });

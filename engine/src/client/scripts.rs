@@ -147,18 +147,9 @@ impl ScriptsClient {
         id: &str,
         function: crate::JavaScript,
     ) -> Result<()> {
-        // A query names it `udf.<id>(`: the id must read as a name there.
-        let callable = id
-            .chars()
-            .next()
-            .is_some_and(|c| c.is_alphabetic() || c == '_')
-            && id.chars().all(|c| c.is_alphanumeric() || c == '_');
-        if !callable {
-            return Err(Error::bad(
-                "id",
-                format!("user-defined function id '{id}' must be a name (letters, digits, _) to be called as udf.{id}(...)"),
-            ));
-        }
+        // Any resource id, as the service takes it (azure-cosmos 4.17.1's test_udf_crud creates
+        // "sample udf"); only an id that reads as a name can be called as `udf.<id>(...)`.
+        crate::catalog::validate_resource_id("user-defined function", id)?;
         let shared = self.container.shared()?;
         let mut scripts = shared.scripts.write();
         let mut functions = (*scripts.functions).clone();

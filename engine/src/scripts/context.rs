@@ -28,6 +28,10 @@ pub struct ScriptContext<'c, 'a, 't> {
     /// In a post-trigger: the item its write changed, as it was before that write. The
     /// trigger's queries and read feeds see that version (see [`Before`]).
     pub(crate) before: Option<Before>,
+    /// In a post-trigger: the request body as the pre-triggers left it, which the service hands
+    /// a post-trigger as `getContext().getRequest().getBody()` (azure-cosmos 4.17.1's
+    /// test_trigger_functionality reads it there).
+    pub(crate) request: Option<Value>,
 }
 
 /// The triggering item as it was before its write, for a post-trigger's queries. Cosmos DB's

@@ -44,6 +44,7 @@ pub(crate) fn run_procedure(
             name: name.to_owned(),
             log: String::new(),
             before: None,
+            request: None,
         };
         let body = procedure.execute(&mut sctx, args);
         used = sctx.meter;
@@ -91,6 +92,14 @@ pub(crate) fn run_item_with_triggers(
             true => None,
             false => before_write(ctx, def, &op)?,
         };
+        let request = match &op.kind {
+            ItemOpKind::Create(d) | ItemOpKind::Upsert(d) | ItemOpKind::Replace { doc: d, .. }
+                if !triggers.post.is_empty() =>
+            {
+                Some(d.clone())
+            }
+            _ => None,
+        };
         let mut out = apply_item(ctx, def, &op)?;
         out.meter.add(&pre_call.meter);
         used = out.meter;
@@ -115,6 +124,7 @@ pub(crate) fn run_item_with_triggers(
             name: String::new(),
             log: String::new(),
             before,
+            request,
         };
         let ran = triggers.post.iter().try_for_each(|(name, post)| {
             sctx.name = name.clone();

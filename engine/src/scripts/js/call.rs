@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use super::collection::{perform, Op};
 use super::fresh::{self, Fresh};
+use super::plain::Plain;
 use super::sandbox::{exception_text, script_error, setup_failed, Sandbox};
 use crate::error::{Error, Result};
 use crate::scripts::{PreTriggerCall, ScriptContext};
