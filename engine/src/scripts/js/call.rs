@@ -10,7 +10,6 @@ use serde_json::Value;
 
 use super::collection::{perform, Op};
 use super::fresh::{self, Fresh};
-use super::plain::Plain;
 use super::sandbox::{exception_text, script_error, setup_failed, Sandbox};
 use crate::error::{Error, Result};
 use crate::scripts::{PreTriggerCall, ScriptContext};
@@ -177,7 +176,8 @@ impl Run<'_, '_, '_, '_, '_> {
         let json = |v: &Option<Value>| v.as_ref().map(Value::to_string);
         let post_trigger = self.ctx.is_some() && self.item.is_some();
         let (request, response) = if post_trigger {
-            (None, json(self.item))
+            let request = self.ctx.as_ref().and_then(|c| c.request.clone());
+            (json(&request), json(self.item))
         } else {
             (json(self.item), None)
         };
