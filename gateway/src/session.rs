@@ -17,7 +17,7 @@
 
 use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::HttpResponse;
-use engine::{ContainerClient, ContainerDef};
+use engine::{ContainerClient, ContainerDef, PartitionKey};
 
 use crate::error::{GatewayError, Result};
 use crate::headers;
@@ -64,19 +64,37 @@ pub fn parse(raw: &str) -> Option<Vec<TokenEntry>> {
 }
 
 /// The current LSN of the partition key range `range_id` (the physical partition's count of
-/// writes, from memory).
+/// writes, from memory). A container placed by the engine's own hash (a data file older than
+/// Cosmos placement) shows as one range, `0`: its LSN is the highest of its partitions'.
 pub fn range_lsn(client: &ContainerClient, range_id: u32) -> Option<u64> {
-    client
-        .partitions()
-        .ok()?
-        .into_iter()
-        .find(|p| p.range_id == range_id || (p.cosmos_range.is_none() && range_id == 0))
+    let all = client.partitions().ok()?;
+    if all.iter().any(|p| p.cosmos_range.is_none()) {
+        return (range_id == 0)
+            .then(|| all.iter().map(|p| p.lsn).max())
+            .flatten();
+    }
+    all.into_iter()
+        .find(|p| p.range_id == range_id)
         .map(|p| p.lsn)
 }
 
+/// The current LSN of the range that holds partition key `pk`.
+pub fn key_lsn(client: &ContainerClient, def: &ContainerDef, pk: &PartitionKey) -> Option<u64> {
+    let range = if def.partition_key().placement == engine::Placement::Cosmos {
+        def.range_id_of(pk)?
+    } else {
+        0
+    };
+    range_lsn(client, range)
+}
+
 /// The range an answer names (as `routes::pkranges::name_the_range` names it): the one holding
-/// the request's partition key, else the one it named, else the first.
+/// the request's partition key, else the one it named, else the first; `0` for a container
+/// that shows as one range.
 fn answering_range(ctx: &Ctx, def: &ContainerDef) -> u32 {
+    if def.partition_key().placement != engine::Placement::Cosmos {
+        return 0;
+    }
     let h = ctx.headers();
     headers::partition_key(h)
         .ok()
@@ -114,6 +132,9 @@ pub(crate) fn check(ctx: &Ctx, db: &str, c: &str) -> Result<()> {
     for e in entries {
         let range = match e.range {
             Some(r) if current.contains(&r) => r,
+            // A replaced range speaks only for its descendants (a split of another range
+            // leaves this one's LSNs alone).
+            Some(r) if !descends(&client, answering, r) => continue,
             _ => answering,
         };
         // Only the answering range's entry matters to a request addressed to one range.
@@ -133,6 +154,14 @@ pub(crate) fn check(ctx: &Ctx, db: &str, c: &str) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Whether range `child` was split, directly or not, from range `ancestor`.
+fn descends(client: &ContainerClient, child: u32, ancestor: u32) -> bool {
+    client.partitions().ok().is_some_and(|ps| {
+        ps.iter()
+            .any(|p| p.range_id == child && p.range_parents.contains(&ancestor))
+    })
 }
 
 /// After a successful answer below container `c`: its session token names the answering range

@@ -124,8 +124,7 @@ pub async fn execute(ctx: &Ctx<'_>, db: &str, c: &str) -> Result<HttpResponse> {
             ops.len()
         )));
     }
-    let range = def.range_id_of(&pk).unwrap_or(0);
-    let mut batch = TransactionalBatch::new(pk);
+    let mut batch = TransactionalBatch::new(pk.clone());
     for (i, op) in ops.iter().enumerate() {
         batch = add(batch, i, op)?;
     }
@@ -151,7 +150,7 @@ pub async fn execute(ctx: &Ctx<'_>, db: &str, c: &str) -> Result<HttpResponse> {
     // `lsn`: the partition's LSN once the batch is in (the Python SDK's
     // `test_cosmos_responses.py` compares it with the writes before it). The engine gives each
     // write of a batch its own LSN, where the service gives the batch one.
-    if let Some(lsn) = crate::session::range_lsn(&client, range) {
+    if let Some(lsn) = crate::session::key_lsn(&client, &def, &pk) {
         reply = reply.session(lsn);
     }
     Ok(reply.json(Value::Array(results).to_string()))

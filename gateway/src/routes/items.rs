@@ -83,8 +83,7 @@ pub async fn read(ctx: &Ctx<'_>, db: &str, c: &str, id: &str) -> Result<HttpResp
     let pk = required_pk(ctx)?;
     // A read's `lsn` is its partition's, as the service's (`test_batch_lsn` expects a batch
     // after it one more); the item's own is `x-ms-item-lsn`.
-    let range = def.range_id_of(&pk).unwrap_or(0);
-    let partition_lsn = crate::session::range_lsn(&client, range);
+    let partition_lsn = crate::session::key_lsn(&client, &def, &pk);
     let id_owned = id.to_owned();
     // One attempt, off the async thread: a 429 goes back to the SDK, which retries it itself.
     let r = tokio::task::spawn_blocking(move || client.read_item_raw(&id_owned, &pk))
