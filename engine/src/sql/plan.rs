@@ -216,6 +216,64 @@ pub fn plan(
     })
 }
 
+/// `q` with each top-level conjunct of its filter that is an `OR` of equalities on one path of
+/// the root item (`c.n = 1 OR c.n = 2 OR …`) rewritten as the `IN` it means, with its values in a
+/// hash set: evaluating a 16 000-term chain per candidate item cost more than finding the items.
+/// Only where the filter's truth is all that counts: a conjunct of `WHERE` keeps a row exactly
+/// when it is `true`, and an `OR` of equalities is `true` exactly when one of them is, as is the
+/// `IN` (elsewhere, `undefined` and `false` differ). `None` when there is nothing to rewrite.
+pub fn evaluated(q: &Query, params: &Params) -> Option<Query> {
+    let root = match &q.from {
+        Some(f) if f.source.is_none() => f.alias.as_str(),
+        _ => return None,
+    };
+    let filter = q.filter.as_ref()?;
+    let as_in = |e: &Expr| -> Option<Expr> {
+        let Expr::Chain(first, rest) = e else {
+            return None;
+        };
+        if rest.len() < super::value_set::MIN_ITEMS || rest.iter().any(|(op, _)| *op != "OR") {
+            return None;
+        }
+        let Predicate::In(_, values) = or_of_equalities(e, root, params)? else {
+            return None;
+        };
+        // The path the terms compare, as written (either side of the first `=`).
+        let path = match first.as_ref() {
+            Expr::Binary("=", a, b) => [a, b]
+                .into_iter()
+                .find(|x| root_path(x, root).is_some())?
+                .clone(),
+            _ => return None,
+        };
+        let set = super::value_set::ValueSet::of(&values)?;
+        Some(Expr::In {
+            expr: path,
+            list: values.into_iter().map(Expr::Literal).collect(),
+            negated: false,
+            set: Some(std::sync::Arc::new(set)),
+        })
+    };
+    let conjuncts = conjuncts(filter);
+    let rewritten: Vec<Option<Expr>> = conjuncts.iter().map(|c| as_in(c)).collect();
+    if rewritten.iter().all(Option::is_none) {
+        return None;
+    }
+    let mut terms = conjuncts
+        .into_iter()
+        .zip(rewritten)
+        .map(|(c, r)| r.unwrap_or_else(|| c.clone()));
+    let first = terms.next()?;
+    let rest: Vec<(&'static str, Expr)> = terms.map(|t| ("AND", t)).collect();
+    let mut out = q.clone();
+    out.filter = Some(if rest.is_empty() {
+        first
+    } else {
+        Expr::Chain(Box::new(first), rest)
+    });
+    Some(out)
+}
+
 /// `VALUE COUNT(1)`, `VALUE COUNT(c)`: one per item, whatever the item holds (a literal, even
 /// `null`, is defined for every row).
 fn counts_each_item(select: &super::ast::Select, root: &str) -> bool {
@@ -504,6 +562,48 @@ mod tests {
         assert!(p("SELECT * FROM c WHERE c.a = 1 OR c.a > 2")
             .predicates
             .is_empty());
+    }
+
+    #[test]
+    fn only_a_top_level_or_chain_is_evaluated_as_an_in() {
+        let chain = |n: usize| {
+            (0..n)
+                .map(|i| format!("c.a = {i}"))
+                .collect::<Vec<_>>()
+                .join(" OR ")
+        };
+        let params = Params::default();
+        let rewritten = |sql: String| {
+            evaluated(&parse(&sql).unwrap(), &params).map(|q| match q.filter {
+                Some(Expr::In { set, .. }) => set.is_some(),
+                Some(Expr::Chain(first, rest)) => {
+                    matches!(*first, Expr::Binary(..))
+                        && matches!(&rest[0].1, Expr::In { set: Some(_), .. })
+                }
+                _ => false,
+            })
+        };
+        assert_eq!(
+            rewritten(format!("SELECT * FROM c WHERE {}", chain(20))),
+            Some(true)
+        );
+        assert_eq!(
+            rewritten(format!("SELECT * FROM c WHERE c.b > 1 AND ({})", chain(20))),
+            Some(true)
+        );
+        // Under NOT undefined and false differ; short chains, and other paths, stay.
+        assert_eq!(
+            rewritten(format!("SELECT * FROM c WHERE NOT ({})", chain(20))),
+            None
+        );
+        assert_eq!(
+            rewritten(format!("SELECT * FROM c WHERE {}", chain(3))),
+            None
+        );
+        assert_eq!(
+            rewritten(format!("SELECT * FROM c WHERE {} OR c.b = 1", chain(20))),
+            None
+        );
     }
 
     #[test]

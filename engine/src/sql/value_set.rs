@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::value::{as_f64, kind};
 
 /// Below this many items a linear walk is as fast and allocates nothing.
-const MIN_ITEMS: usize = 8;
+pub const MIN_ITEMS: usize = 8;
 
 /// The scalar constants of an `IN` list, keyed so that equal values under `=` share a key
 /// (`1` and `1.0`; strings byte for byte; `null`; booleans).

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::super::plan::Predicate;
 use super::audit::Scope;
-use super::{Run, Target};
+use super::{union, Run, Target};
 use crate::error::Result;
 use crate::index::{self, scan};
 use crate::partition::Epk;
@@ -100,6 +100,25 @@ impl<'a> Run<'a> {
         Ok(true)
     }
 
+    /// The values of access predicate `p` read as an index union in target `t` (an `IN` of more
+    /// than [`union::MIN_VALUES`] values, not confined to logical partitions), encoded and sorted
+    /// once per page.
+    fn union_terms(
+        &mut self,
+        t: &Target,
+        p: Option<&'a Predicate>,
+    ) -> Option<(&'a Predicate, std::sync::Arc<union::Terms>)> {
+        match p? {
+            Predicate::In(_, values) if t.epks.is_none() && values.len() > union::MIN_VALUES => {
+                let terms = self
+                    .union_terms
+                    .get_or_insert_with(|| std::sync::Arc::new(union::Terms::of(values)));
+                Some((p?, terms.clone()))
+            }
+            _ => None,
+        }
+    }
+
     /// Calls `f` with every candidate item of one target after `after`, in key order: its
     /// logical partitions, the index predicate's matches, or every item of its range. Scans
     /// stream straight from the B-tree; `f` returns false to stop (and so does this).
@@ -143,6 +162,17 @@ impl<'a> Run<'a> {
                     tally.n += 1;
                 }
                 self.settle(t, &scope, &tally)?;
+            }
+        } else if let Some((p, terms)) = self.union_terms(t, access) {
+            // A long IN list (or OR chain) on an indexed path: an index union (`union.rs`).
+            let mut found = BTreeSet::new();
+            let counters = index::terms::known(store, rtxn)?;
+            self.union(t, p, &terms, counters, after, &mut found)?;
+            for k in found {
+                let v = self.indexed_item(&k)?;
+                if !f(self, &k, v)? {
+                    return Ok(false);
+                }
             }
         } else if let Some(p) = access {
             let after_ok = |k: &[u8]| after.is_none_or(|a| k > a);

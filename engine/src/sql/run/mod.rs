@@ -16,6 +16,7 @@ mod page;
 mod partial;
 mod stream;
 mod token;
+mod union;
 mod whole;
 
 use std::time::{Duration, Instant};
@@ -253,6 +254,12 @@ pub fn run_page(
     let targets = targets(def, &plan, req.partition_key, req.epk_range)?;
     let policy = def.policy();
     require_full_text_indexes(req.q, &policy)?;
+    // Items are evaluated against the filter with its long OR chains as hash lookups.
+    let evaluated = plan::evaluated(req.q, req.params);
+    let req = PageRequest {
+        q: evaluated.as_ref().unwrap_or(req.q),
+        ..req
+    };
     let mut run = Run::new(store, rtxn, def, &plan, req, started);
     run.use_index_if_ready(&policy, &pk_path);
     let execution = run.choose_execution(&policy, &targets, resumed.as_ref().map(|t| t.mode))?;
@@ -426,6 +433,8 @@ struct Run<'a> {
     audit_out: Option<audit::Audit>,
     /// Hash of the query and its parameters (states kept between pages are keyed by it).
     qhash: u64,
+    /// The access predicate's values as an index union reads them, once per page (`union.rs`).
+    union_terms: Option<std::sync::Arc<union::Terms>>,
 }
 
 impl<'a> Run<'a> {
@@ -471,6 +480,7 @@ impl<'a> Run<'a> {
             audit_in: None,
             audit_out: None,
             qhash: req.qhash,
+            union_terms: None,
         }
     }
 
