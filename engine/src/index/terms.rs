@@ -13,9 +13,10 @@
 //!
 //! A routed equality (`c.pk = 'p' AND c.x = 5`) reads `value · epk` ranges, a logical
 //! partition's share of a term, which the partition's counter does not describe: each write also
-//! keeps a counter per logical partition and term, under `rid · FFFFFFFD · term · epk` (no
-//! physical partition in the key, so a split moves none of them), and each such range is compared
-//! with it ([`settle_logical`]).
+//! keeps a counter per logical partition and term, under `rid · FFFFFFFD · epk · term` (no
+//! physical partition in the key, so a split moves none of them; EPK first, so one item's
+//! counters are neighbours and a write dirties a page or two for them, not one per term), and
+//! each such range is compared with it ([`settle_logical`]).
 //!
 //! Stores written before the counters (or before the logical partitions' counters) get them
 //! built from their entries the first time the writer opens them (`ensure`); until then (a
@@ -44,13 +45,18 @@ const READY: &str = "index/term-counts/2";
 const READY_V1: &str = "index/term-counts";
 
 /// On unless a benchmark turns the counters off to measure what they cost: neither kept by
-/// writes nor compared by scans (`testing::set_term_counts`; a store written meanwhile has
+/// writes nor compared by scans, and a second equality's missing entries not read for (`checking`) (`testing::set_term_counts`; a store written meanwhile has
 /// wrong counters, so only for a benchmark's throw-away store).
 static ON: AtomicBool = AtomicBool::new(true);
 
 #[doc(hidden)]
 pub fn set_term_counts(on: bool) {
     ON.store(on, Ordering::Relaxed);
+}
+
+/// Whether the index checks are on (always, but in a benchmark measuring them).
+pub fn checking() -> bool {
+    ON.load(Ordering::Relaxed)
 }
 
 /// `rid · FFFFFFFE · partition · term`.
@@ -68,13 +74,13 @@ pub fn is_count_key(key: &[u8]) -> bool {
     key.len() > 12 && key[4..8] == MARK
 }
 
-/// `rid · FFFFFFFD · term · epk`: the entries of `term` in logical partition `epk`.
+/// `rid · FFFFFFFD · epk · term`: the entries of `term` in logical partition `epk`.
 pub fn lp_count_key(rid: u32, term: &[u8], epk: &Epk) -> Vec<u8> {
     let mut k = Vec::with_capacity(24 + term.len());
     k.extend_from_slice(&rid.to_be_bytes());
     k.extend_from_slice(&LP_MARK);
-    k.extend_from_slice(term);
     k.extend_from_slice(&epk.0);
+    k.extend_from_slice(term);
     k
 }
 
@@ -85,8 +91,7 @@ pub fn is_lp_count_key(key: &[u8]) -> bool {
 
 /// The term and logical partition of a logical partition's term counter key.
 pub fn of_lp_count_key(key: &[u8]) -> (&[u8], [u8; 16]) {
-    let at = key.len() - 16;
-    (&key[8..at], key[at..].try_into().expect("checked length"))
+    (&key[24..], key[8..24].try_into().expect("checked length"))
 }
 
 /// The partition and term of a term counter key.

@@ -128,6 +128,8 @@ struct IndexCheck {
     predicate: usize,
     /// `path-hash · encoded value`, as the item's entry holds it.
     term: Vec<u8>,
+    /// Its lookups' misses so far, told from lost entries (`Run::lost_check_entry`).
+    misses: audit::Misses,
 }
 
 /// The plan's equality conjuncts on indexed paths with values the index stores whole (strings
@@ -152,6 +154,7 @@ fn index_checks(
                 crate::index::encoding::encode_into(v, &mut term).then_some(IndexCheck {
                     predicate: i,
                     term,
+                    misses: Default::default(),
                 })
             }
             _ => None,
