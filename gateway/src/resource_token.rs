@@ -233,7 +233,10 @@ pub fn authorize(
             Err(forbidden())
         };
     }
-    let reads = matches!(method, "GET" | "HEAD") || (method == "POST" && is_query);
+    // A query is a POST to a feed (an odd number of segments); a POST to one resource (a
+    // stored procedure's execution) is a write whatever its headers say.
+    let query = method == "POST" && is_query && !segs.len().is_multiple_of(2);
+    let reads = matches!(method, "GET" | "HEAD") || query;
     if grant.mode == PermissionMode::Read && !reads {
         return Err(forbidden());
     }

@@ -300,6 +300,31 @@ async fn a_token_grants_only_what_its_permission_does() {
         with_token(&gw, &read, Method::DELETE, "/dbs/db/colls/a", None, &[]).await,
         403
     );
+    // A query reads; a procedure's execution writes, whatever headers say it is a query.
+    let query = json!({"query": "SELECT * FROM c", "parameters": []});
+    let as_query = [
+        ("x-ms-documentdb-isquery", "True"),
+        ("content-type", "application/query+json"),
+        ("x-ms-documentdb-partitionkey", "[1]"),
+    ];
+    let q = with_token(
+        &gw,
+        &read,
+        Method::POST,
+        "/dbs/db/colls/a/docs",
+        Some(query),
+        &as_query,
+    );
+    assert_eq!(q.await, 200);
+    let run = with_token(
+        &gw,
+        &read,
+        Method::POST,
+        "/dbs/db/colls/a/sprocs/p",
+        Some(json!([])),
+        &as_query,
+    );
+    assert_eq!(run.await, 403);
     assert_eq!(
         with_token(
             &gw,
