@@ -463,3 +463,39 @@ async fn a_key_that_is_not_the_items_is_the_same_error_on_both_backends() {
         assert_eq!((e.status_code(), e.sub_status()), (400, Some(1001)), "{e}");
     }
 }
+
+/// Computed properties declared by the app reach both backends (the remote one sends them in
+/// the container's REST body) and answer the same queries.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn computed_properties_answer_alike_on_both_backends() {
+    async fn run(account: Account) -> Vec<Value> {
+        let db = account.create_database_if_not_exists("cp").await.unwrap();
+        let props = ContainerProperties::new("people", "/pk")
+            .with_computed_property("cp_lower", "SELECT VALUE LOWER(c.name) FROM c");
+        let c = db.create_container_if_not_exists(props).await.unwrap();
+        for (id, name) in [("a", "ADA"), ("b", "Bob"), ("c", "ada")] {
+            c.create_item(&json!({"id": id, "pk": "p", "name": name}), None, None)
+                .await
+                .unwrap();
+        }
+        c.query_all::<Value>(
+            "SELECT c.id, c.cp_lower FROM c WHERE c.cp_lower = 'ada' ORDER BY c.id",
+            NO_PARAMS,
+            QueryOptions {
+                partition_key: Some("p".into()),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap()
+        .items
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let engine = engine::Engine::open(dir.path(), Default::default()).unwrap();
+    let embedded = run(Account::embedded(engine)).await;
+    let gw = TestGateway::start();
+    let remote = run(connect(&gw).await).await;
+    let want = json!([{"id": "a", "cp_lower": "ada"}, {"id": "c", "cp_lower": "ada"}]);
+    assert_eq!(Value::Array(embedded), want);
+    assert_eq!(Value::Array(remote), want);
+}

@@ -105,6 +105,9 @@ fn container_body(props: &ContainerProperties) -> Result<Value> {
     if let Some(seconds) = props.change_feed_retention {
         body["changeFeedPolicy"] = json!({"retentionDuration": seconds.div_ceil(60)});
     }
+    if !props.computed_properties.is_empty() {
+        body["computedProperties"] = json!(props.computed_properties);
+    }
     if !props.unique_keys.is_empty() {
         body["uniqueKeyPolicy"] = json!({
             "uniqueKeys": props.unique_keys.iter().map(|paths| json!({"paths": paths})).collect::<Vec<_>>()
