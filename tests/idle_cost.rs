@@ -11,9 +11,8 @@
 //!   delay;
 //! - on a remote account (here `engine serve` through the Rust SDK, as on Azure) the processor
 //!   is `cosmos/src/processor/remote.rs`, which keeps its leases in the lease container as the
-//!   SDKs' processors do: each poll it also queries its leases, and every other poll or so
-//!   renews the leases it owns (a replace each), so the lease container costs more than the
-//!   feed reads.
+//!   SDKs' processors do, at their pace (`ChangeFeedLeaseOptions`): every 13 s it queries its
+//!   leases and every 17 s renews each lease it owns (a replace each), beside the feed reads.
 //!
 //! `IDLE_SECS=60 cargo test --test idle_cost -- --nocapture` prints the figures the README
 //! states, and fails when docs/FIGURES.md (which the README quotes) says others.
@@ -212,16 +211,19 @@ async fn idle_sites_on_the_gateway_spend_the_feed_polls_and_the_lease_upkeep() {
                 .or_default() += 1;
         }
     }
-    let polls = w.idle / DELAY + 1;
+    // The SDKs' lease pace (cosmos/src/processor/remote.rs): a listing every 13 s, a renewal
+    // of each lease every 17 s.
+    let listings = w.idle / 13 + 1;
+    let renewals = w.idle / 17 + 1;
     for (name, s) in &w.spent {
         match leases.get(name) {
             None => assert_feed_reads(name, s, w.idle),
             Some(processors) => {
-                // Per poll, each processor lists its leases (one query), and it renews each
-                // lease it owns past a third of the expiry (6 delays): every other poll.
+                // Each processor lists its leases (one query) every 13 s and renews each lease
+                // it owns every 17 s, as the .NET and Java processors do.
                 let bound: u64 = processors
                     .values()
-                    .map(|n| polls + n * (polls / 2 + 1))
+                    .map(|n| listings + n * renewals)
                     .sum();
                 println!("gateway {name}: leases by processor {processors:?}");
                 assert!(

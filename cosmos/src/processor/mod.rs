@@ -38,6 +38,11 @@ use crate::{Error, Result};
 /// read per lease (per physical partition) per delay — what an idle app pays on Azure too.
 pub const FEED_POLL_DELAY: Duration = Duration::from_secs(5);
 
+/// How long a remote lease stays its owner's without renewal: the .NET and Java processors'
+/// default `LeaseExpirationInterval`, 60 s (`ChangeFeedLeaseOptions.DefaultExpirationInterval`).
+/// A process that dies leaves its leases to the others after at most this long.
+pub const LEASE_EXPIRY: Duration = Duration::from_secs(60);
+
 /// The label of the calls a remote processor's lag estimate makes on a page's ledger (the
 /// leases' query and the change-feed reads): the cost of showing "propagation done".
 pub const LAG_ESTIMATE: &str = "[lag] change-feed estimate";
@@ -77,8 +82,7 @@ impl Container {
             max_attempts: Some(dead_letter::DEFAULT_MAX_ATTEMPTS),
             start: StartFrom::Beginning,
             poll_interval: FEED_POLL_DELAY,
-            // Renewed at a third of it, so well within two polls.
-            lease_expiry: FEED_POLL_DELAY * 6,
+            lease_expiry: LEASE_EXPIRY,
         }
     }
 }
@@ -142,8 +146,9 @@ impl ChangeFeedProcessorBuilder {
         self
     }
 
-    /// Remote: how long a lease stays its owner's without renewal; another process takes it
-    /// over after that (it is renewed at a third of it).
+    /// Remote: how long a lease stays its owner's without renewal (default [`LEASE_EXPIRY`]);
+    /// another process takes it over after that. Leases are renewed every 17/60 of it and
+    /// listed and balanced every 13/60 of it: the SDKs' 17 s and 13 s of a 60 s expiry.
     pub fn lease_expiry(mut self, d: Duration) -> Self {
         self.lease_expiry = d;
         self

@@ -74,12 +74,34 @@ struct Inner {
     last_error: Mutex<Option<String>>,
     /// Leases whose last batch failed: consecutive failures, and no retry before (Unix ms).
     backoff: Mutex<std::collections::HashMap<String, (u32, u64)>>,
-    /// The leases as this process last saw them (listed every poll, its own checkpoints
-    /// updated as it makes them): what the lag estimate reads from, without a query.
+    /// The leases as this process last saw them (listed every acquire interval, its own
+    /// writes kept as it makes them): what the lag estimate reads from, without a query.
     known: Mutex<Vec<Lease>>,
     /// Per lease this process holds: when its last read that reached the end of the feed began
     /// (Unix ms), once what it read was handled — "nothing pending as of then", for free.
     drained: Mutex<std::collections::HashMap<String, u64>>,
+    /// When the leases are next listed and balanced (Unix ms): every [`acquire_interval`].
+    next_balance: AtomicU64,
+}
+
+/// The .NET and Java processors' lease timings (`ChangeFeedLeaseOptions`:
+/// `DefaultRenewInterval` 17 s, `DefaultAcquireInterval` 13 s, `DefaultExpirationInterval` 60 s;
+/// Microsoft.Azure.Cosmos/src/ChangeFeedProcessor/Configuration/ChangeFeedLeaseOptions.cs) as
+/// fractions of the expiry, so a test that shortens the expiry shortens them all alike. Idle,
+/// a process then pays per lease one empty change-feed read per poll delay (5 s), one renewal
+/// per 17 s, and one query of the leases per 13 s: what an idle SDK processor pays on Azure.
+const RENEW_SIXTIETHS: u32 = 17;
+const ACQUIRE_SIXTIETHS: u32 = 13;
+
+/// How often a lease this process holds is renewed.
+fn renew_interval(expiry: Duration) -> Duration {
+    expiry * RENEW_SIXTIETHS / 60
+}
+
+/// How often the leases are listed, taken up to this process's share and split when their
+/// range was divided.
+fn acquire_interval(expiry: Duration) -> Duration {
+    expiry * ACQUIRE_SIXTIETHS / 60
 }
 
 #[derive(Clone)]
@@ -121,6 +143,7 @@ impl Processor {
             backoff: Default::default(),
             known: Default::default(),
             drained: Default::default(),
+            next_balance: AtomicU64::new(0),
         }))
     }
 
@@ -288,9 +311,32 @@ impl Inner {
         }
     }
 
-    /// One round: take this process's share of the leases, then deliver what each has.
+    /// One round: every acquire interval, take this process's share of the leases; then deliver
+    /// what each lease it holds has.
     async fn tick(&self) -> Result<()> {
         let now = now_ms();
+        let expires = now + self.s.lease_expiry.as_millis() as u64;
+        let mine = if now >= self.next_balance.load(Ordering::Relaxed) {
+            let mine = self.balance(now, expires).await?;
+            let every = acquire_interval(self.s.lease_expiry).as_millis() as u64;
+            self.next_balance.store(now + every, Ordering::Relaxed);
+            mine
+        } else {
+            let known = self.known.lock();
+            (known.iter())
+                .filter(|l| l.owner == self.owner && l.expires > now)
+                .cloned()
+                .collect()
+        };
+        for lease in mine {
+            self.deliver(lease, expires).await?;
+        }
+        Ok(())
+    }
+
+    /// Lists the leases, takes those unowned or expired up to this process's fair share, splits
+    /// those whose range was divided and gives back any above the share: the leases it holds.
+    async fn balance(&self, now: u64, expires: u64) -> Result<Vec<Lease>> {
         let leases = self.list().await?;
         *self.known.lock() = leases.clone();
         let live = |l: &Lease| !l.owner.is_empty() && l.expires > now;
@@ -303,7 +349,6 @@ impl Inner {
         owners.sort_unstable();
         owners.dedup();
         let fair = leases.len().div_ceil(owners.len());
-        let expires = now + self.s.lease_expiry.as_millis() as u64;
         let mut mine = Vec::new();
         let mut free = Vec::new();
         for lease in leases {
@@ -320,6 +365,7 @@ impl Inner {
             lease.owner = self.owner.clone();
             lease.expires = expires;
             if self.save(&mut lease).await? {
+                self.remember(&lease);
                 mine.push(lease);
             }
         }
@@ -328,12 +374,21 @@ impl Inner {
             let mut lease = mine.pop().expect("more than fair");
             lease.owner.clear();
             lease.expires = 0;
-            self.save(&mut lease).await?;
+            if self.save(&mut lease).await? {
+                self.remember(&lease);
+            }
         }
-        for lease in mine {
-            self.deliver(lease, expires).await?;
+        Ok(mine)
+    }
+
+    /// Keeps `lease` as this process last wrote it, for the rounds between two listings and
+    /// the lag estimate.
+    fn remember(&self, lease: &Lease) {
+        let mut known = self.known.lock();
+        match known.iter_mut().find(|k| k.id == lease.id) {
+            Some(k) => *k = lease.clone(),
+            None => known.push(lease.clone()),
         }
-        Ok(())
     }
 
     /// `mine` with every lease whose range a split divided replaced by one per child range (the
@@ -372,6 +427,7 @@ impl Inner {
                 match self.s.leases.create_item(&child, None, None).await {
                     Ok(r) => {
                         child.etag = r.etag.unwrap_or_default();
+                        self.remember(&child);
                         out.push(child);
                     }
                     Err(Error::Conflict { .. }) => {}
@@ -388,6 +444,7 @@ impl Inner {
                 Ok(_) | Err(Error::NotFound { .. }) | Err(Error::PreconditionFailed { .. }) => {}
                 Err(e) => return Err(e),
             }
+            self.known.lock().retain(|k| k.id != lease.id);
             tracing::info!(lease = %lease.id, "a split divided the lease's range: one lease per child");
         }
         Ok(out)
@@ -472,7 +529,8 @@ impl Inner {
         if reached_end {
             self.drained.lock().insert(lease.id.clone(), started);
         }
-        let renew = lease.expires < now_ms() + self.s.lease_expiry.as_millis() as u64 * 2 / 3;
+        let renew_by = (self.s.lease_expiry - renew_interval(self.s.lease_expiry)).as_millis();
+        let renew = lease.expires < now_ms() + renew_by as u64;
         let moved = token.is_some() && token != lease.continuation;
         // Checkpoint after delivering (or when a first read pinned "now" down), or to renew.
         if moved || renew {
@@ -481,10 +539,10 @@ impl Inner {
             }
             lease.expires = expires;
             if self.save(&mut lease).await? {
-                if let Some(known) = self.known.lock().iter_mut().find(|k| k.id == lease.id) {
-                    *known = lease.clone();
-                }
+                self.remember(&lease);
             } else {
+                // Taken over: listed again at the next round, so it is delivered no more.
+                self.known.lock().retain(|k| k.id != lease.id);
                 tracing::info!(lease = %lease.id, "lease taken over by another process");
             }
         }
