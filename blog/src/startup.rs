@@ -93,17 +93,17 @@ impl Blog {
         for users in [&containers.users, &v2.users, &v1.users] {
             crate::backfill::look_alike_claims(users).await?;
         }
-        let c = containers.clone();
+        let (propagations, propagations_v2) = (Propagations::new(), Propagations::new());
+        let (c, progress) = (containers.clone(), propagations.clone());
         let copy = processor(
             &containers.posts,
             &containers.leases,
             copy_posts::PROCESSOR,
             move |changes| {
-                let c = c.clone();
-                async move { copy_posts::copy_posts(&c, changes).await }
+                let (c, progress) = (c.clone(), progress.clone());
+                async move { copy_posts::copy_posts(&c, &progress, changes).await }
             },
         )?;
-        let (propagations, propagations_v2) = (Propagations::new(), Propagations::new());
         let workers = Workers::new().with(copy_posts::PROCESSOR, copy).with(
             propagate_usernames::PROCESSOR,
             propagation(

@@ -5,8 +5,13 @@
 //! that cannot be decoded never will be: it is set aside at once (`sitekit::background::dead_letter`); any
 //! other failure is retried by the processor a bounded number of times, then the changes that
 //! still fail alone are set aside too, and the worker goes on.
+//!
+//! A post rewritten by a username rename (`propagate_usernames`) comes through here too: its
+//! copies and their RU are reported under the rename's key, so the account page shows the whole
+//! cost of the rename, not only the first worker's share.
 
 use serde_json::Value;
+use sitekit::background::propagation::{self, Propagations};
 
 use crate::containers::Containers;
 use crate::deploy::feed_write;
@@ -14,9 +19,13 @@ use crate::model::Post;
 
 pub const PROCESSOR: &str = "copyPosts";
 
-pub async fn copy_posts(c: &Containers, changes: Vec<Value>) -> cosmos::Result<()> {
-    // The newest copy of each post in this batch is enough.
-    let mut posts: Vec<Post> = Vec::new();
+pub async fn copy_posts(
+    c: &Containers,
+    progress: &Propagations,
+    changes: Vec<Value>,
+) -> cosmos::Result<()> {
+    // The newest copy of each post in this batch is enough (with when it changed).
+    let mut posts: Vec<(Post, u64)> = Vec::new();
     for doc in changes {
         if doc["type"] != "post" {
             continue;
@@ -34,29 +43,39 @@ pub async fn copy_posts(c: &Containers, changes: Vec<Value>) -> cosmos::Result<(
                 continue;
             }
         };
-        posts.retain(|p| p.id != post.id);
-        posts.push(post);
+        posts.retain(|(p, _)| p.id != post.id);
+        posts.push((post, doc["_ts"].as_u64().unwrap_or(0)));
     }
     let oldest_in_feed = oldest_in_full_feed(c).await?;
-    for post in posts {
-        let short = post.short();
-        c.users.upsert_item(&short, None, None).await?;
-        // A post older than everything in a full feed would be written and truncated at once.
-        if oldest_in_feed
-            .as_ref()
-            .is_none_or(|oldest| short.creation_date >= *oldest)
-        {
-            c.feed.upsert_item(&short, None, feed_write()).await?;
-        } else if c
-            .feed
-            .read_item::<Value>(&short.id, "post", None)
-            .await
-            .is_ok()
-        {
-            c.feed.upsert_item(&short, None, None).await?;
-        }
+    for (post, changed_at) in posts {
+        let (copied, spent) = cosmos::ledger::measured(copy(c, &post, &oldest_in_feed)).await;
+        let rename = propagation::key("username", &post.user_id, &post.user_username);
+        progress.add_downstream(&rename, changed_at, copied?, spent.total());
     }
     Ok(())
+}
+
+/// Writes `post`'s short copies; how many.
+async fn copy(c: &Containers, post: &Post, oldest_in_feed: &Option<String>) -> cosmos::Result<u64> {
+    let short = post.short();
+    c.users.upsert_item(&short, None, None).await?;
+    // A post older than everything in a full feed would be written and truncated at once.
+    if oldest_in_feed
+        .as_ref()
+        .is_none_or(|oldest| short.creation_date >= *oldest)
+    {
+        c.feed.upsert_item(&short, None, feed_write()).await?;
+        return Ok(2);
+    }
+    if c.feed
+        .read_item::<Value>(&short.id, "post", None)
+        .await
+        .is_ok()
+    {
+        c.feed.upsert_item(&short, None, None).await?;
+        return Ok(2);
+    }
+    Ok(1)
 }
 
 /// The date of the oldest post in the feed when it holds its 100, else `None`.

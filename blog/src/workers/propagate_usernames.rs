@@ -6,7 +6,8 @@
 //! through the posts change feed to the copies in `users` and `feed` (V3; V2 has no copies). When every partition is
 //! done, the user's `propagatedVersion` catches up with `usernameVersion`: the account page
 //! shows that, with the copies the stored procedures rewrote and the RU this worker spent
-//! (reported to [`Propagations`], measured on the worker's own ledger).
+//! (reported to [`Propagations`], measured on the worker's own ledger), and the copies the posts'
+//! change feed then makes of them (`copy_posts` reports under the same key).
 
 use cosmos::{Container, ItemOptions, PatchOperation, QueryOptions};
 use serde_json::{json, Value};
@@ -36,6 +37,8 @@ pub async fn propagate_usernames(c: &Target, changes: Vec<Value>) -> cosmos::Res
             continue;
         };
         let key = propagation::key("username", user_id, username);
+        // Registered first: the posts it rewrites reach the copy worker while it runs.
+        c.progress.add(&key, 0, 0.0, false);
         let (done, spent) = cosmos::ledger::measured(propagate(c, &user, user_id, username)).await;
         match done {
             Ok((copies, partitions)) => {

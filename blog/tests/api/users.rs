@@ -383,4 +383,28 @@ async fn a_username_changes_page_shows_the_copies_rewritten_and_their_ru() {
     let ru: f64 = between("id=\"copies-ru\">", " RU").parse().unwrap();
     assert_eq!(copies, mine, "every item of the user in posts");
     assert!(ru > copies as f64, "{ru} RU for {copies} copies");
+    // Then the posts' change feed copies each rewritten post to `users` (and `feed` when it is
+    // there): counted for the rename too, at their own RU (V3 only: V2 has no copies).
+    let posts = app
+        .blog
+        .containers
+        .posts
+        .query_all::<Value>(
+            "SELECT VALUE COUNT(1) FROM p WHERE p.userId = 'user-000001' AND p.type = 'post'",
+            engine::NO_PARAMS,
+            Default::default(),
+        )
+        .await
+        .unwrap()
+        .items[0]
+        .as_u64()
+        .unwrap() as usize;
+    assert!(posts > 0);
+    let later: usize = between("id=\"downstream-copies\">", "<").parse().unwrap();
+    let later_ru: f64 = between("id=\"downstream-ru\">", " RU").parse().unwrap();
+    assert!(
+        (posts..=2 * posts).contains(&later),
+        "{later} short copies of {posts} posts"
+    );
+    assert!(later_ru >= later as f64, "{later_ru} RU for {later} copies");
 }

@@ -27,6 +27,12 @@ pub struct Progress {
     /// A worker finished handling the change (it may still flow on to further copies, which a
     /// page learns from [`Workers::pending_after`](crate::background::workers::Workers::pending_after)).
     pub handled: bool,
+    /// When the first worker finished (Unix seconds; 0 before): the copies a later worker makes
+    /// of items changed until then are the rename's too ([`Propagations::add_downstream`]).
+    pub handled_at: u64,
+    /// Copies the later workers made of what the first one rewrote, and their RU.
+    pub downstream_copies: u64,
+    pub downstream_charge: f64,
     /// Order of the last report, to forget the oldest.
     seq: u64,
 }
@@ -72,6 +78,9 @@ impl Propagations {
         let p = map.entry(key.to_owned()).or_default();
         p.copies += copies;
         p.request_charge = ((p.request_charge + request_charge) * 100.0).round() / 100.0;
+        if handled && !p.handled {
+            p.handled_at = crate::pages::time::unix_now();
+        }
         p.handled |= handled;
         p.seq = *seq;
         if map.len() > KEPT {
@@ -83,6 +92,26 @@ impl Propagations {
                 map.remove(&oldest);
             }
         }
+    }
+
+    /// A later worker's report: copies it made of an item the first worker changed (the item's
+    /// `_ts`, Unix seconds) flow from the rename `key` when one is in progress — started and not
+    /// finished before the item changed. Anything else (a copy of a new like, say) is not the
+    /// rename's, and nothing is recorded. Whether it counted.
+    pub fn add_downstream(&self, key: &str, changed_at: u64, copies: u64, charge: f64) -> bool {
+        let mut guard = self.0.lock();
+        let (seq, map) = &mut *guard;
+        let Some(p) = map.get_mut(key) else {
+            return false;
+        };
+        if p.handled && changed_at > p.handled_at {
+            return false;
+        }
+        *seq += 1;
+        p.downstream_copies += copies;
+        p.downstream_charge = ((p.downstream_charge + charge) * 100.0).round() / 100.0;
+        p.seq = *seq;
+        true
     }
 
     /// What the workers reported on `key` so far (`None`: nothing yet).
@@ -114,6 +143,26 @@ mod tests {
         }
         assert_eq!(p.get(&k), None, "the oldest is forgotten past {KEPT}");
         assert!(p.get(&format!("k{}", KEPT - 1)).is_some());
+    }
+
+    #[test]
+    fn downstream_copies_count_only_for_a_rename_in_progress() {
+        let p = Propagations::new();
+        let k = key("username", "u1", "newcomer");
+        // No rename started under that key: a copy of a post is not a rename's.
+        assert!(!p.add_downstream(&k, 10, 2, 4.0));
+        assert_eq!(p.get(&k), None);
+        p.add(&k, 0, 0.0, false);
+        assert!(p.add_downstream(&k, 10, 2, 4.0));
+        p.add(&k, 5, 20.0, true);
+        let done = p.get(&k).unwrap();
+        assert_eq!((done.copies, done.request_charge), (5, 20.0));
+        assert_eq!((done.downstream_copies, done.downstream_charge), (2, 4.0));
+        // Items the rename changed come through the next feed after it finished...
+        assert!(p.add_downstream(&k, done.handled_at, 1, 1.5));
+        // ...but an item changed later (a like) is not the rename's.
+        assert!(!p.add_downstream(&k, done.handled_at + 1, 1, 1.5));
+        assert_eq!(p.get(&k).unwrap().downstream_copies, 3);
     }
 
     #[test]
