@@ -71,17 +71,28 @@ pub fn heat_map(rows: &[HeatRow], max: f64, scale: &str, title: &str) -> String 
             y + 15,
             esc(&row.label)
         );
-        for (j, v) in row.values.iter().enumerate() {
-            let ago = row.values.len() - j;
+        // One rectangle per run of seconds with the same value (an idle partition is one
+        // rectangle, not one per second: the page stays small however many partitions).
+        let mut j = 0;
+        while j < row.values.len() {
+            let v = row.values[j];
+            let run = row.values[j..].iter().take_while(|x| **x == v).count();
+            let (from, to) = (row.values.len() - j, row.values.len() - j - run + 1);
+            let when = if run == 1 {
+                format!("{from} s ago")
+            } else {
+                format!("from {from} to {to} s ago")
+            };
             let _ = write!(
                 s,
-                r#"<rect x="{}" y="{y}" width="{}" height="{}" fill="{}"><title>{}: {v:.1} RU {ago} s ago</title></rect>"#,
+                r#"<rect x="{}" y="{y}" width="{}" height="{}" fill="{}"><title>{}: {v:.1} RU per second {when}</title></rect>"#,
                 LABEL_W + j * CELL,
-                CELL - 1,
+                run * CELL - 1,
                 ROW_H - 3,
-                heat(*v, max),
+                heat(v, max),
                 esc(&row.label),
             );
+            j += run;
         }
     }
     // The time axis: the newest second is the last column.
@@ -235,8 +246,10 @@ mod tests {
             "RU/s",
         );
         assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
-        // Four cells and the legend's five swatches, from pale to full red.
-        assert_eq!(svg.matches("<rect").count(), 4 + 5);
+        // Three cells (p1's two idle seconds are one) and the legend's five swatches.
+        assert_eq!(svg.matches("<rect").count(), 3 + 5);
+        assert!(svg.contains("p1: 0.0 RU per second from 2 to 1 s ago"));
+        assert!(svg.contains("p0 &lt;hot&gt;: 100.0 RU per second 1 s ago"));
         assert_eq!(svg.matches("class=\"legend\"").count(), 5);
         assert!(svg.contains("0 → 100 RU/s; full red = the budget, 100 RU/s"));
         // The time axis: two columns, "now" at the right.
