@@ -16,6 +16,20 @@ use sitekit::pages::paging::Pager;
 use sitekit::{Ctx, Page, WebError};
 
 #[derive(Template)]
+#[template(path = "webstore/admin/index.html")]
+struct Index {
+    page: Page,
+}
+
+/// `/admin`: what each back-office page does (no engine call).
+pub async fn index(ctx: Ctx) -> Result<HttpResponse, WebError> {
+    ctx.require_admin()?;
+    html(&Index {
+        page: ctx.page("Back office"),
+    })
+}
+
+#[derive(Template)]
 #[template(path = "webstore/admin/top_customers.html")]
 struct TopCustomers {
     page: Page,

@@ -36,6 +36,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/checkout", web::post().to(cart::checkout))
         .route("/orders", web::get().to(orders::orders))
         .route("/orders/{order_id}", web::get().to(orders::order))
+        .route("/admin", web::get().to(admin::index))
         .route("/admin/customers/top", web::get().to(admin::top_customers))
         .route("/admin/categories", web::get().to(admin::categories))
         .route(

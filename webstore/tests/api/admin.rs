@@ -3,7 +3,8 @@ use serde_json::Value;
 use crate::helpers::{eventually, routings, spawn_app, TestApp};
 use webstore::seed::catalog::catalog;
 
-const ADMIN_PAGES: [&str; 4] = [
+const ADMIN_PAGES: [&str; 5] = [
+    "/admin",
     "/admin/customers/top",
     "/admin/categories",
     "/admin/tags",
@@ -22,6 +23,11 @@ async fn back_office_pages_need_the_admin() {
         assert_eq!((r.status, r.location()), (303, back.as_str()), "{page}");
         assert_eq!(customer.get(page).await.status, 403, "{page}");
         assert_eq!(admin.get(page).await.status, 200, "{page}");
+    }
+    // `/admin` says what each back-office page is and links to it.
+    let index = admin.get("/admin").await;
+    for page in &ADMIN_PAGES[1..] {
+        assert!(index.body.contains(&format!("href=\"{page}\"")), "{page}");
     }
     // Renames too.
     let r = customer
@@ -58,6 +64,9 @@ async fn tags_and_categories_show_40_rows_and_fold_the_rest() {
         assert_eq!(r.status, 200);
         let body = &r.body[..r.body.find("<footer").unwrap()];
         let rows = |html: &str| html.matches("<tr><td><code>").count();
+        // Each rename field names what it renames (not 40 fields labelled alike).
+        let labels = body.matches("aria-label=\"New name for ").count();
+        assert_eq!(labels, rows(body), "{page}");
         match body.find("<details class=\"more\" id=\"more-rows\">") {
             Some(fold) => {
                 assert_eq!(rows(&body[..fold]), 40, "{page}");
