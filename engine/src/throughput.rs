@@ -16,6 +16,16 @@ use serde::Serialize;
 use crate::error::{Error, Result};
 use crate::partition::PartitionMap;
 
+/// The RU/s one physical partition serves: Azure Cosmos DB's "Maximum RUs per partition
+/// (logical & physical): 10,000" (service quotas). Throughput raised past what a container's
+/// partitions serve splits them, as the service does (`writer::split_if_needed`).
+pub const RU_PER_PARTITION: u32 = 10_000;
+
+/// The physical partitions `ru_per_s` needs at most [`RU_PER_PARTITION`] each.
+pub fn partitions_for(ru_per_s: u32) -> usize {
+    ru_per_s.div_ceil(RU_PER_PARTITION).max(1) as usize
+}
+
 /// Seconds of per-second RU history kept for metrics.
 const HISTORY: usize = 60;
 

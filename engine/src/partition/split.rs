@@ -17,6 +17,21 @@ use crate::storage::Store;
 /// Splits partition `pp_id` of `def`; `Ok(false)` when it holds a single EPK coordinate (one
 /// logical partition cannot be divided). Commits and updates `def` on success.
 pub fn split(store: &Store, def: &mut ContainerDef, pp_id: u32) -> Result<bool> {
+    split_by(store, def, pp_id, false)
+}
+
+/// Splits partition `pp_id` of `def` for throughput, as the service does when RU/s are raised
+/// past what the partitions serve: at the middle of its key range, whatever it holds (an empty
+/// or one-key partition splits too; one half may be empty). A hierarchical key placed by
+/// Cosmos's hash splits at its byte median instead (its boundaries must be ones a Cosmos EPK can
+/// say, `cosmos_boundary`). `Ok(false)` when the range cannot be halved.
+pub fn split_for_throughput(store: &Store, def: &mut ContainerDef, pp_id: u32) -> Result<bool> {
+    let halve =
+        !(def.partition_key.placement == Placement::Cosmos && def.partition_key.is_hierarchical());
+    split_by(store, def, pp_id, halve)
+}
+
+fn split_by(store: &Store, def: &mut ContainerDef, pp_id: u32, halve: bool) -> Result<bool> {
     let rid = def.rid;
     let index = def
         .partitions
@@ -28,7 +43,7 @@ pub fn split(store: &Store, def: &mut ContainerDef, pp_id: u32) -> Result<bool> 
         })?;
     let (start, end) = def.partitions.range_of(index);
 
-    let mut wtxn = store.env.write_txn()?;
+    let wtxn = store.env.write_txn()?;
     // Logical partitions of the range in EPK order: (coordinate, bytes, items).
     let lo = keys::coordinate_key(rid, start);
     let mut lps = Vec::new();
@@ -47,6 +62,14 @@ pub fn split(store: &Store, def: &mut ContainerDef, pp_id: u32) -> Result<bool> 
     let total: u64 = lps.iter().map(|l| l.1).sum();
     let mut acc = 0;
     let mut boundary = None;
+    if halve {
+        let top = end.map_or(u64::MAX as u128 + 1, u128::from);
+        let middle = ((start as u128 + top) / 2) as u64;
+        if middle <= start {
+            return Ok(false);
+        }
+        return finish(store, wtxn, def, index, pp_id, &lps, (middle, None));
+    }
     for (i, (c, bytes, _)) in lps.iter().enumerate() {
         if acc * 2 >= total && i > 0 && *c > lps[i - 1].0 {
             boundary = Some(*c);
@@ -66,11 +89,25 @@ pub fn split(store: &Store, def: &mut ContainerDef, pp_id: u32) -> Result<bool> 
         return Ok(false);
     };
     // Under Cosmos placement a hierarchical key's boundary must be one a Cosmos EPK can say.
-    let (boundary, cosmos_start) = match cosmos_boundary(store, &wtxn, def, start, end, boundary)? {
+    let at = match cosmos_boundary(store, &wtxn, def, start, end, boundary)? {
         Some(b) => b,
         None => return Ok(false),
     };
+    finish(store, wtxn, def, index, pp_id, &lps, at)
+}
 
+/// Moves the part of partition `pp_id` (at `index`) from `boundary` up to a new partition and
+/// commits; `lps` are its logical partitions (coordinate, bytes, items).
+fn finish(
+    store: &Store,
+    mut wtxn: heed::RwTxn,
+    def: &mut ContainerDef,
+    index: usize,
+    pp_id: u32,
+    lps: &[(u64, u64, u64)],
+    (boundary, cosmos_start): (u64, Option<String>),
+) -> Result<bool> {
+    let rid = def.rid;
     let child_id = def.partitions.next_id;
     // The feed and the change log are scoped per physical partition: the upper half moves.
     // Both values start with the EPK.

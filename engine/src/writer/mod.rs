@@ -399,6 +399,29 @@ impl Writer {
                         .get(&(*rid, p.id))
                         .is_some_and(|b| p.bytes < b + b / 4)
                 };
+                // Throughput past what the partitions serve splits the widest one in half.
+                let wanted = def.throughput.map_or(0, crate::throughput::partitions_for);
+                if def.partitions.len() < wanted {
+                    let widest = (0..def.partitions.len())
+                        .max_by_key(|&i| {
+                            let (s, e) = def.partitions.range_of(i);
+                            (
+                                e.map_or(u64::MAX as u128 + 1, u128::from) - s as u128,
+                                usize::MAX - i,
+                            )
+                        })
+                        .map(|i| def.partitions.partitions[i].id);
+                    let mut next = def.clone();
+                    match widest.map(|id| split::split_for_throughput(&self.store, &mut next, id)) {
+                        Some(Ok(true)) => {
+                            self.state.containers.insert(*rid, next.clone());
+                            self.catalog.publish_container(next);
+                            continue;
+                        }
+                        Some(Err(e)) => eprintln!("engine: throughput split of {rid} failed: {e}"),
+                        _ => {}
+                    }
+                }
                 let Some(pp) = def
                     .partitions
                     .partitions
