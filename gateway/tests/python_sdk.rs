@@ -168,6 +168,12 @@ fn hierarchical_partition_keys_full_and_prefix() {
 }
 
 #[test]
+fn computed_properties_across_physical_partitions() {
+    let gw = TestGateway::start();
+    run(&gw, "computed.py", &[]);
+}
+
+#[test]
 fn transactional_batch_all_or_nothing() {
     let gw = TestGateway::start();
     run(&gw, "batch.py", &[]);
