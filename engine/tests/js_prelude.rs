@@ -1,6 +1,7 @@
 //! What the prelude gives a script is the same however the engine builds it (issue 32's
-//! cheaper realms): `__` is read into a realm only when a script touches it, and the bodies and
-//! log come back to the engine in one object. Each test here fails if that shortcut shows.
+//! cheaper realms): `__` is read into a realm only when a script touches it, the bodies and log
+//! come back to the engine in one object, and queued documents are read out of the realm without
+//! JSON text when they are plain data. Each test here fails if one of those shortcuts shows.
 
 mod common;
 
@@ -137,5 +138,86 @@ fn the_bodies_and_log_come_back_as_the_script_left_them() {
             .await
             .unwrap();
         assert_eq!(quiet.resource, Value::Null);
+    });
+}
+
+#[test]
+fn a_queued_document_is_stored_as_json_stringify_writes_it() {
+    let rt = common::rt();
+    let t = common::open(EngineOptions::default());
+    rt.block_on(async {
+        let c = common::container(&t, ContainerProperties::new("c", "/pk")).await;
+        let s = c.scripts();
+        // Each procedure stores `doc` and answers it too: the answer is JSON.stringify's text
+        // of it (the response body always is), the oracle for what was stored.
+        let store = |id: &'static str, doc: &'static str| {
+            let c = c.clone();
+            async move {
+                let s = c.scripts();
+                let body = format!(
+                    "function {id}() {{ var doc = {doc}; var c = getContext().getCollection(); \
+                     c.createDocument(c.getSelfLink(), doc); getContext().getResponse().setBody(doc); }}"
+                );
+                s.upsert_stored_procedure(id, JavaScript::new(&body).unwrap())
+                    .unwrap();
+                let answered = s
+                    .execute_stored_procedure::<Value>(id, "p", &[])
+                    .await
+                    .map(|r| r.resource);
+                let stored = c
+                    .read_item::<Value>(id, "p", None)
+                    .await
+                    .ok()
+                    .and_then(|r| r.resource)
+                    .map(|mut v| {
+                        v.as_object_mut().unwrap().retain(|k, _| !k.starts_with('_'));
+                        v
+                    });
+                (answered, stored)
+            }
+        };
+        // Plain data, read straight out of the realm.
+        let (answered, stored) = store(
+            "plain",
+            "{id: 'plain', pk: 'p', n: 1, f: 1.5, big: 18446744073709550000, huge: 1e21, \
+             neg: -5, negz: -0, inf: Infinity, nan: NaN, no: undefined, fn: function () {}, \
+             list: [1, undefined, function () {}, null, 'x', {a: [true, false]}], \
+             s: 'caf\\u00e9 \\ud83d\\ude00'}",
+        )
+        .await;
+        let answered = answered.unwrap();
+        assert_eq!(stored.as_ref(), Some(&answered));
+        assert_eq!(answered["list"], json!([1, null, null, null, "x", {"a": [true, false]}]));
+        assert_eq!(answered["big"], json!(18446744073709550000u64));
+        // Values only JSON.stringify knows how to write, read through it.
+        let (answered, stored) = store(
+            "rich",
+            "{id: 'rich', pk: 'p', when: new Date(0), str: new String('s'), \
+             own: {toJSON: function () { return 'own'; }}, err: new Error('e'), \
+             fnj: (function () { var f = function () {}; f.toJSON = function () { return 7; }; return f; })()}",
+        )
+        .await;
+        let answered = answered.unwrap();
+        assert_eq!(stored.as_ref(), Some(&answered));
+        assert_eq!(
+            answered,
+            json!({"id": "rich", "pk": "p", "when": "1970-01-01T00:00:00.000Z", "str": "s",
+                   "own": "own", "err": {}, "fnj": 7})
+        );
+        // A polluted prototype's toJSON applies to plain objects too: here to the queued
+        // operation itself, which it makes unreadable, so the call fails and stores nothing (read
+        // past the pollution, the document would have been stored as written).
+        let (answered, stored) = store(
+            "polluted",
+            "(function () { Object.prototype.toJSON = function () { \
+               return this.id ? {id: this.id, pk: this.pk, seen: true} : 'x'; }; \
+               return {id: 'polluted', pk: 'p', inner: {a: 1}}; })()",
+        )
+        .await;
+        assert!(answered.is_err() && stored.is_none(), "{answered:?} {stored:?}");
+        // A lone surrogate is refused, as its JSON text always was.
+        let (lone, stored) = store("lone", "{id: 'lone', pk: 'p', s: '\\ud800'}").await;
+        assert!(lone.is_err() && stored.is_none(), "{lone:?} {stored:?}");
+        let _ = s;
     });
 }

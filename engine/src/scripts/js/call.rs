@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use super::collection::{perform, Op};
 use super::fresh::{self, Fresh};
+use super::plain::Plain;
 use super::sandbox::{exception_text, script_error, setup_failed, Sandbox};
 use crate::error::{Error, Result};
 use crate::scripts::{PreTriggerCall, ScriptContext};
@@ -228,12 +229,23 @@ impl Run<'_, '_, '_, '_, '_> {
         // Run the queued operations in order, then their callbacks, until none are left.
         let take = host_fn("takeOps")?;
         let complete = host_fn("complete")?;
+        let stringify = host_fn("json")?;
+        let plain = Plain::of(js).map_err(caught)?;
         let mut known = HashMap::new();
         let mut queued = true;
         while queued {
-            let text: String = self.javascript(|| take.call(())).map_err(caught)?;
-            let ops: Vec<Op> = serde_json::from_str(&text)
-                .map_err(|e| Error::bad("script", format!("script '{id}': {e}")))?;
+            let queue: rquickjs::Value = self.javascript(|| take.call(())).map_err(caught)?;
+            // Plain data is read as it is; anything else as JSON.stringify writes it.
+            let ops = match self.javascript(|| plain.read(&queue)).map_err(caught)? {
+                Some(ops) => serde_json::from_value::<Vec<Op>>(ops),
+                None => {
+                    let text: String = self
+                        .javascript(|| stringify.call((queue,)))
+                        .map_err(caught)?;
+                    serde_json::from_str(&text)
+                }
+            }
+            .map_err(|e| Error::bad("script", format!("script '{id}': {e}")))?;
             queued = false;
             for op in ops {
                 let result = match self.ctx.as_deref_mut() {

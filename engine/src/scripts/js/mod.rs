@@ -10,6 +10,7 @@
 mod call;
 mod collection;
 mod fresh;
+mod plain;
 mod sandbox;
 mod shape;
 pub mod udf;

@@ -151,10 +151,15 @@
       requestBody = request == null ? undefined : parse(request);
       responseBody = response == null ? undefined : parse(response);
     },
+    // The queued operations, read by the engine straight out of the realm (plain.rs) or, when
+    // they hold more than plain data, through `json`.
     takeOps: function () {
-      var out = stringify(ops);
+      var out = ops;
       ops = [];
       return out;
+    },
+    json: function (value) {
+      return stringify(value);
     },
     // `continuation`: a feed's next page, when there is one (`responseOptions.continuation`).
     // Answers how many operations are queued now, so the engine asks for them only when some
