@@ -82,8 +82,8 @@ fn an_or_chain_of_equalities_is_an_index_union_and_a_page_keeps_its_budget() {
     });
 }
 
-/// An `IN` of many values on a path with few entries per value is one walk of the path's
-/// entries instead of a seek per value (`access.rs`, `spans`): it answers what a scan answers,
+/// An `IN` of many values is an index union (`sql/run/union.rs`: a leapfrog between the sorted
+/// values and the path's entries) instead of a seek per value: it answers what a scan answers,
 /// with duplicates in the list, values of several types, long strings the index cuts, and
 /// values before, between and after the stored ones.
 #[test]

@@ -175,7 +175,6 @@ impl<'a> Run<'a> {
                 }
             }
         } else if let Some(p) = access {
-            let after_ok = |k: &[u8]| after.is_none_or(|a| k > a);
             let prefix = scan::path_prefix(rid, t.pp, p.path());
             let values: &[Value] = match p {
                 Predicate::Eq(_, v) => std::slice::from_ref(v),
@@ -204,15 +203,14 @@ impl<'a> Run<'a> {
             // No counter gives a value range's length: the leaves it enters are checked instead.
             let mut leaves = LeafCheck::new(store);
             // Each range is also compared with its terms' counters.
-            let spans = spans(store, rtxn, rid, t, &prefix, ranges, p)?;
-            for (r, wanted) in spans {
+            for r in ranges {
                 let mut tally = index::terms::Tally::default();
                 let range = (
                     std::ops::Bound::Included(r.from.as_slice()),
                     std::ops::Bound::Excluded(r.to.as_slice()),
                 );
                 let mut prev: Option<&[u8]> = None;
-                let (mut next, mut read) = (0, 0u64);
+                let mut read = 0u64;
                 for entry in store.index.range(rtxn, &range)? {
                     let (k, id_key) = entry?;
                     read += 1;
@@ -222,28 +220,7 @@ impl<'a> Run<'a> {
                     leaves.check(store, k)?;
                     tally.count(k);
                     prev = Some(k);
-                    // A walk over many values' ranges at once: entries between them are
-                    // skipped (read, counted for the damage check, not charged).
-                    if let Some(wanted) = &wanted {
-                        while next < wanted.len() && k >= wanted[next].to.as_slice() {
-                            next += 1;
-                        }
-                        if next == wanted.len() || k < wanted[next].from.as_slice() {
-                            continue;
-                        }
-                    }
-                    self.metrics.index_lookups += 1;
-                    let epk = index::epk_of_entry(k)?;
-                    if t.excludes(&epk) || !self.passes_index_checks(k, Some(p))? {
-                        continue;
-                    }
-                    self.index_read(1);
-                    let mut doc_key = rid.to_be_bytes().to_vec();
-                    doc_key.extend_from_slice(&epk.0);
-                    doc_key.extend_from_slice(id_key);
-                    if after_ok(&doc_key) {
-                        keys_found.insert(doc_key);
-                    }
+                    self.take(t, p, k, id_key, after, &mut keys_found)?;
                 }
                 if counters && routed {
                     index::terms::settle_logical(store, rtxn, rid, &r, read, &self.def.full_id())?;
@@ -289,45 +266,6 @@ impl<'a> Run<'a> {
         }
         Ok(true)
     }
-}
-
-/// Past this many values, an `IN` whose path holds few entries for the partition is read as one
-/// walk rather than one seek per value.
-const WALK_VALUES: usize = 64;
-
-/// The key ranges to read, each with the ranges inside it whose entries are wanted (`None`:
-/// all of them). An `IN` of many values (a long `OR` chain is one) on a path whose entries in
-/// the partition number at most eight per value is one walk from its least value to its
-/// greatest, keeping the entries of its values: a seek costs about what reading eight entries
-/// in order does, so 50 000 values over 15 000 entries read 15 000 entries, not 50 000 seeks
-/// (and one counter walk, not 50 000). Otherwise one seek per value, as before.
-fn spans(
-    store: &crate::storage::Store,
-    rtxn: &heed::RoTxn,
-    rid: u32,
-    t: &Target,
-    prefix: &[u8],
-    mut ranges: Vec<scan::KeyRange>,
-    p: &Predicate,
-) -> Result<Vec<(scan::KeyRange, Option<Vec<scan::KeyRange>>)>> {
-    let many = matches!(p, Predicate::In(..)) && t.epks.is_none() && ranges.len() > WALK_VALUES;
-    if many {
-        let key = index::count_key(rid, t.pp, &prefix[8..]);
-        let entries = index::read_count(store, rtxn, &key)?;
-        if entries <= 8 * ranges.len() as u64 {
-            ranges.sort_by(|a, b| a.from.cmp(&b.from));
-            ranges.dedup_by(|a, b| a.from == b.from);
-            // Ranges of distinct values are disjoint or nested (a cut string's): the span ends
-            // at the greatest end.
-            let to = ranges.iter().map(|r| &r.to).max().expect("many").clone();
-            let span = scan::KeyRange {
-                from: ranges[0].from.clone(),
-                to,
-            };
-            return Ok(vec![(span, Some(ranges))]);
-        }
-    }
-    Ok(ranges.into_iter().map(|r| (r, None)).collect())
 }
 
 /// The index key ranges of an equality (or IN) predicate in one physical partition.

@@ -272,8 +272,9 @@ impl<'a> Run<'a> {
     }
 
     /// Index entry `k` (naming item `id_key`) of the access predicate `p`: its item is a
-    /// candidate unless the target or another indexed equality excludes it.
-    fn take(
+    /// candidate unless the target or another indexed equality excludes it (or an earlier page
+    /// returned it: keys at or before `after`).
+    pub(super) fn take(
         &mut self,
         t: &Target,
         p: &Predicate,
