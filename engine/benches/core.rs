@@ -3,13 +3,14 @@
 //! - 64 concurrent creators vs SQLite (WAL, synchronous=FULL) inserting the same rows;
 //! - point-read cost at 10 K vs 1 M items.
 //!
-//! `cargo bench -p engine --bench core` (set `BENCH_LARGE=0` to skip the 1 M item load).
+//! `cargo bench -p engine --bench core` (set `BENCH_LARGE=0` to skip the 1 M item load);
+//! `POINT_READS_ONLY=N` makes N point reads of each side for callgrind (see `point_reads_only`).
 
 use std::hint::black_box;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use criterion::{criterion_group, BenchmarkId, Criterion, Throughput};
 use engine::{ContainerClient, ContainerProperties, Engine, EngineOptions, PartitionKey};
 use heed::types::Bytes;
 use serde_json::{json, Value};
@@ -103,8 +104,17 @@ fn raw_copy(
     (env, raw)
 }
 
-fn point_read_vs_raw_heed(c: &mut Criterion) {
-    let rt = runtime();
+/// 10 000 customers of ~1 KB in 4 partitions, and the same stored JSON in a bare heed database.
+struct PointReads {
+    _dir: tempfile::TempDir,
+    _engine: Engine,
+    container: ContainerClient,
+    env: heed::Env<heed::WithoutTls>,
+    raw: heed::Database<'static, Bytes, Bytes>,
+    n: u64,
+}
+
+fn point_reads_setup(rt: &tokio::runtime::Runtime) -> PointReads {
     let dir = tempfile::tempdir().unwrap();
     let engine = Engine::open(dir.path().join("engine"), EngineOptions::default()).unwrap();
     let n = 10_000u64;
@@ -119,8 +129,63 @@ fn point_read_vs_raw_heed(c: &mut Criterion) {
         load(&c, n, customer).await;
         c
     });
-
     let (env, raw) = raw_copy(&container, &dir.path().join("raw"), n, |i| format!("c{i}"));
+    PointReads {
+        _dir: dir,
+        _engine: engine,
+        container,
+        env,
+        raw,
+        n,
+    }
+}
+
+/// `calls` engine point reads (`read_item_raw` + parse), as the criterion bench makes them.
+#[inline(never)]
+fn engine_point_reads(p: &PointReads, calls: u64) {
+    for k in 0..calls {
+        let id = format!("c{}", k * 7919 % p.n);
+        let r = p
+            .container
+            .read_item_raw(&id, &PartitionKey::from(id.as_str()))
+            .unwrap();
+        black_box(serde_json::from_slice::<Value>(r.resource.as_ref().unwrap()).unwrap());
+    }
+}
+
+/// `calls` raw heed gets + parse of the same items.
+#[inline(never)]
+fn raw_point_reads(p: &PointReads, calls: u64) {
+    for k in 0..calls {
+        let id = format!("c{}", k * 7919 % p.n);
+        let rtxn = p.env.read_txn().unwrap();
+        let bytes = p.raw.get(&rtxn, id.as_bytes()).unwrap().unwrap();
+        black_box(serde_json::from_slice::<Value>(bytes).unwrap());
+    }
+}
+
+/// `POINT_READS_ONLY=N`: N point reads of each side and nothing else, for callgrind, whose
+/// instruction counts do not depend on the machine's load: each side's inclusive count
+/// (`callgrind_annotate --inclusive=yes`, functions `engine_point_reads` and `raw_point_reads`)
+/// divided by N is one read.
+fn point_reads_only(calls: u64) {
+    let rt = runtime();
+    let p = point_reads_setup(&rt);
+    engine_point_reads(&p, calls);
+    raw_point_reads(&p, calls);
+    println!("{calls} point reads of each side");
+}
+
+fn point_read_vs_raw_heed(c: &mut Criterion) {
+    let rt = runtime();
+    let PointReads {
+        container,
+        env,
+        raw,
+        n,
+        ..
+    } = &point_reads_setup(&rt);
+    let (container, env, raw, n) = (container, env, raw, *n);
     let sample_len = container
         .read_item_raw("c0", &PartitionKey::from("c0"))
         .unwrap()
@@ -128,7 +193,6 @@ fn point_read_vs_raw_heed(c: &mut Criterion) {
         .unwrap()
         .len();
     eprintln!("item size: {sample_len} bytes");
-
     let mut g = c.benchmark_group("point_read_1kb");
     g.throughput(Throughput::Elements(1));
     let mut i = 0u64;
@@ -320,4 +384,14 @@ criterion_group!(
     create_64_writers_vs_sqlite,
     point_read_scaling
 );
-criterion_main!(benches);
+fn main() {
+    if let Some(calls) = std::env::var("POINT_READS_ONLY")
+        .ok()
+        .and_then(|n| n.parse().ok())
+    {
+        point_reads_only(calls);
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

@@ -5,7 +5,8 @@
 //! - ORDER BY ... TOP 100 over 100 K and 1 M items in 8 partitions: items read and RU must grow
 //!   with partitions × 100, not with items.
 //!
-//! `cargo bench -p engine --bench query` (`BENCH_LARGE=0` stops at 100 K items).
+//! `cargo bench -p engine --bench query` (`BENCH_LARGE=0` stops at 100 K items; `QUERY_ONLY=N`
+//! runs N single-partition queries of each side over 10 K items, for callgrind).
 
 use std::time::{Duration, Instant};
 
@@ -35,6 +36,199 @@ fn median(runs: usize, mut f: impl FnMut()) -> Duration {
 
 mod common;
 
+/// One 25-item single-partition query (category `k`), as an app's handler makes it.
+async fn category(c: &ContainerClient, k: u64) {
+    let r = c
+        .query_items::<Value>(
+            "SELECT * FROM c WHERE c.categoryId = @id",
+            &[("@id", json!(format!("cat{k}")))],
+            QueryOptions::default(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(r.items.len(), 25);
+}
+
+/// `calls` engine queries (for callgrind: `callgrind_annotate --inclusive=yes`, this function's
+/// count divided by `calls` is one query, the setup left out).
+#[inline(never)]
+async fn engine_queries(c: &ContainerClient, calls: u64, categories: u64) {
+    for i in 0..calls {
+        category(c, i * 37 % categories).await;
+    }
+}
+
+/// `calls` SQLite queries, the other side of [`engine_queries`].
+#[inline(never)]
+fn sqlite_queries(conn: &rusqlite::Connection, calls: u64, categories: u64) {
+    let mut stmt = conn
+        .prepare("SELECT body FROM items WHERE json_extract(body, '$.categoryId') = ?1")
+        .unwrap();
+    for i in 0..calls {
+        let rows: Vec<Value> = stmt
+            .query_map([format!("cat{}", i * 37 % categories)], |r| {
+                r.get::<_, String>(0)
+            })
+            .unwrap()
+            .map(|s| serde_json::from_str(&s.unwrap()).unwrap())
+            .collect();
+        assert_eq!(rows.len(), 25);
+    }
+}
+
+/// The SQLite side's prepared statement, moved into a runtime task with the loop that uses it.
+/// SAFETY: rusqlite opens connections without SQLite's own mutex (multi-thread mode): one
+/// connection may be used from any thread, one thread at a time, which the single task that
+/// owns it guarantees.
+struct SqliteSide(rusqlite::Statement<'static>);
+unsafe impl Send for SqliteSide {}
+
+impl SqliteSide {
+    fn new(conn: rusqlite::Connection) -> Self {
+        let conn: &'static rusqlite::Connection = Box::leak(Box::new(conn));
+        SqliteSide(
+            conn.prepare("SELECT body FROM items WHERE json_extract(body, '$.categoryId') = ?1")
+                .unwrap(),
+        )
+    }
+
+    /// The 25 items of category `k`, parsed as the engine's are.
+    fn category(&mut self, k: u64) {
+        let rows: Vec<Value> = self
+            .0
+            .query_map([format!("cat{k}")], |r| r.get::<_, String>(0))
+            .unwrap()
+            .map(|s| serde_json::from_str(&s.unwrap()).unwrap())
+            .collect();
+        assert_eq!(rows.len(), 25);
+    }
+}
+
+/// What [`side_by_side`] measured: medians of (engine, SQLite), and the SQLite side back.
+struct Sides {
+    wall: (Duration, Duration),
+    /// CPU time of the calling thread: the whole call only where it ran on that thread alone
+    /// (inline, single-threaded runtime), and what a loaded machine does not change.
+    cpu: (Duration, Duration),
+    sqlite: SqliteSide,
+}
+
+/// CPU time this thread has used.
+fn thread_cpu() -> Duration {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes the timespec it is given, which lives on this stack.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+    Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
+}
+
+/// How the engine's call is made in [`side_by_side`].
+#[derive(Clone, Copy, PartialEq)]
+enum Call {
+    /// Awaited as is: the engine runs the query on the calling thread (its shape is known cheap).
+    Inline,
+    /// Inside a hop to tokio's blocking pool and back: what each call paid before (issue 36).
+    BlockingPool,
+    /// Inside `tokio::task::block_in_place` (multi-thread runtimes only).
+    BlockInPlace,
+    /// On a dedicated light-read thread that spins 50 µs for its next job, then parks.
+    LightThread,
+}
+
+/// Medians of 1 050 engine queries made as `how` says and 1 000 SQLite queries, 50 of each in
+/// turn, from a task on `rt` (as an actix or tokio handler runs): both sides see the same
+/// machine load, however it changes during the run.
+fn side_by_side(
+    rt: &tokio::runtime::Runtime,
+    c: &ContainerClient,
+    sqlite: SqliteSide,
+    how: Call,
+) -> Sides {
+    /// A thread of its own that spins 50 µs for the next job before it sleeps.
+    fn light_thread() -> std::sync::mpsc::Sender<Box<dyn FnOnce() + Send>> {
+        let (tx, rx) = std::sync::mpsc::channel::<Box<dyn FnOnce() + Send>>();
+        std::thread::spawn(move || {
+            let mut idle_since = Instant::now();
+            loop {
+                match rx.try_recv() {
+                    Ok(job) => {
+                        job();
+                        idle_since = Instant::now();
+                    }
+                    Err(std::sync::mpsc::TryRecvError::Empty)
+                        if idle_since.elapsed() < Duration::from_micros(50) =>
+                    {
+                        std::hint::spin_loop()
+                    }
+                    Err(std::sync::mpsc::TryRecvError::Empty) => match rx.recv() {
+                        Ok(job) => {
+                            job();
+                            idle_since = Instant::now();
+                        }
+                        Err(_) => return,
+                    },
+                    Err(_) => return,
+                }
+            }
+        });
+        tx
+    }
+    let light = (how == Call::LightThread).then(light_thread);
+    let (c, h) = (c.clone(), rt.handle().clone());
+    rt.block_on(rt.spawn(async move {
+        let mut sqlite = sqlite;
+        let (mut engine_times, mut sqlite_times) = (Vec::new(), Vec::new());
+        let (mut engine_cpu, mut sqlite_cpu) = (Vec::new(), Vec::new());
+        // In blocks of 50 calls a side: each side runs warm, as in a loop of its own, and
+        // both see the machine's load as it changes.
+        for i in 0..2050u64 {
+            if i / 50 % 2 == 1 {
+                let (started, cpu) = (Instant::now(), thread_cpu());
+                sqlite.category(i * 37 % 4000);
+                sqlite_times.push(started.elapsed());
+                sqlite_cpu.push(thread_cpu() - cpu);
+                continue;
+            }
+            let k = i * 37 % 4000;
+            let (started, cpu) = (Instant::now(), thread_cpu());
+            match how {
+                Call::Inline => category(&c, k).await,
+                Call::BlockingPool => {
+                    let (c, h) = (c.clone(), h.clone());
+                    tokio::task::spawn_blocking(move || h.block_on(category(&c, k)))
+                        .await
+                        .unwrap()
+                }
+                Call::BlockInPlace => tokio::task::block_in_place(|| h.block_on(category(&c, k))),
+                Call::LightThread => {
+                    let (c, h) = (c.clone(), h.clone());
+                    let (tx, rx) = tokio::sync::oneshot::channel();
+                    let job = move || {
+                        h.block_on(category(&c, k));
+                        let _ = tx.send(());
+                    };
+                    light.as_ref().unwrap().send(Box::new(job)).unwrap();
+                    rx.await.unwrap()
+                }
+            }
+            engine_times.push(started.elapsed());
+            engine_cpu.push(thread_cpu().saturating_sub(cpu));
+        }
+        let median = |mut t: Vec<Duration>| {
+            t.sort();
+            t[t.len() / 2]
+        };
+        Sides {
+            wall: (median(engine_times), median(sqlite_times)),
+            cpu: (median(engine_cpu), median(sqlite_cpu)),
+            sqlite,
+        }
+    }))
+    .unwrap()
+}
+
 fn main() {
     if std::env::args().any(|a| a == "--list") {
         return;
@@ -46,7 +240,11 @@ fn main() {
         .unwrap();
     let dir = tempfile::tempdir().unwrap();
     let engine = Engine::open(dir.path().join("engine"), EngineOptions::default()).unwrap();
-    let n = 100_000u64;
+    // `QUERY_ONLY=N` (for callgrind): N queries of each side over fewer items, nothing else.
+    let only: Option<u64> = std::env::var("QUERY_ONLY")
+        .ok()
+        .and_then(|n| n.parse().ok());
+    let n = if only.is_some() { 10_000 } else { 100_000u64 };
     eprintln!("loading {n} products into the engine and SQLite…");
     let c = rt.block_on(async {
         let db = engine.create_database("bench").await.unwrap();
@@ -94,40 +292,15 @@ fn main() {
         tx.commit().unwrap();
     }
 
-    // 1. Single-partition query returning 25 items.
-    let mut k = 0u64;
-    // Called from async code, as an app's handlers do: one runtime entry for the whole loop.
-    let engine_time = rt.block_on(async {
-        let mut times = Vec::with_capacity(2001);
-        for _ in 0..2001 {
-            k = (k + 37) % 4000;
-            let started = Instant::now();
-            let r = c
-                .query_items::<Value>(
-                    "SELECT * FROM c WHERE c.categoryId = @id",
-                    &[("@id", json!(format!("cat{k}")))],
-                    QueryOptions::default(),
-                )
-                .await
-                .unwrap();
-            assert_eq!(r.items.len(), 25);
-            times.push(started.elapsed());
-        }
-        times.sort();
-        times[times.len() / 2]
-    });
-    let mut stmt = conn
-        .prepare("SELECT body FROM items WHERE json_extract(body, '$.categoryId') = ?1")
-        .unwrap();
-    let sqlite_time = median(2001, || {
-        k = (k + 37) % 4000;
-        let rows: Vec<Value> = stmt
-            .query_map([format!("cat{k}")], |r| r.get::<_, String>(0))
-            .unwrap()
-            .map(|s| serde_json::from_str(&s.unwrap()).unwrap())
-            .collect();
-        assert_eq!(rows.len(), 25);
-    });
+    if let Some(calls) = only {
+        rt.block_on(engine_queries(&c, calls, n / 25));
+        sqlite_queries(&conn, calls, n / 25);
+        println!("{calls} queries of each side");
+        return;
+    }
+
+    // 1. Single-partition query returning 25 items, the engine's way and then each other way a
+    // small read could leave an async thread, each beside SQLite in turn.
     let charge = rt
         .block_on(c.query_items::<Value>(
             "SELECT * FROM c WHERE c.categoryId = 'cat7'",
@@ -136,12 +309,64 @@ fn main() {
         ))
         .unwrap()
         .request_charge;
-    println!(
-        "single-partition query, 25 items of {n}: engine {:.1} µs ({charge} RU), SQLite + JSON index {:.1} µs, engine/SQLite time {:.2}",
-        engine_time.as_secs_f64() * 1e6,
-        sqlite_time.as_secs_f64() * 1e6,
-        engine_time.as_secs_f64() / sqlite_time.as_secs_f64()
-    );
+    let mut sqlite = SqliteSide::new(conn);
+    // What each actix worker is: a single-threaded runtime.
+    let actix_like = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    for (how, on_one_thread, name) in [
+        (
+            Call::Inline,
+            true,
+            "inline (the engine's way), single-threaded runtime as an actix worker",
+        ),
+        (
+            Call::Inline,
+            false,
+            "inline (the engine's way), multi-thread runtime",
+        ),
+        (
+            Call::BlockingPool,
+            true,
+            "with a hop to tokio's blocking pool and back (before), single-threaded runtime",
+        ),
+        (
+            Call::BlockingPool,
+            false,
+            "with a hop to tokio's blocking pool and back (before), multi-thread runtime",
+        ),
+        (
+            Call::BlockInPlace,
+            false,
+            "in tokio::task::block_in_place, multi-thread runtime",
+        ),
+        (
+            Call::LightThread,
+            false,
+            "on a light-read thread (spins 50 µs, then parks), multi-thread runtime",
+        ),
+    ] {
+        let rt = if on_one_thread { &actix_like } else { &rt };
+        let sides = side_by_side(rt, &c, sqlite, how);
+        sqlite = sides.sqlite;
+        let ((e, q), (ec, qc)) = (sides.wall, sides.cpu);
+        let us = |d: Duration| d.as_secs_f64() * 1e6;
+        println!(
+            "single-partition query, 25 items of {n} ({charge} RU), {name}: engine {:.1} µs, SQLite + JSON index {:.1} µs, engine/SQLite time {:.2}",
+            us(e),
+            us(q),
+            us(e) / us(q)
+        );
+        if how == Call::Inline && on_one_thread {
+            println!(
+                "  the same calls' CPU time on their thread: engine {:.1} µs, SQLite {:.1} µs, engine/SQLite {:.2}",
+                us(ec),
+                us(qc),
+                us(ec) / us(qc)
+            );
+        }
+    }
 
     // 2. ORDER BY ... TOP 100 across 8 partitions, at 100 K and (unless BENCH_LARGE=0) 1 M items.
     let top = |c: &ContainerClient| {

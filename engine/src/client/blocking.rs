@@ -3,7 +3,17 @@
 //! request on that worker — a 1 RU point read included — would wait for it (measured: a post
 //! page at 0.4 ms p99 idle took 8.8–10.3 s while four clients loaded the blog's V1 feed).
 //!
-//! Two lanes: point reads and queries confined to one logical partition go straight to tokio's
+//! Known-small work runs on the caller's thread ([`small`]): a point read (one B-tree lookup), and
+//! a page of a query whose pages of the same text (its *shape*, parameters left out) used under
+//! [`INLINE_LIMIT`] of CPU. Handing such work to another thread and back cost more than the work
+//! (~55 µs of a 25-item single-partition query's ~140 µs, issue 36), and waiting on it is what
+//! an async thread must not do only when it is long. A chain of small reads on one thread gives
+//! way to the thread's other tasks every [`YIELD_AFTER`] of such work, so a handler issuing two
+//! hundred small reads in a row cannot hold a request behind it longer than that. A shape whose
+//! page ran long goes off the thread again, and comes back only after many cheap pages in a row.
+//!
+//! Everything else goes in two lanes: point reads and queries confined to one logical partition
+//! go straight to tokio's
 //! blocking pool (never queued behind anything); cross-partition query pages and scans go to a
 //! pool of their own at a lower CPU priority (nice 10). Heavy queries then use every idle core,
 //! but when a point read or a page render needs a core the kernel gives it one at once instead of
@@ -18,6 +28,7 @@
 //! BENCHMARKS.md), while the heavy queries still get every core when nothing else runs.
 //! Outside a tokio runtime (a plain thread, a benchmark) the work runs inline, as before.
 
+use std::cell::Cell;
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
@@ -201,8 +212,104 @@ fn lower_priority() {
     }
 }
 
-/// A point read (or other short read): on tokio's blocking pool, never queued. Generic over
-/// the error, so work that fails with its charge (`Failed`) keeps it.
+/// A query page whose shape's pages used less CPU than this runs on the caller's thread. A
+/// 25-item page takes ~0.1 ms; a millisecond is what an async thread may give a request's
+/// storage work without its other requests noticing.
+pub(crate) const INLINE_LIMIT: Duration = Duration::from_millis(1);
+
+/// Small work a thread may run in a row before it gives way to its other tasks once.
+pub(crate) const YIELD_AFTER: Duration = Duration::from_micros(500);
+
+/// Cheap pages in a row after which a shape that once ran long runs inline again: a text whose
+/// cost depends on its parameters (one large logical partition among small ones) must not take
+/// an async thread for a long page every few calls.
+const CHEAP_PAGES_AFTER_LONG: u16 = 64;
+
+/// What is known of a query shape's pages.
+#[derive(Clone, Copy, Default)]
+struct Shape {
+    /// Pages in a row under [`INLINE_LIMIT`].
+    cheap: u16,
+    /// Some page of this shape ran past [`INLINE_LIMIT`].
+    was_long: bool,
+}
+
+impl Shape {
+    fn inline(&self) -> bool {
+        self.cheap
+            >= if self.was_long {
+                CHEAP_PAGES_AFTER_LONG
+            } else {
+                1
+            }
+    }
+}
+
+fn shapes() -> &'static Mutex<HashMap<u64, Shape>> {
+    static SHAPES: OnceLock<Mutex<HashMap<u64, Shape>>> = OnceLock::new();
+    SHAPES.get_or_init(Default::default)
+}
+
+/// The shape of a query: its container and text, not its parameters (the same statement runs
+/// with other values, and costs about the same).
+pub(crate) fn shape_of(database: &str, container: &str, sql: &str) -> u64 {
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    for part in [database, container, sql] {
+        h.update(part.as_bytes());
+        h.update(&[0]);
+    }
+    h.digest()
+}
+
+fn runs_inline(shape: u64) -> bool {
+    shapes()
+        .lock()
+        .is_ok_and(|s| s.get(&shape).is_some_and(Shape::inline))
+}
+
+/// Remembers what a page of `shape` cost, wherever it ran.
+fn remember_shape(shape: u64, took: Duration) {
+    let Ok(mut s) = shapes().lock() else {
+        return;
+    };
+    if s.len() >= REMEMBERED && !s.contains_key(&shape) {
+        s.clear();
+    }
+    let known = s.entry(shape).or_default();
+    if took > INLINE_LIMIT {
+        *known = Shape {
+            cheap: 0,
+            was_long: true,
+        };
+    } else {
+        known.cheap = known.cheap.saturating_add(1);
+    }
+}
+
+thread_local! {
+    /// Small work this thread ran since it last gave way (see [`small`]).
+    static SINCE_YIELD: Cell<Duration> = const { Cell::new(Duration::ZERO) };
+}
+
+/// Known-small work (a point read, a cheap query page) on the caller's thread: no hand-off, no
+/// wake-up of another thread. Once the thread has run [`YIELD_AFTER`] of such work without
+/// giving way, the calling task yields once, so the thread's other tasks (another request on
+/// the same actix worker) run between two small reads rather than after two hundred.
+pub(crate) async fn small<R>(f: impl FnOnce() -> R) -> R {
+    let started = Instant::now();
+    let r = f();
+    let since = SINCE_YIELD.get() + started.elapsed();
+    if since >= YIELD_AFTER && tokio::runtime::Handle::try_current().is_ok() {
+        SINCE_YIELD.set(Duration::ZERO);
+        tokio::task::yield_now().await;
+    } else {
+        SINCE_YIELD.set(since);
+    }
+    r
+}
+
+/// A short read whose cost is not known to be small: on tokio's blocking pool, never queued.
+/// Generic over the error, so work that fails with its charge (`Failed`) keeps it.
 pub(crate) async fn light<R: Send + 'static, E: From<Error> + Send + 'static>(
     f: impl FnOnce() -> Result<R, E> + Send + 'static,
 ) -> Result<R, E> {
@@ -259,18 +366,38 @@ async fn query_page_off_thread<R: Send + 'static, E: From<Error> + Send + 'stati
     .await
 }
 
-/// A query page: [`light`] when `light_work` (one logical partition), else a cross-partition
-/// page of the query hashed `query` on the heavy pool (see the module's lanes); the error is the
-/// work's own (a query page's `Failed` keeps its charge).
+/// A query page of `shape` (see [`shape_of`]) hashed `query` (with its parameters): on the
+/// caller's thread when the shape's pages are known cheap ([`small`]); else [`light`] when
+/// `light_work` (one logical partition), else a cross-partition page on the heavy pool (see the
+/// module's lanes). Its CPU time, wherever it ran, decides for the shape's next page. The error
+/// is the work's own (a query page's `Failed` keeps its charge).
 pub(crate) async fn query_page<R: Send + 'static, E: From<Error> + Send + 'static>(
     light_work: bool,
     query: u64,
+    shape: u64,
     f: impl FnOnce() -> Result<R, E> + Send + 'static,
 ) -> Result<R, E> {
+    if runs_inline(shape) {
+        // Wall time here (the CPU clock is a system call; the vDSO's is not): at least the CPU
+        // time, so a page that ran long is never taken for a cheap one.
+        return small(move || {
+            let started = Instant::now();
+            let r = f();
+            remember_shape(shape, started.elapsed());
+            r
+        })
+        .await;
+    }
+    let timed = move || {
+        let started = thread_cpu_time();
+        let r = f();
+        remember_shape(shape, thread_cpu_time().saturating_sub(started));
+        r
+    };
     if light_work {
-        light(f).await
+        light(timed).await
     } else {
-        query_page_off_thread(query, f).await
+        query_page_off_thread(query, timed).await
     }
 }
 
@@ -281,6 +408,9 @@ mod tests {
 
     use super::*;
 
+    /// Tests that fill the heavy pool's threads run one at a time.
+    static POOL: Mutex<()> = Mutex::new(());
+
     fn running_long() -> usize {
         heavy_pool().queues.lock().unwrap().running_long
     }
@@ -290,6 +420,7 @@ mod tests {
     /// one queue (before) the fresh page waited for the long ones: it timed out here.
     #[test]
     fn a_fresh_page_does_not_wait_for_long_ones() {
+        let _pool = POOL.lock().unwrap_or_else(|e| e.into_inner());
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
@@ -305,7 +436,7 @@ mod tests {
             let pages: Vec<_> = (0..slots * 2)
                 .map(|_| {
                     let held = held.clone();
-                    tokio::spawn(query_page(false, long, move || {
+                    tokio::spawn(query_page(false, long, long, move || {
                         let _ = held.lock().unwrap().recv();
                         Ok::<_, Error>(())
                     }))
@@ -320,7 +451,9 @@ mod tests {
             assert_eq!(running_long(), slots);
             let fresh = tokio::time::timeout(
                 Duration::from_secs(10),
-                query_page(false, 0x7e57_1ade_0000_0002, || Ok::<_, Error>(42)),
+                query_page(false, 0x7e57_1ade_0000_0002, 0x7e57_1ade_0000_0002, || {
+                    Ok::<_, Error>(42)
+                }),
             )
             .await
             .expect("the fresh page ran while the long ones held their slots");
@@ -340,6 +473,150 @@ mod tests {
                 remember(long, Duration::ZERO);
             }
             assert!(!is_long(long));
+        });
+    }
+
+    /// Spins for `cpu` of this thread's CPU time (a page that costs that much).
+    fn burn(cpu: Duration) {
+        let until = thread_cpu_time() + cpu;
+        while thread_cpu_time() < until {
+            std::hint::black_box(0u64);
+        }
+    }
+
+    /// Which thread ran a page of `shape`: the caller's, or another.
+    async fn ran_inline(routed: bool, shape: u64, cpu: Duration) -> bool {
+        let caller = std::thread::current().id();
+        let ran = query_page(routed, shape, shape, move || {
+            burn(cpu);
+            Ok::<_, Error>(std::thread::current().id())
+        })
+        .await
+        .unwrap();
+        ran == caller
+    }
+
+    /// A shape runs off the caller's thread until a page of it is known cheap; a page past
+    /// [`INLINE_LIMIT`] sends it off again until [`CHEAP_PAGES_AFTER_LONG`] cheap pages in a row.
+    #[test]
+    fn a_cheap_shape_runs_inline_and_a_long_page_sends_it_off() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            for (routed, shape) in [
+                (true, 0x7e57_5a4e_0000_0001),
+                (false, 0x7e57_5a4e_0000_0002),
+            ] {
+                assert!(
+                    !ran_inline(routed, shape, Duration::ZERO).await,
+                    "unknown: off"
+                );
+                assert!(
+                    ran_inline(routed, shape, Duration::ZERO).await,
+                    "known cheap"
+                );
+                assert!(
+                    ran_inline(routed, shape, INLINE_LIMIT * 3).await,
+                    "not known long yet"
+                );
+                for _ in 0..CHEAP_PAGES_AFTER_LONG {
+                    assert!(!ran_inline(routed, shape, Duration::ZERO).await, "was long");
+                }
+                assert!(
+                    ran_inline(routed, shape, Duration::ZERO).await,
+                    "cheap again"
+                );
+            }
+        });
+    }
+
+    /// Small reads in a row on one thread give way to its other tasks: a probe spawned beside
+    /// 400 reads of 250 µs runs after the first few, not after all of them (100 ms). Counted in
+    /// reads, not time, so a loaded machine cannot make it pass or fail.
+    #[test]
+    fn a_chain_of_small_reads_gives_way_to_the_threads_other_tasks() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let done = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+            let chain = {
+                let done = done.clone();
+                tokio::spawn(async move {
+                    for _ in 0..400 {
+                        small(|| {
+                            let until = Instant::now() + Duration::from_micros(250);
+                            while Instant::now() < until {
+                                std::hint::black_box(0u64);
+                            }
+                        })
+                        .await;
+                        done.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    }
+                })
+            };
+            let probe = {
+                let done = done.clone();
+                tokio::spawn(async move { done.load(std::sync::atomic::Ordering::SeqCst) })
+            };
+            let seen = probe.await.unwrap();
+            chain.await.unwrap();
+            let most = (YIELD_AFTER.as_micros() / 250 + 2) as usize;
+            assert!(
+                seen <= most,
+                "the probe waited for {seen} reads (at most {most})"
+            );
+        });
+    }
+
+    /// A page of a known-cheap shape is answered while every thread of the heavy pool is held
+    /// by other pages: it runs on the caller's thread. Before, it queued behind them (timed out).
+    #[test]
+    fn a_cheap_page_does_not_wait_behind_heavy_pages() {
+        let _pool = POOL.lock().unwrap_or_else(|e| e.into_inner());
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let cheap = 0x7e57_5a4e_0000_0003;
+            remember_shape(cheap, Duration::ZERO);
+            let threads = heavy_pool().long_slots * 2;
+            let (release, held) = mpsc::channel::<()>();
+            let held = Arc::new(Mutex::new(held));
+            let (started, running) = mpsc::channel::<()>();
+            let pages: Vec<_> = (0..threads)
+                .map(|i| {
+                    let (held, started) = (held.clone(), started.clone());
+                    let heavy = 0x7e57_4ea0_0000_0000 + i as u64;
+                    tokio::spawn(query_page(false, heavy, heavy, move || {
+                        started.send(()).unwrap();
+                        let _ = held.lock().unwrap().recv();
+                        Ok::<_, Error>(())
+                    }))
+                })
+                .collect();
+            // Every heavy thread holds a page (one takes the lock, the others wait for it).
+            for _ in 0..threads {
+                running.recv_timeout(Duration::from_secs(10)).unwrap();
+            }
+            let answer = tokio::time::timeout(
+                Duration::from_secs(5),
+                query_page(false, cheap, cheap, || Ok::<_, Error>(7)),
+            )
+            .await
+            .expect("the cheap page ran while the heavy pool was full");
+            assert_eq!(answer.unwrap(), 7);
+            for _ in 0..threads {
+                release.send(()).unwrap();
+            }
+            for page in pages {
+                page.await.unwrap().unwrap();
+            }
         });
     }
 }

@@ -131,6 +131,7 @@ impl ContainerClient {
         }
         sql::check_params(&query, &params)?;
         let qhash = run::query_hash(sql, &params);
+        let shape = super::blocking::shape_of(&self.database, &self.id, sql);
         let shared = self.shared()?;
         let engine_opts = &self.engine.inner.opts;
         let budget = PageBudget {
@@ -154,7 +155,7 @@ impl ContainerClient {
                 // A query confined to one logical partition is the cheap kind (and what a
                 // 1 RU page makes): it must not queue behind fan-outs.
                 let routed = options.partition_key.is_some();
-                super::blocking::query_page(routed, qhash, move || {
+                super::blocking::query_page(routed, qhash, shape, move || {
                     // Every partition the query will visit admits it as a request of its own:
                     // one hot partition throttles a fan-out.
                     let def = shared.def.load_full();
@@ -176,10 +177,10 @@ impl ContainerClient {
                         crate::scripts::js::udf::with_functions(functions, deadline, || {
                             me.engine.inner.store.read(|rtxn| {
                                 let def = me.definition_in(rtxn)?;
-                                let req = PageRequest {
                                 // `c.<computed property>` becomes its expression.
                                 let resolved =
                                     crate::sql::computed::resolve(&def.computed()?, &query);
+                                let req = PageRequest {
                                     q: resolved.as_ref().unwrap_or(&query),
                                     qhash,
                                     params: &params,
