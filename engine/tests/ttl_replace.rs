@@ -17,6 +17,13 @@ async fn status(c: &engine::ContainerClient, id: &str) -> u16 {
     }
 }
 
+/// `engine check` finds nothing wrong with what the replace left.
+fn checks_clean(t: &common::TestEngine) {
+    for report in t.engine.check().unwrap() {
+        assert!(report.problems.is_empty(), "{report:?}");
+    }
+}
+
 fn items_stored(t: &common::TestEngine) -> u64 {
     t.engine.database("test").containers()[0].totals().1
 }
@@ -33,7 +40,7 @@ fn a_new_default_ttl_expires_existing_items_and_the_purge_removes_them() {
             }
             c.create_item(&doc, None, None).await.unwrap();
         }
-        // TTL off: items' own `ttl` is ignored, nothing expires.
+        // Created with TTL off (items' own `ttl` ignored); now on, with a 1 s default.
         let db = t.engine.database("test");
         let def = db.replace_default_ttl("c", Some(1)).await.unwrap();
         assert_eq!(def.default_ttl(), Some(1));
@@ -48,6 +55,7 @@ fn a_new_default_ttl_expires_existing_items_and_the_purge_removes_them() {
             waited += 1;
         }
         assert_eq!(items_stored(&t), 2, "the expired item was purged");
+        checks_clean(&t);
     });
 }
 
@@ -81,5 +89,6 @@ fn turning_ttl_off_keeps_items_that_would_have_expired() {
             let e = db.replace_default_ttl("c", Some(bad)).await.unwrap_err();
             assert_eq!(e.status_code(), 400, "{bad}");
         }
+        checks_clean(&t);
     });
 }
