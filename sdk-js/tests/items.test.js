@@ -11,7 +11,7 @@ const { database } = await client.databases.create({ id: "items" });
 const { container } = await database.containers.create({
   id: "orders",
   partitionKey: { paths: ["/customerId"] },
-  throughput: 30000, // three physical partitions: bulk sends one request per range
+  throughput: 30000, // five physical partitions: bulk sends one request per range
 });
 
 test("a patch body may be the bare array (item.patch([ops])) or {operations, condition}", async () => {

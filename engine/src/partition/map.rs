@@ -56,21 +56,35 @@ impl PartitionMap {
     /// `count` partitions splitting the coordinate space evenly, each starting where the first
     /// `aligned_bits` bits change (a hierarchical key's first level: so no partition starts
     /// inside one first value's share of the space).
+    ///
+    /// A plain key (`aligned_bits` 64) starts its partitions where the service starts a new
+    /// container's partition key ranges: at `i * ((2^126 - 1) / count)` of the 126-bit EPK
+    /// space (the emulator's five ranges of 30,000 RU/s end at `0CCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC`,
+    /// `1999…98`, `2666…64`, `3333…30`, which azure-cosmos's `test_circuit_breaker_emulator.py`
+    /// reads; two ranges meet at `1FFF…FF`). The EPK is recorded as the partition's Cosmos start
+    /// and its coordinate is the EPK's top 64 bits (a key whose EPK shares that coordinate but
+    /// lies below the boundary, one in 2^64, is held by the upper partition).
     pub fn evenly_aligned(count: u32, aligned_bits: u32) -> Self {
         let count = count.max(1);
         let step = u64::MAX / count as u64;
         let unit = 1u64.checked_shl(64 - aligned_bits.min(64)).unwrap_or(1);
+        let epk_step = ((1u128 << 126) - 1) / count as u128;
         let partitions = (0..count)
             .map(|i| PhysicalPartition {
                 id: i,
-                start: step * i as u64 / unit * unit,
+                start: if aligned_bits >= 64 {
+                    ((epk_step * i as u128) >> 62) as u64
+                } else {
+                    step * i as u64 / unit * unit
+                },
                 lsn: 0,
                 bytes: 0,
                 items: 0,
                 parent: None,
                 range_id: None,
                 range_parents: Vec::new(),
-                cosmos_start: None,
+                cosmos_start: (aligned_bits >= 64 && i > 0)
+                    .then(|| crate::partition::cosmos::hex(epk_step * i as u128)),
             })
             .collect();
         PartitionMap {
@@ -120,6 +134,36 @@ impl PartitionMap {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_new_container_s_ranges_start_where_the_service_s_do() {
+        // The emulator's five ranges (azure-cosmos's test_circuit_breaker_emulator.py) and
+        // the service's two.
+        let starts = |n: u32| -> Vec<Option<String>> {
+            PartitionMap::evenly_aligned(n, 64)
+                .partitions
+                .into_iter()
+                .map(|p| p.cosmos_start)
+                .collect()
+        };
+        assert_eq!(
+            starts(5),
+            [
+                None,
+                Some("0CCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC".into()),
+                Some("19999999999999999999999999999998".into()),
+                Some("26666666666666666666666666666664".into()),
+                Some("33333333333333333333333333333330".into()),
+            ]
+        );
+        assert_eq!(
+            starts(2)[1].as_deref(),
+            Some("1FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF")
+        );
+        // Each start's coordinate is its EPK's top 64 bits.
+        let m = PartitionMap::evenly_aligned(5, 64);
+        assert_eq!(m.partitions[1].start, 0x3333_3333_3333_3333);
+    }
 
     fn epk_at(c: u64) -> Epk {
         let mut b = [0u8; 16];

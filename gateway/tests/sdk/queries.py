@@ -1,4 +1,4 @@
-"""Queries through the SDK over a container of several physical partitions (40,000 RU/s: four),
+"""Queries through the SDK over a container of several physical partitions (40,000 RU/s: seven),
 each shape paged with a small max_item_count, checked against rows computed here. The rows are
 written to RESULTS_FILE so the Rust side compares them with the engine's own query_all."""
 import json
