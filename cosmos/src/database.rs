@@ -42,8 +42,8 @@ impl Database {
     }
 
     /// The container, created with `props` when missing. Embedded, a changed indexing policy
-    /// is applied (the engine rebuilds the index online); remote, an existing container with
-    /// another partition key is refused.
+    /// is applied (the engine rebuilds the index online), and changed computed properties;
+    /// remote, an existing container with another partition key is refused.
     pub async fn create_container_if_not_exists(
         &self,
         props: ContainerProperties,
@@ -53,7 +53,12 @@ impl Database {
                 let db = e.database(&self.id);
                 let wanted = props.indexing_policy.clone();
                 let unique_keys = props.unique_keys.clone();
+                let computed = props.computed_properties.clone();
                 let c = db.create_container_if_not_exists(props).await?;
+                // The app's declared computed properties are the container's, as its policy.
+                if c.read_container()?.computed_properties() != computed.as_slice() {
+                    db.replace_computed_properties(c.id(), computed).await?;
+                }
                 same_unique_keys(
                     &self.id,
                     c.id(),

@@ -499,3 +499,36 @@ async fn computed_properties_answer_alike_on_both_backends() {
     assert_eq!(Value::Array(embedded), want);
     assert_eq!(Value::Array(remote), want);
 }
+
+/// Embedded, the computed properties an app declares are the container's: declared anew on an
+/// existing container, they replace the old ones (as a changed indexing policy is applied).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn declared_computed_properties_replace_the_stored_ones_embedded() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = engine::Engine::open(dir.path(), Default::default()).unwrap();
+    let account = Account::embedded(engine);
+    let db = account.create_database_if_not_exists("cp").await.unwrap();
+    let declare =
+        |query: &str| ContainerProperties::new("people", "/pk").with_computed_property("cp", query);
+    let c = db
+        .create_container_if_not_exists(declare("SELECT VALUE LOWER(c.name) FROM c"))
+        .await
+        .unwrap();
+    c.create_item(&json!({"id": "a", "pk": "p", "name": "Ada"}), None, None)
+        .await
+        .unwrap();
+    let c = db
+        .create_container_if_not_exists(declare("SELECT VALUE UPPER(c.name) FROM c"))
+        .await
+        .unwrap();
+    let rows = c
+        .query_all::<Value>(
+            "SELECT VALUE c.cp FROM c",
+            NO_PARAMS,
+            QueryOptions::default(),
+        )
+        .await
+        .unwrap()
+        .items;
+    assert_eq!(rows, vec![json!("ADA")]);
+}
