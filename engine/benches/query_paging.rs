@@ -30,9 +30,14 @@ struct Pages {
     rows: usize,
     pages: usize,
     ru: f64,
+    /// The query base each page paid per physical partition it visited (`ru::rate::QUERY`).
+    bases: f64,
     read: u64,
     millis: f64,
 }
+
+/// The query base of one physical partition's share of a page (`ru::rate::QUERY`).
+const BASE: f64 = 5.0;
 
 /// Pages of `sql` of `page` rows, at the engine's default page budget (`unbounded`: none), at
 /// most `max_pages` of them.
@@ -48,6 +53,7 @@ async fn pages(
         rows: 0,
         pages: 0,
         ru: 0.0,
+        bases: 0.0,
         read: 0,
         millis: 0.0,
     };
@@ -69,7 +75,9 @@ async fn pages(
         out.rows += r.items.len();
         out.pages += 1;
         out.ru += r.request_charge;
-        out.read += r.query_metrics.unwrap().retrieved_document_count;
+        let m = r.query_metrics.unwrap();
+        out.read += m.retrieved_document_count;
+        out.bases += m.partitions_visited.max(1) as f64 * BASE;
         continuation = r.continuation;
         if continuation.is_none() {
             break;
@@ -171,10 +179,12 @@ fn main() {
         let by2 = pages(&c, sql, 2, false, usize::MAX).await;
         row("the same, paged by 2 (default budget)", &by2);
         println!(
-            "\npaged / unpaged RU: {:.3} (page bases: {} pages × 5 RU = {} RU of the difference)\n",
+            "\npaged / unpaged RU: {:.3}; without the page bases (each page is an execution of \
+             its own, RU.md): {:.3} ({:.0} / {:.0} RU)\n",
             by2.ru / one.ru,
-            by2.pages,
-            by2.pages * 5
+            (by2.ru - by2.bases) / (one.ru - one.bases),
+            by2.ru - by2.bases,
+            one.ru - one.bases
         );
         let sql = "SELECT DISTINCT VALUE c.nested.a FROM c ORDER BY c.nested.a";
         let one = pages(&c, sql, 100_000, true, usize::MAX).await;
