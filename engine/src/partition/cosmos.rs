@@ -170,6 +170,21 @@ impl EpkRange {
             epk >= self.start.as_str() && (self.end.is_empty() || epk < self.end.as_str())
         }
     }
+
+    /// Whether some EPK is in both ranges (`other` a range or a point).
+    pub(crate) fn overlaps(&self, other: &EpkRange) -> bool {
+        if other.start == other.end {
+            return self.contains(&other.start);
+        }
+        let end = |r: &EpkRange| {
+            if r.end.is_empty() {
+                "FF".to_owned()
+            } else {
+                r.end.clone()
+            }
+        };
+        self.start < end(other) && other.start < end(self)
+    }
 }
 
 fn fmix64(mut k: u64) -> u64 {

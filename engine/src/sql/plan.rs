@@ -92,6 +92,10 @@ pub struct Plan {
     /// DISTINCT, ORDER BY, TOP or OFFSET, and a filter made only of indexable conjuncts: when
     /// storage answers every conjunct exactly, the count is of the items storage selects.
     pub counts_items: bool,
+    /// That count written as the SDKs' per-range form of it, `SELECT VALUE [{"item": COUNT(1)}]`
+    /// (the rewritten query of a cross-partition plan, gateway `query_plan.rs`): answered
+    /// `[{"item": n}]`, so a count the SDK fans out costs what the engine's own count costs.
+    pub count_as_item: bool,
 }
 
 impl Plan {
@@ -153,8 +157,12 @@ pub fn plan(
         && matches!(q.select, super::ast::Select::Star)
         && !shape.distinct
         && (q.filter.is_none() || all_indexable);
-    let counts_items = root.is_some_and(|r| counts_each_item(&q.select, r))
-        && q.joins.is_empty()
+    let count_as_item = sdk_count(&q.select).is_some();
+    let counts_items = root.is_some_and(|r| match (&q.select, sdk_count(&q.select)) {
+        (_, Some(count)) => counts_each_item(count, r),
+        (super::ast::Select::Value(e), None) => counts_each_item(e, r),
+        _ => false,
+    }) && q.joins.is_empty()
         && !shape.grouped
         && !shape.distinct
         && q.order_by.is_empty()
@@ -213,6 +221,7 @@ pub fn plan(
         limits,
         items_are_rows,
         counts_items,
+        count_as_item,
     })
 }
 
@@ -276,13 +285,29 @@ pub fn evaluated(q: &Query, params: &Params) -> Option<Query> {
 
 /// `VALUE COUNT(1)`, `VALUE COUNT(c)`: one per item, whatever the item holds (a literal, even
 /// `null`, is defined for every row).
-fn counts_each_item(select: &super::ast::Select, root: &str) -> bool {
-    match select {
-        super::ast::Select::Value(Expr::Call { name, args }) if name == "COUNT" => {
+fn counts_each_item(value: &Expr, root: &str) -> bool {
+    match value {
+        Expr::Call { name, args } if name == "COUNT" => {
             matches!(args.as_slice(), [Expr::Literal(_)])
                 || matches!(args.as_slice(), [Expr::Ident(a)] if a == root)
         }
         _ => false,
+    }
+}
+
+/// `VALUE [{"item": COUNT(…)}]`, the SDKs' per-range aggregate: the count inside it.
+fn sdk_count(select: &super::ast::Select) -> Option<&Expr> {
+    let super::ast::Select::Value(Expr::Array(items)) = select else {
+        return None;
+    };
+    let [Expr::Object(fields)] = items.as_slice() else {
+        return None;
+    };
+    match fields.as_slice() {
+        [(name, count @ Expr::Call { name: f, .. })] if name == "item" && f == "COUNT" => {
+            Some(count)
+        }
+        _ => None,
     }
 }
 
@@ -539,6 +564,19 @@ mod tests {
             values("SELECT * FROM c WHERE c.t = 'a' AND c.s = 3"),
             Some(vec![json!("a")])
         );
+    }
+
+    #[test]
+    fn the_sdks_per_range_count_is_a_count_of_items() {
+        let q = p(r#"SELECT VALUE [{"item": COUNT(1)}] FROM c WHERE c.pk = 'a'"#);
+        assert!(q.counts_items && q.count_as_item);
+        let q = p("SELECT VALUE COUNT(1) FROM c");
+        assert!(q.counts_items && !q.count_as_item);
+        // Another aggregate in the same form is evaluated.
+        let q = p(r#"SELECT VALUE [{"item": SUM(c.n)}] FROM c"#);
+        assert!(!q.counts_items && !q.count_as_item);
+        let q = p(r#"SELECT VALUE [{"item": COUNT(c.n)}] FROM c"#);
+        assert!(!q.counts_items);
     }
 
     #[test]

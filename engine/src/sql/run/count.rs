@@ -17,6 +17,15 @@ use crate::ttl;
 const LP_CHECK_MAX: u64 = 1024;
 
 impl<'a> Run<'a> {
+    /// The count as the query asked for it: `n`, or `[{"item": n}]` for the SDKs' per-range form.
+    fn count_row(&self, n: u64) -> Value {
+        if self.plan.count_as_item {
+            serde_json::json!([{ "item": n }])
+        } else {
+            Value::from(n)
+        }
+    }
+
     /// Whether this page is such a count: a count of items with an exact filter, on index
     /// ranges or scans that hold only the items asked for (not a hierarchical prefix's share of
     /// a partition, which other prefixes may share), and no EPK range to check item by item.
@@ -70,7 +79,7 @@ impl<'a> Run<'a> {
             }
         }
         self.matched_docs = n;
-        Ok(self.page_of(vec![Value::from(n)], token))
+        Ok(self.page_of(vec![self.count_row(n)], token))
     }
 
     /// No filter and no TTL (so no item can have expired unseen): the counters every write keeps
@@ -126,6 +135,6 @@ impl<'a> Run<'a> {
             n += items;
         }
         self.matched_docs = n;
-        Ok(self.page_of(vec![Value::from(n)], token))
+        Ok(self.page_of(vec![self.count_row(n)], token))
     }
 }

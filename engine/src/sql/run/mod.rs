@@ -277,7 +277,7 @@ pub fn run_page(
         Ok(done) => done,
         Err(error) => {
             // Every partition visited ran the query as a request of its own (as `into_page`).
-            run.meter.queries = run.visited.len().max(1) as u64;
+            run.meter.queries = run.billed_partitions();
             return Err(Failed::spent(error, run.meter));
         }
     };

@@ -15,9 +15,18 @@ impl<'a> Run<'a> {
     ) -> Page {
         let plan = self.describe_plan(execution, targets, pk_path);
         // Every partition visited ran the query as a request of its own: each pays the base.
-        self.meter.queries = self.visited.len().max(1) as u64;
+        self.meter.queries = self.billed_partitions();
+        let unbilled: Vec<u32> = self
+            .visited
+            .iter()
+            .copied()
+            .filter(|p| !self.billed(*p))
+            .collect();
         for c in &mut self.costs {
             c.charge();
+            if unbilled.contains(&c.partition) {
+                c.request_charge = (c.request_charge - crate::ru::rate::QUERY).max(0.0);
+            }
         }
         let mut metrics = self.metrics;
         metrics.output_document_count = self.rows.len() as u64;
@@ -38,6 +47,38 @@ impl<'a> Run<'a> {
             metrics,
             partitions: self.visited,
         }
+    }
+
+    /// The partitions visited that pay a query base, at least one.
+    pub(super) fn billed_partitions(&self) -> u64 {
+        self.visited
+            .iter()
+            .filter(|p| self.billed(**p))
+            .count()
+            .max(1) as u64
+    }
+
+    /// Whether a visit of partition `pp` pays the query base: not when the request names a
+    /// Cosmos EPK range (one partition key range, as the SDKs send a cross-partition query
+    /// range by range) that `pp`'s own range does not overlap. Under Cosmos placement a
+    /// partition's first coordinate can hold the last EPKs of the range before it (a partition
+    /// starts at an EPK that falls inside a coordinate, `PartitionMap::new`), so such a request
+    /// visits the next partition for that sliver; on Azure Cosmos DB the range is one physical
+    /// partition and one request, with one base.
+    fn billed(&self, pp: u32) -> bool {
+        let Some(range) = self.epk_range else {
+            return true;
+        };
+        if self.def.partition_key.placement != crate::Placement::Cosmos {
+            return true;
+        }
+        let map = &self.def.partitions;
+        map.partitions
+            .iter()
+            .position(|p| p.id == pp)
+            .is_none_or(|i| {
+                crate::partition::cosmos::range_of(&self.def.partition_key, map, i).overlaps(range)
+            })
     }
 
     /// How the page ran, as `QueryMetrics::plan` tells it: mode, exactness, access, partitions.
