@@ -26,6 +26,9 @@ fn store(dir: &Path) -> Vec<u8> {
     std::fs::read(dir.join("data.mdb")).unwrap()
 }
 
+/// What is lost, from which table, and which of its keys (the sixth picked).
+type Loss = (&'static str, &'static str, fn(&[u8]) -> bool);
+
 /// Backs up a read-only copy of `bytes` into `out`.
 fn backup(dir: &Path, bytes: &[u8], out: &Path) -> Result<u64, String> {
     let e = open_copy(dir, bytes);
@@ -42,7 +45,7 @@ fn a_backup_that_copied_damage_on_sound_pages_fails_and_leaves_no_copy() {
 
     // Each loss alone, deleted through LMDB itself: one index entry, one unique-key entry, and
     // one term counter of a logical partition.
-    let losses: [(&str, &str, fn(&[u8]) -> bool); 3] = [
+    let losses: [Loss; 3] = [
         ("index entry", "index", |k| {
             k.len() >= 41 && k[4..8] == [0, 0, 0, 0]
         }),

@@ -8,6 +8,7 @@
 
 mod backup;
 mod change_feed;
+mod containers;
 mod index_entries;
 mod items;
 mod partitions;
@@ -39,7 +40,7 @@ pub struct ContainerReport {
     pub problems: Vec<String>,
 }
 
-/// The name of the report holding what belongs to no container (unique-key entries under an
+/// The name of the report holding what belongs to no container (keys of any table under an
 /// unknown container id).
 pub const NO_CONTAINER: &str = "(no container)";
 
@@ -128,6 +129,7 @@ impl Engine {
             &all,
             &mut problems,
         )?;
+        containers::check_keys_of_unknown_containers(store, &rtxn, &all, &mut problems)?;
         if !problems.counts.is_empty() {
             reports.push(ContainerReport {
                 database: NO_CONTAINER.to_owned(),

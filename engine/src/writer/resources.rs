@@ -230,6 +230,7 @@ fn drop_container(
         ctx.store.log,
         ctx.store.expiry,
         ctx.store.unique,
+        ctx.store.index,
     ] {
         let mut it = dbi.prefix_iter_mut(ctx.wtxn, &prefix)?;
         while it.next().transpose()?.is_some() {
