@@ -44,9 +44,6 @@ pub enum GatewayError {
     /// 400 with a sub-status (1024: the container the client meant was deleted and re-created).
     #[error("{message}")]
     BadRequestSub { substatus: u16, message: String },
-    /// 404 with a sub-status (1002: a session token ahead of the partition, `session.rs`).
-    #[error("{message}")]
-    NotFoundSub { substatus: u16, message: String },
 }
 
 impl GatewayError {
@@ -93,8 +90,7 @@ impl GatewayError {
         }
         match self {
             GatewayError::Gone { substatus, .. }
-            | GatewayError::BadRequestSub { substatus, .. }
-            | GatewayError::NotFoundSub { substatus, .. } => *substatus,
+            | GatewayError::BadRequestSub { substatus, .. } => *substatus,
             _ => 0,
         }
     }
@@ -111,7 +107,7 @@ impl ResponseError for GatewayError {
             GatewayError::Unauthorized(_) => 401,
             GatewayError::BadRequest(_) | GatewayError::BadRequestSub { .. } => 400,
             GatewayError::Forbidden(_) => 403,
-            GatewayError::NotFound(_) | GatewayError::NotFoundSub { .. } => 404,
+            GatewayError::NotFound(_) => 404,
             GatewayError::Conflict(_) => 409,
             GatewayError::PreconditionFailed(_) => 412,
             GatewayError::TooLarge(_) => 413,

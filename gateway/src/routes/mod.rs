@@ -123,8 +123,8 @@ pub(crate) async fn dispatch(
         resource_token::authorize(grant, method.as_str(), &segs, is_query(&ctx), ctx.headers())?;
     }
     links::check_intended_container(&ctx, &segs)?;
-    if let ["dbs", db, "colls", c, "docs", ..] = segs.as_slice() {
-        crate::session::check(&ctx, db, c)?;
+    if let ["dbs", _, "colls", _, "docs", ..] = segs.as_slice() {
+        crate::session::check(&ctx)?;
     }
     let mut response = route(&ctx, &method, &segs).await?;
     crate::session::content_location(&ctx, &mut response);
