@@ -55,6 +55,21 @@ fn each_range_of_a_fan_out_pays_one_base() {
             ru += page.request_charge;
         }
         assert_eq!(items, 700, "the ranges tile the items");
+        // The SDKs' per-range count is counted from the keys (no item loaded), range by range.
+        let sdk_count = r#"SELECT VALUE [{"item": COUNT(1)}] FROM c"#;
+        let mut counted = 0;
+        for i in 0..7 {
+            let range = EpkRange::new(&bound(i), &bound(i + 1));
+            let page = c
+                .query_items::<Value>(sdk_count, &Vec::<(String, Value)>::new(), all(Some(range)))
+                .await
+                .unwrap();
+            let m = page.query_metrics.as_ref().unwrap();
+            assert!(m.plan.starts_with("count"), "range {i}: {}", m.plan);
+            assert_eq!(m.retrieved_document_count, 0, "range {i}: no item loaded");
+            counted += page.items[0][0]["item"].as_u64().unwrap();
+        }
+        assert_eq!(counted, 700, "each key counted in its own range");
         // Before: each range but the last paid a second base for its sliver (+30 RU of ~70).
         assert!(
             (ru - whole.request_charge).abs() <= whole.request_charge * 0.02,

@@ -28,14 +28,36 @@ impl<'a> Run<'a> {
 
     /// Whether this page is such a count: a count of items with an exact filter, on index
     /// ranges or scans that hold only the items asked for (not a hierarchical prefix's share of
-    /// a partition, which other prefixes may share), and no EPK range to check item by item.
+    /// a partition, which other prefixes may share). Under an EPK range (an SDK's per-range
+    /// count) only a count without a filter, of a plain key placed by Cosmos's hash: its keys
+    /// are scanned and each key's EPK, which the key holds whole, tells whether it is in.
     pub(super) fn counts_from_storage(&self, targets: &[Target], pk_path: &[String]) -> bool {
         let access = self.access_for(super::is_routed(targets), pk_path);
+        let confined = match self.epk_range {
+            None => targets.iter().all(|t| !t.narrowed),
+            Some(_) => self.plan.predicates.is_empty() && self.key_epks_whole(),
+        };
         self.plan.counts_items
             && self.q.from.is_some()
-            && self.epk_range.is_none()
-            && targets.iter().all(|t| !t.narrowed)
+            && confined
             && self.plan.filter_exact_with(access, pk_path)
+    }
+
+    /// Whether a stored key holds its item's whole Cosmos EPK (`cosmos_epk_of`).
+    fn key_epks_whole(&self) -> bool {
+        let pkd = &self.def.partition_key;
+        pkd.placement == crate::Placement::Cosmos && !pkd.is_hierarchical()
+    }
+
+    /// Whether the item stored under `key` is outside the request's EPK range.
+    fn outside_epk_range(&self, key: &[u8]) -> bool {
+        let Some(range) = self.epk_range else {
+            return false;
+        };
+        self.def
+            .partition_key
+            .cosmos_epk_of(&keys::epk_of(key))
+            .is_some_and(|epk| !range.contains(&epk))
     }
 
     /// Counts the items the targets select; the page is that one number.
@@ -45,7 +67,11 @@ impl<'a> Run<'a> {
         pk_path: &[String],
         token: &mut Token,
     ) -> Result<bool> {
-        if self.plan.predicates.is_empty() && self.def.default_ttl.is_none() {
+        // The counters are per partition: a range's share of one is counted key by key.
+        if self.plan.predicates.is_empty()
+            && self.def.default_ttl.is_none()
+            && self.epk_range.is_none()
+        {
             return self.count_from_counters(targets, token);
         }
         let limit = self.budget.hard_limit();
@@ -58,6 +84,9 @@ impl<'a> Run<'a> {
             let complete = self.each_candidate(t, None, |run, key, value| {
                 if run.started.elapsed() > limit {
                     return Ok(false);
+                }
+                if run.outside_epk_range(key) {
+                    return Ok(true);
                 }
                 if ttl_on {
                     let h = DocHeader::peek(value)
