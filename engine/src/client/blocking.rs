@@ -543,9 +543,12 @@ mod tests {
             .unwrap();
         rt.block_on(async {
             let done = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-            let chain = {
+            // The probe is spawned by the chain after its first read, so it queues behind a
+            // running chain (spawned before it, it would simply run first).
+            let chain = tokio::spawn({
                 let done = done.clone();
-                tokio::spawn(async move {
+                async move {
+                    let mut probe = None;
                     for _ in 0..400 {
                         small(|| {
                             let until = Instant::now() + Duration::from_micros(250);
@@ -555,15 +558,17 @@ mod tests {
                         })
                         .await;
                         done.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                        if probe.is_none() {
+                            let done = done.clone();
+                            probe = Some(tokio::spawn(async move {
+                                done.load(std::sync::atomic::Ordering::SeqCst)
+                            }));
+                        }
                     }
-                })
-            };
-            let probe = {
-                let done = done.clone();
-                tokio::spawn(async move { done.load(std::sync::atomic::Ordering::SeqCst) })
-            };
-            let seen = probe.await.unwrap();
-            chain.await.unwrap();
+                    probe.expect("spawned").await.unwrap()
+                }
+            });
+            let seen = chain.await.unwrap();
             let most = (YIELD_AFTER.as_micros() / 250 + 2) as usize;
             assert!(
                 seen <= most,
