@@ -55,6 +55,15 @@ def main():
         ("sdk prefix filtered", lambda: pages(h.query_items(
             "SELECT VALUE c.id FROM c WHERE STARTSWITH(c.id, 'h1')", partition_key=["t1"],
             max_item_count=20))),
+        # One logical partition's share of a value past 1 024 entries in its physical partition,
+        # and a second indexed equality (checked per item by a lookup of its entry).
+        ("sdk eq past 1024 of p7", lambda: pages(c.query_items(
+            "SELECT VALUE c.id FROM c WHERE c.kind = 'a'", partition_key="p7",
+            max_item_count=20))),
+        ("sdk two equalities", lambda: pages(c.query_items(
+            "SELECT VALUE c.id FROM c WHERE c.kind = @k AND c.m = @m",
+            parameters=[{"name": "@k", "value": "a"}, {"name": "@m", "value": 3}],
+            enable_cross_partition_query=True, max_item_count=25))),
     ]
     for name, read in reads:
         try:
