@@ -3,17 +3,15 @@
 //! request on that worker — a 1 RU point read included — would wait for it (measured: a post
 //! page at 0.4 ms p99 idle took 8.8–10.3 s while four clients loaded the blog's V1 feed).
 //!
-//! Known-small work runs on the caller's thread ([`small`]): a point read (one B-tree lookup), and
-//! a page of a query whose pages of the same text (its *shape*, parameters left out) used under
-//! [`INLINE_LIMIT`] of CPU. Handing such work to another thread and back cost more than the work
-//! (~55 µs of a 25-item single-partition query's ~140 µs, issue 36), and waiting on it is what
-//! an async thread must not do only when it is long. A chain of small reads on one thread gives
-//! way to the thread's other tasks every [`YIELD_AFTER`] of such work, so a handler issuing two
-//! hundred small reads in a row cannot hold a request behind it longer than that. A shape whose
-//! page ran long goes off the thread again, and comes back only after many cheap pages in a row.
+//! Nothing runs on the caller's async thread, small reads included. Running known-small reads
+//! there was measured (issue 36, BENCHMARKS.md "Small reads on the caller's thread": a 25-item
+//! query 1.11–1.12× SQLite's time inline against 1.21–1.37× through the blocking pool) and not
+//! kept: a read that meets an LMDB page not in memory waits for the disk, and every request of
+//! that actix worker would wait with it. The hand-off is the price of that guarantee.
 //!
-//! Everything else goes in two lanes: point reads and queries confined to one logical partition
-//! go straight to tokio's
+//! The work goes in two lanes: point reads, queries confined to one logical partition, and pages
+//! of a query whose pages of the same text (its *shape*, parameters left out) used under
+//! [`CHEAP_LIMIT`] of CPU go straight to tokio's
 //! blocking pool (never queued behind anything); cross-partition query pages and scans go to a
 //! pool of their own at a lower CPU priority (nice 10). Heavy queries then use every idle core,
 //! but when a point read or a page render needs a core the kernel gives it one at once instead of
@@ -28,7 +26,6 @@
 //! BENCHMARKS.md), while the heavy queries still get every core when nothing else runs.
 //! Outside a tokio runtime (a plain thread, a benchmark) the work runs inline, as before.
 
-use std::cell::Cell;
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
@@ -212,30 +209,27 @@ fn lower_priority() {
     }
 }
 
-/// A query page whose shape's pages used less CPU than this runs on the caller's thread. A
-/// 25-item page takes ~0.1 ms; a millisecond is what an async thread may give a request's
-/// storage work without its other requests noticing.
-pub(crate) const INLINE_LIMIT: Duration = Duration::from_millis(1);
+/// A cross-partition page whose shape's pages used less CPU than this goes to the blocking pool
+/// as a single-partition page does, never queued behind heavy pages (a 25-item page takes
+/// ~0.1 ms).
+pub(crate) const CHEAP_LIMIT: Duration = Duration::from_millis(1);
 
-/// Small work a thread may run in a row before it gives way to its other tasks once.
-pub(crate) const YIELD_AFTER: Duration = Duration::from_micros(500);
-
-/// Cheap pages in a row after which a shape that once ran long runs inline again: a text whose
-/// cost depends on its parameters (one large logical partition among small ones) must not take
-/// an async thread for a long page every few calls.
+/// Cheap pages in a row after which a shape that once ran long counts as cheap again: a text
+/// whose cost depends on its parameters (one large logical partition among small ones) must not
+/// take an unqueued thread for a long page every few calls.
 const CHEAP_PAGES_AFTER_LONG: u16 = 64;
 
 /// What is known of a query shape's pages.
 #[derive(Clone, Copy, Default)]
 struct Shape {
-    /// Pages in a row under [`INLINE_LIMIT`].
+    /// Pages in a row under [`CHEAP_LIMIT`].
     cheap: u16,
-    /// Some page of this shape ran past [`INLINE_LIMIT`].
+    /// Some page of this shape ran past [`CHEAP_LIMIT`].
     was_long: bool,
 }
 
 impl Shape {
-    fn inline(&self) -> bool {
+    fn cheap(&self) -> bool {
         self.cheap
             >= if self.was_long {
                 CHEAP_PAGES_AFTER_LONG
@@ -261,10 +255,10 @@ pub(crate) fn shape_of(database: &str, container: &str, sql: &str) -> u64 {
     h.digest()
 }
 
-fn runs_inline(shape: u64) -> bool {
+fn known_cheap(shape: u64) -> bool {
     shapes()
         .lock()
-        .is_ok_and(|s| s.get(&shape).is_some_and(Shape::inline))
+        .is_ok_and(|s| s.get(&shape).is_some_and(Shape::cheap))
 }
 
 /// Remembers what a page of `shape` cost, wherever it ran.
@@ -276,7 +270,7 @@ fn remember_shape(shape: u64, took: Duration) {
         s.clear();
     }
     let known = s.entry(shape).or_default();
-    if took > INLINE_LIMIT {
+    if took > CHEAP_LIMIT {
         *known = Shape {
             cheap: 0,
             was_long: true,
@@ -286,29 +280,8 @@ fn remember_shape(shape: u64, took: Duration) {
     }
 }
 
-thread_local! {
-    /// Small work this thread ran since it last gave way (see [`small`]).
-    static SINCE_YIELD: Cell<Duration> = const { Cell::new(Duration::ZERO) };
-}
-
-/// Known-small work (a point read, a cheap query page) on the caller's thread: no hand-off, no
-/// wake-up of another thread. Once the thread has run [`YIELD_AFTER`] of such work without
-/// giving way, the calling task yields once, so the thread's other tasks (another request on
-/// the same actix worker) run between two small reads rather than after two hundred.
-pub(crate) async fn small<R>(f: impl FnOnce() -> R) -> R {
-    let started = Instant::now();
-    let r = f();
-    let since = SINCE_YIELD.get() + started.elapsed();
-    if since >= YIELD_AFTER && tokio::runtime::Handle::try_current().is_ok() {
-        SINCE_YIELD.set(Duration::ZERO);
-        tokio::task::yield_now().await;
-    } else {
-        SINCE_YIELD.set(since);
-    }
-    r
-}
-
-/// A short read whose cost is not known to be small: on tokio's blocking pool, never queued.
+/// A short read (a point read, a page within one logical partition or of a shape known cheap):
+/// on tokio's blocking pool, never queued.
 /// Generic over the error, so work that fails with its charge (`Failed`) keeps it.
 pub(crate) async fn light<R: Send + 'static, E: From<Error> + Send + 'static>(
     f: impl FnOnce() -> Result<R, E> + Send + 'static,
@@ -366,35 +339,24 @@ async fn query_page_off_thread<R: Send + 'static, E: From<Error> + Send + 'stati
     .await
 }
 
-/// A query page of `shape` (see [`shape_of`]) hashed `query` (with its parameters): on the
-/// caller's thread when the shape's pages are known cheap ([`small`]); else [`light`] when
-/// `light_work` (one logical partition), else a cross-partition page on the heavy pool (see the
-/// module's lanes). Its CPU time, wherever it ran, decides for the shape's next page. The error
-/// is the work's own (a query page's `Failed` keeps its charge).
+/// A query page of `shape` (see [`shape_of`]) hashed `query` (with its parameters): [`light`]
+/// when `light_work` (one logical partition) or when the shape's pages are known cheap, else a
+/// cross-partition page on the heavy pool (see the module's lanes). Its CPU time decides for
+/// the shape's next page. The error is the work's own (a query page's `Failed` keeps its
+/// charge).
 pub(crate) async fn query_page<R: Send + 'static, E: From<Error> + Send + 'static>(
     light_work: bool,
     query: u64,
     shape: u64,
     f: impl FnOnce() -> Result<R, E> + Send + 'static,
 ) -> Result<R, E> {
-    if runs_inline(shape) {
-        // Wall time here (the CPU clock is a system call; the vDSO's is not): at least the CPU
-        // time, so a page that ran long is never taken for a cheap one.
-        return small(move || {
-            let started = Instant::now();
-            let r = f();
-            remember_shape(shape, started.elapsed());
-            r
-        })
-        .await;
-    }
     let timed = move || {
         let started = thread_cpu_time();
         let r = f();
         remember_shape(shape, thread_cpu_time().saturating_sub(started));
         r
     };
-    if light_work {
+    if light_work || known_cheap(shape) {
         light(timed).await
     } else {
         query_page_off_thread(query, timed).await
@@ -484,95 +446,61 @@ mod tests {
         }
     }
 
-    /// Which thread ran a page of `shape`: the caller's, or another.
-    async fn ran_inline(routed: bool, shape: u64, cpu: Duration) -> bool {
+    /// Where a page of `shape` ran: on tokio's blocking pool (`true`, unqueued) or in the heavy
+    /// pool (`false`); never on the caller's async thread.
+    async fn ran_unqueued(routed: bool, shape: u64, cpu: Duration) -> bool {
         let caller = std::thread::current().id();
-        let ran = query_page(routed, shape, shape, move || {
+        let (ran, name) = query_page(routed, shape, shape, move || {
             burn(cpu);
-            Ok::<_, Error>(std::thread::current().id())
+            let me = std::thread::current();
+            Ok::<_, Error>((me.id(), me.name().map(str::to_owned)))
         })
         .await
         .unwrap();
-        ran == caller
+        assert_ne!(
+            ran, caller,
+            "storage work never runs on the caller's async thread"
+        );
+        !name.is_some_and(|n| n.starts_with("engine-query-"))
     }
 
-    /// A shape runs off the caller's thread until a page of it is known cheap; a page past
-    /// [`INLINE_LIMIT`] sends it off again until [`CHEAP_PAGES_AFTER_LONG`] cheap pages in a row.
+    /// A page within one logical partition is never queued; a cross-partition shape is queued
+    /// in the heavy pool until a page of it is known cheap; a page past [`CHEAP_LIMIT`] sends it
+    /// back until [`CHEAP_PAGES_AFTER_LONG`] cheap pages in a row. None runs on the caller's
+    /// thread (an actix worker).
     #[test]
-    fn a_cheap_shape_runs_inline_and_a_long_page_sends_it_off() {
+    fn a_cheap_shape_is_not_queued_and_a_long_page_sends_it_back() {
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .unwrap();
         rt.block_on(async {
-            for (routed, shape) in [
-                (true, 0x7e57_5a4e_0000_0001),
-                (false, 0x7e57_5a4e_0000_0002),
-            ] {
+            let routed = 0x7e57_5a4e_0000_0001;
+            for _ in 0..3 {
+                assert!(ran_unqueued(true, routed, Duration::ZERO).await, "routed");
+            }
+            let shape = 0x7e57_5a4e_0000_0002;
+            assert!(
+                !ran_unqueued(false, shape, Duration::ZERO).await,
+                "unknown: queued"
+            );
+            assert!(
+                ran_unqueued(false, shape, Duration::ZERO).await,
+                "known cheap"
+            );
+            assert!(
+                ran_unqueued(false, shape, CHEAP_LIMIT * 3).await,
+                "not known long yet"
+            );
+            for _ in 0..CHEAP_PAGES_AFTER_LONG {
                 assert!(
-                    !ran_inline(routed, shape, Duration::ZERO).await,
-                    "unknown: off"
-                );
-                assert!(
-                    ran_inline(routed, shape, Duration::ZERO).await,
-                    "known cheap"
-                );
-                assert!(
-                    ran_inline(routed, shape, INLINE_LIMIT * 3).await,
-                    "not known long yet"
-                );
-                for _ in 0..CHEAP_PAGES_AFTER_LONG {
-                    assert!(!ran_inline(routed, shape, Duration::ZERO).await, "was long");
-                }
-                assert!(
-                    ran_inline(routed, shape, Duration::ZERO).await,
-                    "cheap again"
+                    !ran_unqueued(false, shape, Duration::ZERO).await,
+                    "was long"
                 );
             }
-        });
-    }
-
-    /// Small reads in a row on one thread give way to its other tasks: a probe spawned beside
-    /// 400 reads of 250 µs runs after the first few, not after all of them (100 ms). Counted in
-    /// reads, not time, so a loaded machine cannot make it pass or fail.
-    #[test]
-    fn a_chain_of_small_reads_gives_way_to_the_threads_other_tasks() {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        rt.block_on(async {
-            let done = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-            // The probe is spawned by the chain after its first read, so it queues behind a
-            // running chain (spawned before it, it would simply run first).
-            let chain = tokio::spawn({
-                let done = done.clone();
-                async move {
-                    let mut probe = None;
-                    for _ in 0..400 {
-                        small(|| {
-                            let until = Instant::now() + Duration::from_micros(250);
-                            while Instant::now() < until {
-                                std::hint::black_box(0u64);
-                            }
-                        })
-                        .await;
-                        done.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                        if probe.is_none() {
-                            let done = done.clone();
-                            probe = Some(tokio::spawn(async move {
-                                done.load(std::sync::atomic::Ordering::SeqCst)
-                            }));
-                        }
-                    }
-                    probe.expect("spawned").await.unwrap()
-                }
-            });
-            let seen = chain.await.unwrap();
-            let most = (YIELD_AFTER.as_micros() / 250 + 2) as usize;
             assert!(
-                seen <= most,
-                "the probe waited for {seen} reads (at most {most})"
+                ran_unqueued(false, shape, Duration::ZERO).await,
+                "cheap again"
             );
         });
     }

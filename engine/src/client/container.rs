@@ -139,9 +139,13 @@ impl ContainerClient {
         _options: Option<ItemOptions>,
     ) -> Result<ItemResponse<T>, Failed> {
         let pk = partition_key.into();
-        // One B-tree lookup: on the caller's thread (a hand-off would cost more than the read).
+        // One B-tree lookup, off the caller's async thread: a page not in memory waits for the
+        // disk, and every other request of that thread would wait with it.
         let (raw, retries) = self
-            .retrying(|| super::blocking::small(|| self.read_item_raw_charged(id, &pk)))
+            .retrying(|| {
+                let (me, id, pk) = (self.clone(), id.to_owned(), pk.clone());
+                super::blocking::light(move || me.read_item_raw_charged(&id, &pk))
+            })
             .await?;
         let mut r = raw.into_typed_stored::<T>(id, || format!("{}/{}", self.database, self.id))?;
         r.diagnostics.throttle_retries = retries;
