@@ -4,9 +4,9 @@
 //! counter. A write to the partition between pages changes its LSN and makes the count moot:
 //! that scope is then not compared (it is on every unchanged re-read).
 
-use serde::{Deserialize, Serialize};
-
+// The carried count is part of the token's format, so it lives in `token.rs`.
 use super::token::pack;
+pub(super) use super::token::Audit;
 use super::{Run, Target};
 use crate::error::Result;
 use crate::partition::Epk;
@@ -29,17 +29,6 @@ struct Missed {
     entries: Option<Option<u64>>,
     /// The value's entries there were walked and match their counter: every miss is true.
     whole: bool,
-}
-
-/// The count of a scan cut by a page's end, carried in the continuation.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub(super) struct Audit {
-    /// The scope counted (see [`Scope::tag`]).
-    s: String,
-    /// The physical partition's LSN when the count began.
-    l: u64,
-    /// Keys visited in the scope so far.
-    n: u64,
 }
 
 /// What one scan covers.

@@ -52,7 +52,7 @@ pub(super) struct Token {
     pub(super) walked: Vec<Option<(u64, u64)>>,
     /// Stream: the count of the scan the page cut short, checked when it ends (`audit.rs`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(super) audit: Option<super::audit::Audit>,
+    pub(super) audit: Option<Audit>,
     /// Whole: what the query gathered so far, when it is small (`partial.rs`).
     #[serde(rename = "p", default, skip_serializing_if = "Option::is_none")]
     pub(super) partial: Option<super::partial::Partial>,
@@ -107,6 +107,18 @@ pub(super) fn unpack(s: &str) -> Result<Vec<u8>> {
     URL_SAFE_NO_PAD
         .decode(s)
         .map_err(|_| Error::bad("continuation", "malformed continuation token"))
+}
+
+/// The count of a scan cut by a page's end, carried in the continuation (`audit.rs` keeps and
+/// checks it).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(super) struct Audit {
+    /// The scope counted (see `audit::Scope::tag`).
+    pub(super) s: String,
+    /// The physical partition's LSN when the count began.
+    pub(super) l: u64,
+    /// Keys visited in the scope so far.
+    pub(super) n: u64,
 }
 
 fn is_zero(n: &u64) -> bool {
