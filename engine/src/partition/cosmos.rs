@@ -5,51 +5,10 @@
 //! a range of these EPKs: the partition key ranges the REST API shows, and the address space it
 //! speaks (`x-ms-start-epk`, `x-ms-documentdb-partitionkeyrangeid`).
 
-use super::key::{below, level_bits};
+// The hashing itself lives with the key it hashes (`key.rs`) and in `hash.rs`.
+use super::hash::hex;
+use super::key::{below, level_bits, value_hash};
 use super::{PartitionKey, PartitionKeyDefinition, PartitionMap, PhysicalPartition};
-
-/// The EPK of a partition key value (upper-case hex, `"271119C968E6C80F..."`).
-pub fn epk(pk: &PartitionKey) -> String {
-    pk.components()
-        .iter()
-        .map(|part| hex(value_hash(part)))
-        .collect()
-}
-
-/// The 128-bit hash of one value (not a hierarchical key), its top two bits clear: the 16
-/// bytes of its EPK as a number, so EPK order is numeric order.
-pub fn value_hash(pk: &PartitionKey) -> u128 {
-    let mut bytes = Vec::new();
-    match pk {
-        // A hierarchical key's values are hashed one by one (`epk`); nested is not a value.
-        PartitionKey::Hierarchical(parts) => return parts.first().map_or(0, value_hash),
-        // A missing property (Undefined) hashes as its own marker, as in the SDKs.
-        PartitionKey::None => bytes.push(0x00),
-        PartitionKey::Null => bytes.push(0x01),
-        PartitionKey::Bool(false) => bytes.push(0x02),
-        PartitionKey::Bool(true) => bytes.push(0x03),
-        PartitionKey::Number(n) => {
-            // `-0.0` hashes as `0`: one value (`-0.0 = 0` is true), so one logical partition,
-            // however the value was made (`PartitionKey::Number` is public).
-            let n = if *n == 0.0 { 0.0 } else { *n };
-            bytes.push(0x05);
-            bytes.extend_from_slice(&n.to_le_bytes());
-        }
-        PartitionKey::String(s) => {
-            bytes.push(0x08);
-            bytes.extend_from_slice(s.as_bytes());
-            bytes.push(0xFF);
-        }
-    }
-    let (h1, h2) = murmur3_x64_128(&bytes, 0);
-    // The top two bits are cleared so every EPK sorts below "FF", the end of the key space.
-    (((h2 as u128) << 64) | h1 as u128) & (u128::MAX >> 2)
-}
-
-/// 32 upper-case hex digits.
-pub fn hex(h: u128) -> String {
-    format!("{h:032X}")
-}
 
 /// The part of coordinate `c` that level `level` (1-based) of a `levels`-deep key fills, and
 /// its width in bits.
@@ -187,64 +146,9 @@ impl EpkRange {
     }
 }
 
-fn fmix64(mut k: u64) -> u64 {
-    k ^= k >> 33;
-    k = k.wrapping_mul(0xff51_afd7_ed55_8ccd);
-    k ^= k >> 33;
-    k = k.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-    k ^ (k >> 33)
-}
-
-fn murmur3_x64_128(data: &[u8], seed: u64) -> (u64, u64) {
-    const C1: u64 = 0x87c3_7b91_1142_53d5;
-    const C2: u64 = 0x4cf5_ad43_2745_937f;
-    let (mut h1, mut h2) = (seed, seed);
-    let mut blocks = data.chunks_exact(16);
-    for b in &mut blocks {
-        let k1 = u64::from_le_bytes(b[..8].try_into().expect("8 bytes"));
-        let k2 = u64::from_le_bytes(b[8..].try_into().expect("8 bytes"));
-        h1 ^= k1.wrapping_mul(C1).rotate_left(31).wrapping_mul(C2);
-        h1 = h1
-            .rotate_left(27)
-            .wrapping_add(h2)
-            .wrapping_mul(5)
-            .wrapping_add(0x52dc_e729);
-        h2 ^= k2.wrapping_mul(C2).rotate_left(33).wrapping_mul(C1);
-        h2 = h2
-            .rotate_left(31)
-            .wrapping_add(h1)
-            .wrapping_mul(5)
-            .wrapping_add(0x3849_5ab5);
-    }
-    let tail = blocks.remainder();
-    let (mut k1, mut k2) = (0u64, 0u64);
-    for (i, b) in tail.iter().enumerate() {
-        if i < 8 {
-            k1 |= (*b as u64) << (8 * i);
-        } else {
-            k2 |= (*b as u64) << (8 * (i - 8));
-        }
-    }
-    if tail.len() > 8 {
-        h2 ^= k2.wrapping_mul(C2).rotate_left(33).wrapping_mul(C1);
-    }
-    if !tail.is_empty() {
-        h1 ^= k1.wrapping_mul(C1).rotate_left(31).wrapping_mul(C2);
-    }
-    let len = data.len() as u64;
-    h1 ^= len;
-    h2 ^= len;
-    h1 = h1.wrapping_add(h2);
-    h2 = h2.wrapping_add(h1);
-    h1 = fmix64(h1);
-    h2 = fmix64(h2);
-    h1 = h1.wrapping_add(h2);
-    h2 = h2.wrapping_add(h1);
-    (h1, h2)
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::key::epk;
     use super::*;
 
     #[test]

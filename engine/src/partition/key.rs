@@ -20,6 +20,7 @@
 use serde_json::Value;
 use std::fmt;
 
+use super::hash::{hash_bytes, hex};
 use crate::error::{Error, Result};
 
 /// Largest integer a double holds exactly (2^53). Cosmos DB hashes numbers as doubles, so beyond
@@ -80,9 +81,9 @@ impl PartitionKey {
         }
     }
 
-    /// Cosmos DB's EPK of this key (hex), as the SDKs compute it: see [`super::cosmos`].
+    /// Cosmos DB's EPK of this key (hex), as the SDKs compute it: see `cosmos.rs`.
     pub fn cosmos_epk(&self) -> String {
-        super::cosmos::epk(self)
+        epk(self)
     }
 
     /// The values of a hierarchical key (a plain key is its own single value).
@@ -211,7 +212,7 @@ pub enum Placement {
     /// are keyed by it). The gateway shows such a container as one partition key range.
     #[default]
     Engine,
-    /// Cosmos DB's hash v2 (MurmurHash3, [`super::cosmos`]): every physical partition is a range
+    /// Cosmos DB's hash v2 (MurmurHash3, `cosmos.rs`): every physical partition is a range
     /// of Cosmos EPKs, the partition key ranges the gateway shows.
     Cosmos,
 }
@@ -221,7 +222,7 @@ impl Placement {
     fn value_bits(self, value: &PartitionKey) -> u64 {
         match self {
             Placement::Engine => xxhash_rust::xxh3::xxh3_64(&value.canonical_bytes()),
-            Placement::Cosmos => (super::cosmos::value_hash(value) >> 62) as u64,
+            Placement::Cosmos => (value_hash(value) >> 62) as u64,
         }
     }
 }
@@ -510,7 +511,7 @@ impl PartitionKeyDefinition {
                 Epk::hierarchical(self.placement, parts, &key.canonical_bytes())
             }
             (_, PartitionKey::Hierarchical(parts)) if parts.len() == 1 => self.epk(&parts[0]),
-            (Placement::Cosmos, one) => Epk((super::cosmos::value_hash(one) << 2).to_be_bytes()),
+            (Placement::Cosmos, one) => Epk((value_hash(one) << 2).to_be_bytes()),
         }
     }
 
@@ -519,7 +520,7 @@ impl PartitionKeyDefinition {
     /// EPK does not say (a hierarchical key, the engine's own placement): hash the item's key.
     pub(crate) fn cosmos_epk_of(&self, epk: &Epk) -> Option<String> {
         (self.placement == Placement::Cosmos && !self.is_hierarchical())
-            .then(|| super::cosmos::hex(u128::from_be_bytes(epk.0) >> 2))
+            .then(|| hex(u128::from_be_bytes(epk.0) >> 2))
     }
 
     /// Bits of the coordinate a physical partition's start is aligned to unless a split says
@@ -639,6 +640,44 @@ fn path_segments(path: &str) -> Result<Vec<String>> {
         rest = next;
     }
     Ok(segments)
+}
+
+// Cosmos DB's EPK (`cosmos.rs` describes it): the value's binary form, hashed by `hash.rs`.
+
+/// The EPK of a partition key value (upper-case hex, `"271119C968E6C80F..."`).
+pub fn epk(pk: &PartitionKey) -> String {
+    pk.components()
+        .iter()
+        .map(|part| hex(value_hash(part)))
+        .collect()
+}
+
+/// The 128-bit hash of one value (not a hierarchical key), its top two bits clear: the 16
+/// bytes of its EPK as a number, so EPK order is numeric order.
+pub fn value_hash(pk: &PartitionKey) -> u128 {
+    let mut bytes = Vec::new();
+    match pk {
+        // A hierarchical key's values are hashed one by one (`epk`); nested is not a value.
+        PartitionKey::Hierarchical(parts) => return parts.first().map_or(0, value_hash),
+        // A missing property (Undefined) hashes as its own marker, as in the SDKs.
+        PartitionKey::None => bytes.push(0x00),
+        PartitionKey::Null => bytes.push(0x01),
+        PartitionKey::Bool(false) => bytes.push(0x02),
+        PartitionKey::Bool(true) => bytes.push(0x03),
+        PartitionKey::Number(n) => {
+            // `-0.0` hashes as `0`: one value (`-0.0 = 0` is true), so one logical partition,
+            // however the value was made (`PartitionKey::Number` is public).
+            let n = if *n == 0.0 { 0.0 } else { *n };
+            bytes.push(0x05);
+            bytes.extend_from_slice(&n.to_le_bytes());
+        }
+        PartitionKey::String(s) => {
+            bytes.push(0x08);
+            bytes.extend_from_slice(s.as_bytes());
+            bytes.push(0xFF);
+        }
+    }
+    hash_bytes(&bytes)
 }
 
 #[cfg(test)]

@@ -84,7 +84,7 @@ impl PartitionMap {
                 range_id: None,
                 range_parents: Vec::new(),
                 cosmos_start: (aligned_bits >= 64 && i > 0)
-                    .then(|| crate::partition::cosmos::hex(epk_step * i as u128)),
+                    .then(|| crate::partition::hash::hex(epk_step * i as u128)),
             })
             .collect();
         PartitionMap {

@@ -1,6 +1,7 @@
 //! Partitioning: partition key values, their hashes, physical partition ranges and splits.
 
 pub mod cosmos;
+mod hash;
 pub mod key;
 pub mod map;
 pub mod range;
