@@ -13,6 +13,7 @@ pub mod lexer;
 pub mod parser;
 pub mod plan;
 pub mod run;
+mod single_key;
 pub mod value;
 pub mod value_set;
 
