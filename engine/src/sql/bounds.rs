@@ -31,7 +31,7 @@ pub fn with_deadline<R>(deadline: Instant, f: impl FnOnce() -> R) -> R {
             DEADLINE.with(|d| d.set(self.0));
             // The outermost deadline (a page, a script call) ends: what it compiled goes.
             if self.0.is_none() {
-                super::functions::forget_patterns();
+                forget_patterns();
             }
         }
     }
@@ -42,6 +42,23 @@ pub fn with_deadline<R>(deadline: Instant, f: impl FnOnce() -> R) -> R {
     }
     let _restore = Restore(earlier);
     f()
+}
+
+/// Compiled patterns kept per thread while a page runs (its items reuse them; `RegexMatch` in
+/// `functions/string.rs`); the cache is emptied when the page ends ([`forget_patterns`]), so at
+/// most this many compiled patterns are held per running page.
+pub(crate) const REGEX_CACHE: usize = 4;
+
+type Compiled = Result<regex::Regex, QueryError>;
+
+thread_local! {
+    pub(crate) static REGEXES: std::cell::RefCell<std::collections::HashMap<(String, String), Compiled>> =
+        std::cell::RefCell::new(std::collections::HashMap::new());
+}
+
+/// Drops this thread's compiled patterns: called when a page (the outermost deadline) ends.
+pub(crate) fn forget_patterns() {
+    REGEXES.with(|cache| cache.borrow_mut().clear());
 }
 
 /// Called for every row the evaluator makes: past the deadline, the query stops with a 408.

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::{arr, b, boolean, int};
+use super::args::{arr, b, boolean, int};
 use crate::sql::value::{as_f64, json_eq, kind, numeric, order_cmp, Val};
 
 pub(super) fn call(name: &str, a: &[Val]) -> Val {

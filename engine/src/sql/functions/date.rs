@@ -3,7 +3,7 @@
 use chrono::{DateTime, Datelike, Duration, NaiveDate, NaiveDateTime, TimeZone, Timelike, Utc};
 use serde_json::Value;
 
-use super::{boolean, int, int64, s, string};
+use super::args::{boolean, int, int64, s, string};
 use crate::sql::value::{number, Val};
 
 /// .NET ticks (100 ns) per second; Cosmos DB counts ticks from the Unix epoch.
@@ -28,7 +28,7 @@ pub(super) fn call(name: &str, a: &[Val]) -> Val {
         // of it, as DATETIMEADD does.
         "NOW" if a.is_empty() => Some(current("GETCURRENTDATETIME", &Utc::now())),
         "NOW" | "AGO" if a.len() == 2 => {
-            let n = super::int(&a[1])?;
+            let n = super::args::int(&a[1])?;
             let n = if name == "AGO" { n.checked_neg()? } else { n };
             let now = current("GETCURRENTDATETIME", &Utc::now());
             call(

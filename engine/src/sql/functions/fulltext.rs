@@ -19,7 +19,7 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
-use super::{boolean, s};
+use super::args::{boolean, s};
 use crate::sql::value::Val;
 
 const K1: f64 = 1.2;

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::int64;
+use super::args::int64;
 use crate::sql::value::{number, numeric, Val};
 
 pub(super) fn call(name: &str, a: &[Val]) -> Val {

@@ -7,12 +7,11 @@ pub mod fulltext;
 pub mod spatial;
 
 pub use date::current;
-pub(crate) use string::{forget_patterns, regex_match};
+pub(crate) use string::regex_match;
+mod args;
 mod math;
 mod string;
 mod types;
-
-use serde_json::Value;
 
 use super::value::Val;
 
@@ -231,62 +230,10 @@ pub fn call(name: &str, a: &[Val]) -> Val {
     }
 }
 
-fn s(v: &Val) -> Option<&str> {
-    match v {
-        Some(Value::String(s)) => Some(s),
-        _ => None,
-    }
-}
-
-fn b(v: &Val) -> Option<bool> {
-    match v {
-        Some(Value::Bool(b)) => Some(*b),
-        _ => None,
-    }
-}
-
-fn arr(v: &Val) -> Option<&Vec<Value>> {
-    match v {
-        Some(Value::Array(a)) => Some(a),
-        _ => None,
-    }
-}
-
-/// An integral number (NaN and the infinities are not).
-fn int(v: &Val) -> Option<i64> {
-    crate::sql::value::number(v)
-        .filter(|n| n.is_finite() && n.fract() == 0.0)
-        .map(|n| n as i64)
-}
-
-/// 2^63, the first double past the 64-bit integers.
-const TWO_63: f64 = 9_223_372_036_854_775_808.0;
-
-/// A number that is a 64-bit signed integer, exactly.
-fn int64(v: &Val) -> Option<i64> {
-    match v {
-        Some(Value::Number(n)) => n.as_i64().or_else(|| {
-            let x = n.as_f64()?;
-            // 2^63 included: the largest 64-bit integer (9223372036854775807) is 2^63 as a
-            // double, and Cosmos DB calls it an integer (IS_INTEGER is true).
-            (x.fract() == 0.0 && (-TWO_63..=TWO_63).contains(&x)).then_some(x as i64)
-        }),
-        _ => None,
-    }
-}
-
-fn string(x: String) -> Val {
-    Some(Value::String(x))
-}
-
-fn boolean(x: bool) -> Val {
-    Some(Value::Bool(x))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{json, Value};
 
     fn c(name: &str, args: &[Value]) -> Val {
         call(name, &args.iter().cloned().map(Some).collect::<Vec<_>>())

@@ -9,7 +9,7 @@ use geo::{
 };
 use serde_json::{Map, Value};
 
-use super::boolean;
+use super::args::boolean;
 use crate::sql::value::{numeric, Val};
 
 /// The area of the WGS-84 ellipsoid (m²): a clockwise polygon covers the rest of the Earth.

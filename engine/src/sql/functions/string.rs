@@ -2,7 +2,9 @@
 
 use serde_json::Value;
 
-use super::{arr, b, boolean, int, s, string};
+use super::args::{arr, b, boolean, int, s, string};
+// The compiled patterns are held for the page, so they live with its bounds.
+use crate::sql::bounds::{REGEXES, REGEX_CACHE};
 use crate::sql::error::QueryError;
 use crate::sql::value::{self, Val};
 
@@ -167,18 +169,6 @@ pub(super) fn call(name: &str, a: &[Val]) -> Val {
 /// ~90 ms of compiling (debug build), once per page rather than once per item.
 const REGEX_SIZE_LIMIT: usize = 10 << 20;
 
-/// Compiled patterns kept per thread while a page runs (its items reuse them); the cache is
-/// emptied when the page ends ([`forget_patterns`]), so at most this many compiled patterns are
-/// held per running page.
-const REGEX_CACHE: usize = 4;
-
-type Compiled = Result<regex::Regex, QueryError>;
-
-thread_local! {
-    static REGEXES: std::cell::RefCell<std::collections::HashMap<(String, String), Compiled>> =
-        std::cell::RefCell::new(std::collections::HashMap::new());
-}
-
 /// `RegexMatch(s, pattern, modifiers)`. Each distinct pattern and modifiers are compiled once per
 /// page (not once per item), within [`REGEX_SIZE_LIMIT`]; matching counts toward the query's
 /// deadline. A pattern that does not compile (`(`, or lookaround and backreferences, which
@@ -220,11 +210,6 @@ pub(crate) fn regex_match(a: &[Val]) -> Result<Val, QueryError> {
         }
     };
     Ok(boolean(re.is_match(x)))
-}
-
-/// Drops this thread's compiled patterns: called when a page (the outermost deadline) ends.
-pub(crate) fn forget_patterns() {
-    REGEXES.with(|cache| cache.borrow_mut().clear());
 }
 
 fn compile(pattern: &str, modifiers: &str) -> Result<regex::Regex, QueryError> {

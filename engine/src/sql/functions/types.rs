@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{boolean, int64, s, string};
+use super::args::{boolean, int64, s, string};
 use crate::sql::value::num;
 use crate::sql::value::{as_non_finite, kind, Val};
 
