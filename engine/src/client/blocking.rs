@@ -287,12 +287,28 @@ pub(crate) async fn light<R: Send + 'static, E: From<Error> + Send + 'static>(
     f: impl FnOnce() -> Result<R, E> + Send + 'static,
 ) -> Result<R, E> {
     match tokio::runtime::Handle::try_current() {
-        Ok(handle) => handle
-            .spawn_blocking(f)
-            .await
-            .map_err(|e| Error::Unavailable(format!("a storage task failed: {e}")))?,
+        Ok(handle) => match handle.spawn_blocking(f).await {
+            Ok(r) => r,
+            Err(e) if e.is_panic() => Err(stopped(e.into_panic()).into()),
+            Err(e) => Err(Error::Unavailable(format!("a storage task failed: {e}")).into()),
+        },
         Err(_) => f(),
     }
+}
+
+/// What a storage task that panicked answers. Reading a sound store does not panic; reading a
+/// damaged one can (a length or an offset that no longer fits), so the caller is told to check
+/// the store, never left with a bare 503 (issue 34's campaign met one).
+fn stopped(panic: Box<dyn std::any::Any + Send>) -> Error {
+    let what = panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "no message".into());
+    Error::Corrupt(format!(
+        "a storage task stopped on data it could not read ({what}): the data directory may be \
+         damaged; run `engine check`"
+    ))
 }
 
 /// A query page or a scan: queued for the heavy pool (one low-priority thread per core).
@@ -312,7 +328,9 @@ async fn heavy_charged<R: Send + 'static, E: From<Error> + Send + 'static>(
     }
     let (tx, rx) = tokio::sync::oneshot::channel();
     let job: Job = Box::new(move || {
-        let _ = tx.send(f());
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
+            .unwrap_or_else(|panic| Err(stopped(panic).into()));
+        let _ = tx.send(r);
     });
     heavy_pool().push(lane, job)?;
     rx.await
@@ -369,6 +387,33 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
+
+    /// A storage task that panics (as reading a damaged page can) answers an error that names
+    /// the likely cause and the way to check it, on both lanes; the pool's threads live on.
+    #[test]
+    fn a_panicking_task_answers_run_engine_check() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            for heavy_lane in [false, true] {
+                let job = || -> Result<()> { panic!("index 9 out of range for slice of length 4") };
+                let e = if heavy_lane {
+                    heavy(job).await.unwrap_err()
+                } else {
+                    light(job).await.unwrap_err()
+                };
+                let text = e.to_string();
+                assert!(matches!(e, Error::Corrupt(_)), "{text}");
+                assert!(
+                    text.contains("run `engine check`") && text.contains("out of range"),
+                    "{text}"
+                );
+            }
+            assert_eq!(heavy(|| Ok(7)).await.unwrap(), 7, "the pool still answers");
+        });
+    }
 
     /// Tests that fill the heavy pool's threads run one at a time.
     static POOL: Mutex<()> = Mutex::new(());
