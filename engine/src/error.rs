@@ -238,9 +238,3 @@ impl From<serde_json::Error> for Failed {
         Error::from(e).into()
     }
 }
-
-impl From<crate::sql::QueryError> for Failed {
-    fn from(e: crate::sql::QueryError) -> Self {
-        Error::from(e).into()
-    }
-}

@@ -39,3 +39,11 @@ impl From<QueryError> for crate::error::Error {
         }
     }
 }
+
+// A query error is one of the engine's errors: the conversions live here, so `error.rs` (the
+// lowest layer) names no query type.
+impl From<QueryError> for crate::error::Failed {
+    fn from(e: QueryError) -> Self {
+        crate::error::Error::from(e).into()
+    }
+}
