@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # CI's run of the official Python SDK's own tests against `engine serve`, held to
 # expected-failures.tsv (check.py): the emulator set over https on 127.0.0.1:8081 (the
-# emulator's own address, which several tests hard-code) and the live single-region set. A test
+# emulator's own address, which several tests hard-code), sync and async (the *_async.py files,
+# ~8.5 min on 2 cores), and the live single-region set (sync). A test
 # that fails unlisted is run once more alone (up to 10 per set); one that then passes is
 # reported FLAKY and does not fail CI, one that fails again does.
 # Needs target/release/engine (`cargo build --release -p engine-cli`) and installs the pinned
@@ -31,6 +32,7 @@ run_set() { # set, extra env
   fi
 }
 run_set emulator TLS=1
+run_set emulator-async TLS=1
 run_set live TLS=0
-"$PY" sdk-suite/check.py "$OUT/emulator-ci" "$OUT/live-ci" \
-  --retried "$OUT/emulator-ci-retry" "$OUT/live-ci-retry"
+"$PY" sdk-suite/check.py "$OUT/emulator-ci" "$OUT/emulator-async-ci" "$OUT/live-ci" \
+  --retried "$OUT/emulator-ci-retry" "$OUT/emulator-async-ci-retry" "$OUT/live-ci-retry"
