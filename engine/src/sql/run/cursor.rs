@@ -7,13 +7,15 @@
 //! naming the limit), all of them at most [`MAX_TOTAL`] (the oldest go first), and each kept
 //! [`EXPIRY`] after the page that stored it. States are kept as they are, not serialized: a page
 //! takes its state out and the next page's goes in under a new id, so a long gather costs no
-//! copy per page (a page that fails loses its state: the query starts again).
+//! copy per page (a page that fails loses its state: the query starts again). A page's state goes
+//! in the continuation instead while it is small ([`INLINE_MAX`]).
 
 use std::collections::HashMap;
 use std::sync::{LazyLock, Mutex};
 use std::time::{Duration, Instant};
 
-use super::partial::Partial;
+use super::partial::{Partial, INLINE_MAX};
+use super::{Run, Token};
 use crate::error::{Error, Result};
 
 /// One query's state between two pages, at most.
@@ -127,6 +129,36 @@ pub(super) fn take(id: u64, rid: u32, qhash: u64) -> Result<Partial> {
     let e = c.map.remove(&id).expect("checked above");
     c.total -= e.bytes;
     Ok(e.state)
+}
+
+impl<'a> Run<'a> {
+    /// The state the continuation carries or names (`None` on a first page).
+    pub(super) fn take_partial(&mut self, token: &mut Token) -> Result<Option<Partial>> {
+        if let Some(p) = token.partial.take() {
+            return Ok(Some(p));
+        }
+        match token.cursor.take() {
+            Some(id) => take(id, self.def.rid, self.qhash).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Puts `p` in the continuation, or on the engine's side when it is too long for it.
+    pub(super) fn keep_partial(&mut self, token: &mut Token, p: Partial) -> Result<()> {
+        let estimate = p.estimate();
+        // JSON values, strings and numbers: serializing cannot fail.
+        if estimate <= 4 * INLINE_MAX
+            && serde_json::to_vec(&p)
+                .expect("query states serialize")
+                .len()
+                <= INLINE_MAX
+        {
+            token.partial = Some(p);
+        } else {
+            token.cursor = Some(put(self.def.rid, self.qhash, p, estimate)?);
+        }
+        Ok(())
+    }
 }
 
 impl Cursors {

@@ -1,14 +1,13 @@
 //! What a query that cannot stream has gathered when its page ends: partial aggregates, items
 //! to sort, the rows of a finished result still to hand out, or a DISTINCT's values seen. It
 //! travels in the continuation while small (as Cosmos DB's partial aggregates do), otherwise it
-//! stays on the engine's side, as it is, under an id the continuation carries (`cursor.rs`).
+//! stays on the engine's side, as it is, under an id the continuation carries (`cursor.rs`, which
+//! chooses).
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::super::exec::FolderState;
-use super::{cursor, Run, Token};
-use crate::error::Result;
 
 /// A state at most this long (as JSON) travels in the continuation. Cosmos DB lets a client
 /// cap its continuation header (`x-ms-documentdb-responsecontinuationtokenlimitinkb`, in KB);
@@ -35,7 +34,7 @@ pub(super) enum Partial {
 impl Partial {
     /// About how long the state is as JSON, from a sample of its parts (states too long for
     /// the continuation are kept whole, never serialized).
-    fn estimate(&self) -> usize {
+    pub(super) fn estimate(&self) -> usize {
         fn sampled<T: Serialize>(parts: &[T]) -> usize {
             let n = parts.len().min(32);
             if n == 0 {
@@ -53,35 +52,5 @@ impl Partial {
             Partial::Rows(rows) => sampled(rows),
             Partial::Seen(packed) => packed.len(),
         }
-    }
-}
-
-impl<'a> Run<'a> {
-    /// The state the continuation carries or names (`None` on a first page).
-    pub(super) fn take_partial(&mut self, token: &mut Token) -> Result<Option<Partial>> {
-        if let Some(p) = token.partial.take() {
-            return Ok(Some(p));
-        }
-        match token.cursor.take() {
-            Some(id) => cursor::take(id, self.def.rid, self.qhash).map(Some),
-            None => Ok(None),
-        }
-    }
-
-    /// Puts `p` in the continuation, or on the engine's side when it is too long for it.
-    pub(super) fn keep_partial(&mut self, token: &mut Token, p: Partial) -> Result<()> {
-        let estimate = p.estimate();
-        // JSON values, strings and numbers: serializing cannot fail.
-        if estimate <= 4 * INLINE_MAX
-            && serde_json::to_vec(&p)
-                .expect("query states serialize")
-                .len()
-                <= INLINE_MAX
-        {
-            token.partial = Some(p);
-        } else {
-            token.cursor = Some(cursor::put(self.def.rid, self.qhash, p, estimate)?);
-        }
-        Ok(())
     }
 }
