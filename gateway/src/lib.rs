@@ -14,6 +14,7 @@
 //! `PROTOCOL.md` lists every operation the SDKs send and what the gateway does with it.
 
 pub mod auth;
+mod autoscale;
 pub mod error;
 pub mod headers;
 mod hosts;
@@ -87,6 +88,8 @@ pub enum StartError {
     Tls(String),
     #[error("the scripts created over the REST API could not be loaded: {0}")]
     Scripts(String),
+    #[error("the autoscale settings could not be loaded: {0}")]
+    Autoscale(String),
     #[error("cannot listen on {addr}: {source}")]
     Bind {
         addr: SocketAddr,
@@ -105,6 +108,8 @@ pub(crate) struct State {
     pub scheme: &'static str,
     /// JavaScript scripts created over the REST API (kept in the data directory).
     pub scripts: script_store::ScriptStore,
+    /// Autoscale settings of offers (kept in the data directory; `autoscale`).
+    pub autoscale: autoscale::AutoscaleStore,
     /// The names answered (`GatewayOptions::allowed_hosts`, loopback, the address bound).
     pub hosts: netguard::AllowedHosts,
 }
@@ -135,6 +140,7 @@ impl Gateway {
             source,
         })?;
         let scripts = script_store::ScriptStore::open(engine).map_err(StartError::Scripts)?;
+        let autoscale = autoscale::AutoscaleStore::open(engine).map_err(StartError::Autoscale)?;
         let state = web::Data::new(Arc::new(State {
             engine: engine.clone(),
             key,
@@ -142,6 +148,7 @@ impl Gateway {
             addr: bound,
             scheme: if options.tls { "https" } else { "http" },
             scripts,
+            autoscale,
             hosts: netguard::AllowedHosts::new(&options.allowed_hosts).and_bound(bound),
         }));
         let tls = if options.tls {

@@ -171,13 +171,11 @@ fn partition_key_path(body: &Value) -> Result<String> {
     }
 }
 
-/// `x-ms-offer-throughput` (manual RU/s, at least 400, as the service asks); autoscale refused.
+/// `x-ms-offer-throughput` (manual RU/s, at least 400, as the service asks) or autoscale
+/// (`autoscale`: the engine's budget is its max).
 pub(super) fn throughput(ctx: &Ctx) -> Result<Option<u32>> {
-    if headers::get(ctx.headers(), headers::AUTOPILOT).is_some() {
-        return Err(bad(
-            "Autoscale throughput is not supported by this engine: provision manual throughput \
-             (offer_throughput) instead.",
-        ));
+    if let Some(a) = autoscale(ctx)? {
+        return Ok(Some(a.max));
     }
     match headers::get(ctx.headers(), headers::OFFER_THROUGHPUT) {
         None => Ok(None),
@@ -188,6 +186,35 @@ pub(super) fn throughput(ctx: &Ctx) -> Result<Option<u32>> {
             ))),
         },
     }
+}
+
+/// `x-ms-cosmos-offer-autopilot-settings`: `{"maxThroughput": N, "autoUpgradePolicy": …}`.
+pub(super) fn autoscale(ctx: &Ctx) -> Result<Option<crate::autoscale::Autoscale>> {
+    let Some(v) = headers::get(ctx.headers(), headers::AUTOPILOT) else {
+        return Ok(None);
+    };
+    if headers::get(ctx.headers(), headers::OFFER_THROUGHPUT).is_some() {
+        return Err(bad(
+            "Provision either manual throughput (x-ms-offer-throughput) or autoscale \
+             (x-ms-cosmos-offer-autopilot-settings), not both.",
+        ));
+    }
+    let settings: Value = serde_json::from_str(v)
+        .map_err(|e| bad(format!("The autoscale settings are not JSON: {e}")))?;
+    crate::autoscale::Autoscale::from_settings(&settings)
+        .map(Some)
+        .map_err(bad)
+}
+
+/// Records the offer of a resource just created with autoscale (a no-op without).
+pub(super) fn record_autoscale(ctx: &Ctx, of: &resources::Provisioned) -> Result<()> {
+    if let Some(a) = autoscale(ctx)? {
+        ctx.state
+            .autoscale
+            .set(&of.offer_id(), Some(a))
+            .map_err(|e| GatewayError::Internal(format!("saving the autoscale settings: {e}")))?;
+    }
+    Ok(())
 }
 
 pub async fn create(ctx: &Ctx<'_>, db: &str) -> Result<HttpResponse> {
@@ -243,6 +270,7 @@ pub async fn create(ctx: &Ctx<'_>, db: &str) -> Result<HttpResponse> {
         Err(e) => return Err(e.into()),
     }
     let (_, def) = super::container(ctx, &db, id)?;
+    record_autoscale(ctx, &resources::Provisioned::Container(&def))?;
     Ok(Reply::new(201, 1.0).json(resources::container(&def).to_string()))
 }
 

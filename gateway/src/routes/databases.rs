@@ -74,6 +74,7 @@ pub async fn create(ctx: &Ctx<'_>) -> Result<HttpResponse> {
         Err(e) => return Err(e.into()),
     }
     let def = definition(ctx, id)?;
+    super::containers::record_autoscale(ctx, &resources::Provisioned::Database(&def))?;
     Ok(Reply::new(201, 1.0).json(resources::database(&def).to_string()))
 }
 

@@ -1,6 +1,7 @@
 //! Offers: the provisioned throughput of a container (its own) or of a database (shared by its
-//! containers that have none of their own), read and replaced. No autoscale. A resource without
-//! throughput is served as on a serverless account: asking for its offer is the service's 400.
+//! containers that have none of their own), read and replaced, manual or autoscale
+//! (`crate::autoscale`). A resource without throughput is served as on a serverless account:
+//! asking for its offer is the service's 400.
 
 use actix_web::HttpResponse;
 use engine::{ContainerDef, DatabaseDef};
@@ -25,8 +26,17 @@ impl Owner {
         }
     }
 
-    fn offer(&self, throughput: u32) -> Value {
-        resources::offer(&self.provisioned(), throughput)
+    /// The offer of the engine's `throughput`: autoscale when the gateway recorded it so.
+    fn offer(&self, ctx: &Ctx, throughput: u32) -> Value {
+        let of = self.provisioned();
+        let mut offer = resources::offer(&of, throughput);
+        if let Some(a) = ctx.state.autoscale.get(&of.offer_id(), throughput) {
+            offer["content"] = a.content();
+            // The increment alone can change: the etag must too.
+            offer["_etag"] =
+                format!("\"{}-{throughput}-{}\"", of.offer_id(), a.increment_percent).into();
+        }
+        offer
     }
 }
 
@@ -78,7 +88,10 @@ fn page(offers: Vec<Value>) -> HttpResponse {
 
 pub fn list(ctx: &Ctx) -> Result<HttpResponse> {
     Ok(page(
-        provisioned(ctx).iter().map(|(o, t)| o.offer(*t)).collect(),
+        provisioned(ctx)
+            .iter()
+            .map(|(o, t)| o.offer(ctx, *t))
+            .collect(),
     ))
 }
 
@@ -88,7 +101,10 @@ pub fn list(ctx: &Ctx) -> Result<HttpResponse> {
 /// the offers it names and no other (answering every offer let the JavaScript SDK take another
 /// container's for its own, and change it).
 pub fn query(ctx: &Ctx) -> Result<HttpResponse> {
-    let offers = provisioned(ctx).iter().map(|(o, t)| o.offer(*t)).collect();
+    let offers = provisioned(ctx)
+        .iter()
+        .map(|(o, t)| o.offer(ctx, *t))
+        .collect();
     let selected = super::resource_query::select(ctx, offers)?;
     // A query that names only resources without throughput asks what a serverless account has
     // not: the JavaScript SDK's `readOffer` would otherwise take "no offer" as its answer.
@@ -118,29 +134,34 @@ fn find(ctx: &Ctx, id: &str) -> Result<(Owner, u32)> {
 
 pub fn read(ctx: &Ctx, id: &str) -> Result<HttpResponse> {
     let (o, t) = find(ctx, id)?;
-    Ok(Reply::new(200, 1.0).json(o.offer(t).to_string()))
+    Ok(Reply::new(200, 1.0).json(o.offer(ctx, t).to_string()))
 }
 
 pub async fn replace(ctx: &Ctx<'_>, id: &str) -> Result<HttpResponse> {
     let (owner, _) = find(ctx, id)?;
     let body = ctx.json()?;
-    if body
+    // Autoscale when the body says so (the SDKs send back the offer they read, changed).
+    let autoscale = match body
         .pointer("/content/offerAutopilotSettings")
-        .is_some_and(|v| !v.is_null())
+        .filter(|v| !v.is_null())
     {
-        return Err(GatewayError::BadRequest(
-            "Autoscale throughput is not supported by this engine.".into(),
-        ));
-    }
-    let ru = body
-        .pointer("/content/offerThroughput")
-        .and_then(Value::as_u64)
-        .filter(|n| (400..=u32::MAX as u64).contains(n))
-        .ok_or_else(|| {
-            GatewayError::BadRequest(
-                "content.offerThroughput must be a number of RU/s, at least 400.".into(),
-            )
-        })? as u32;
+        Some(v) => {
+            Some(crate::autoscale::Autoscale::from_settings(v).map_err(GatewayError::BadRequest)?)
+        }
+        None => None,
+    };
+    let ru = match autoscale {
+        Some(a) => a.max,
+        None => body
+            .pointer("/content/offerThroughput")
+            .and_then(Value::as_u64)
+            .filter(|n| (400..=u32::MAX as u64).contains(n))
+            .ok_or_else(|| {
+                GatewayError::BadRequest(
+                    "content.offerThroughput must be a number of RU/s, at least 400.".into(),
+                )
+            })? as u32,
+    };
     let replaced = match owner {
         Owner::Container(c) => Owner::Container(std::sync::Arc::new(
             ctx.engine()
@@ -155,5 +176,9 @@ pub async fn replace(ctx: &Ctx<'_>, id: &str) -> Result<HttpResponse> {
                 .await?,
         ),
     };
-    Ok(Reply::new(200, 1.0).json(replaced.offer(ru).to_string()))
+    ctx.state
+        .autoscale
+        .set(&replaced.provisioned().offer_id(), autoscale)
+        .map_err(|e| GatewayError::Internal(format!("saving the autoscale settings: {e}")))?;
+    Ok(Reply::new(200, 1.0).json(replaced.offer(ctx, ru).to_string()))
 }
