@@ -12,6 +12,43 @@ pub struct DatabaseClient {
     pub(crate) id: String,
 }
 
+// The engine hands out its database clients here, so `engine.rs` names no client of its own.
+impl Engine {
+    pub fn database(&self, id: &str) -> DatabaseClient {
+        DatabaseClient {
+            engine: self.clone(),
+            id: id.to_owned(),
+        }
+    }
+
+    pub async fn create_database(&self, id: &str) -> Result<DatabaseClient> {
+        self.create_database_with_throughput(id, None).await
+    }
+
+    /// Creates a database whose `throughput` RU/s its containers without throughput of their
+    /// own share (Cosmos DB's database-level throughput; `throughput.rs`).
+    pub async fn create_database_with_throughput(
+        &self,
+        id: &str,
+        throughput: Option<u32>,
+    ) -> Result<DatabaseClient> {
+        self.submit(WriteOp::CreateDatabase {
+            id: id.to_owned(),
+            throughput,
+        })
+        .await?;
+        Ok(self.database(id))
+    }
+
+    pub async fn create_database_if_not_exists(&self, id: &str) -> Result<DatabaseClient> {
+        match self.create_database(id).await {
+            Ok(db) => Ok(db),
+            Err(Error::Conflict { .. }) => Ok(self.database(id)),
+            Err(e) => Err(e),
+        }
+    }
+}
+
 impl DatabaseClient {
     pub fn id(&self) -> &str {
         &self.id

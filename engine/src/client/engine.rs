@@ -8,7 +8,6 @@ use std::thread::JoinHandle;
 
 use tokio::sync::{mpsc, oneshot};
 
-use super::database::DatabaseClient;
 use super::options::EngineOptions;
 use crate::catalog::{Catalog, DatabaseDef};
 use crate::error::{Error, Result};
@@ -155,40 +154,6 @@ impl Engine {
 
     pub fn path(&self) -> &Path {
         &self.inner.path
-    }
-
-    pub fn database(&self, id: &str) -> DatabaseClient {
-        DatabaseClient {
-            engine: self.clone(),
-            id: id.to_owned(),
-        }
-    }
-
-    pub async fn create_database(&self, id: &str) -> Result<DatabaseClient> {
-        self.create_database_with_throughput(id, None).await
-    }
-
-    /// Creates a database whose `throughput` RU/s its containers without throughput of their
-    /// own share (Cosmos DB's database-level throughput; `throughput.rs`).
-    pub async fn create_database_with_throughput(
-        &self,
-        id: &str,
-        throughput: Option<u32>,
-    ) -> Result<DatabaseClient> {
-        self.submit(WriteOp::CreateDatabase {
-            id: id.to_owned(),
-            throughput,
-        })
-        .await?;
-        Ok(self.database(id))
-    }
-
-    pub async fn create_database_if_not_exists(&self, id: &str) -> Result<DatabaseClient> {
-        match self.create_database(id).await {
-            Ok(db) => Ok(db),
-            Err(Error::Conflict { .. }) => Ok(self.database(id)),
-            Err(e) => Err(e),
-        }
     }
 
     pub async fn delete_database(&self, id: &str) -> Result<()> {
