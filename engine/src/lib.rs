@@ -69,8 +69,8 @@ pub use scripts::js::JavaScript;
 pub use scripts::{
     PreTriggerCall, ScriptBudget, ScriptContext, StoredProcedure, Trigger, TriggerOperation,
 };
-pub use sql::run::{PartitionCost, QueryMetrics};
 pub use sql::computed::ComputedProperty;
+pub use sql::run::{PartitionCost, QueryMetrics};
 pub use sql::QueryError;
 pub use storage::StorageOptions;
 pub use throughput::PartitionLoad;

@@ -129,11 +129,11 @@ pub(super) fn apply_resource(
                 ctx.now,
             )?;
             def.unique_keys = props.unique_keys.clone();
-            def.database_rid = state.databases[database].number();
-            state.next_rid += 1;
             if !props.computed_properties.is_empty() {
                 def = def.with_computed_properties(props.computed_properties.clone())?;
             }
+            def.database_rid = state.databases[database].number();
+            state.next_rid += 1;
             dirty.next_rid = true;
             state.containers.insert(rid, def.clone());
             dirty.containers.insert(rid);
