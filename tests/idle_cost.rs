@@ -221,10 +221,7 @@ async fn idle_sites_on_the_gateway_spend_the_feed_polls_and_the_lease_upkeep() {
             Some(processors) => {
                 // Each processor lists its leases (one query) every 13 s and renews each lease
                 // it owns every 17 s, as the .NET and Java processors do.
-                let bound: u64 = processors
-                    .values()
-                    .map(|n| listings + n * renewals)
-                    .sum();
+                let bound: u64 = processors.values().map(|n| listings + n * renewals).sum();
                 println!("gateway {name}: leases by processor {processors:?}");
                 assert!(
                     s.requests <= bound,
