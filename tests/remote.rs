@@ -353,9 +353,11 @@ async fn two_app_processes_share_one_account_and_survive_one_killed() {
     assert_eq!(r.status, 303, "{}", r.body);
     victim.child.kill().unwrap(); // SIGKILL
     victim.child.wait().unwrap();
+    // The lease expires 60 s after its last renewal (the SDKs' default, renewed every 17 s) and
+    // the survivor looks for expired leases every 13 s: up to ~75 s, then the rename's work.
     poll_until(
         "the survivor finishes the second rename",
-        Duration::from_secs(60),
+        Duration::from_secs(150),
         async || demo_items_named(&gw, "second_rename").await,
     )
     .await;
