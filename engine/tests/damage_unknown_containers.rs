@@ -7,27 +7,11 @@
 mod common;
 
 use engine::{ContainerProperties, Engine, EngineOptions};
-use heed::types::Bytes;
 use serde_json::json;
 
 /// Puts `keys` into table `table` of the store in `dir` through LMDB itself.
 fn put_keys(dir: &std::path::Path, table: &str, keys: &[Vec<u8>]) {
-    // Safety: this process alone opens the store, once, with the engine closed.
-    let env = unsafe {
-        heed::EnvOpenOptions::new()
-            .max_dbs(16)
-            .map_size(1 << 30)
-            .open(dir)
-            .unwrap()
-    };
-    let db: heed::Database<Bytes, Bytes> = env
-        .create_databases_and_commit(env.write_txn().unwrap(), |dbo, wtxn| {
-            Ok::<_, heed::Error>(heed::CommitOrAbort::<_, ()>::Commit(
-                dbo.create_database::<Bytes, Bytes>(wtxn, Some(table))?,
-            ))
-        })
-        .unwrap()
-        .unwrap_commit();
+    let (env, db) = common::damage::raw_table(dir, table);
     let mut wtxn = env.write_txn().unwrap();
     for k in keys {
         db.put(&mut wtxn, k, b"x").unwrap();

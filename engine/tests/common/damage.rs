@@ -95,22 +95,7 @@ pub fn delete_keys(
     std::fs::write(dir.join("data.mdb"), bytes).unwrap();
     let n;
     {
-        // Safety: this process alone opens the copy, once.
-        let env = unsafe {
-            heed::EnvOpenOptions::new()
-                .max_dbs(8)
-                .map_size(1 << 30)
-                .open(dir)
-                .unwrap()
-        };
-        let db: heed::Database<Bytes, Bytes> = env
-            .create_databases_and_commit(env.write_txn().unwrap(), |dbo, wtxn| {
-                Ok::<_, heed::Error>(heed::CommitOrAbort::<_, ()>::Commit(
-                    dbo.create_database::<Bytes, Bytes>(wtxn, Some(table))?,
-                ))
-            })
-            .unwrap()
-            .unwrap_commit();
+        let (env, db) = raw_table(dir, table);
         let mut wtxn = env.write_txn().unwrap();
         let keys: Vec<Vec<u8>> = db
             .iter(&wtxn)
@@ -125,6 +110,28 @@ pub fn delete_keys(
         wtxn.commit().unwrap();
     }
     (std::fs::read(dir.join("data.mdb")).unwrap(), n)
+}
+
+/// Table `table` of the store in `dir`, opened through LMDB itself behind the engine's back.
+/// Safety: the caller's process alone opens the store, once, with the engine closed.
+pub fn raw_table(dir: &Path, table: &str) -> (heed::Env, heed::Database<'static, Bytes, Bytes>) {
+    // Safety: as the function's contract says.
+    let env = unsafe {
+        heed::EnvOpenOptions::new()
+            .max_dbs(16)
+            .map_size(1 << 30)
+            .open(dir)
+            .unwrap()
+    };
+    let db = env
+        .create_databases_and_commit(env.write_txn().unwrap(), |dbo, wtxn| {
+            Ok::<_, heed::Error>(heed::CommitOrAbort::<_, ()>::Commit(
+                dbo.create_database::<Bytes, Bytes>(wtxn, Some(table))?,
+            ))
+        })
+        .unwrap()
+        .unwrap_commit();
+    (env, db)
 }
 
 /// Whether an error names the damage and what to do.
