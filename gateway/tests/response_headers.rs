@@ -6,68 +6,11 @@
 
 mod common;
 
-use std::time::SystemTime;
-
 use base64::Engine as _;
-use common::signed::database_d_with_container_c;
+use common::signed::{database_d_with_container_c, request as send, Answer};
 use common::TestGateway;
-use gateway::MasterKey;
-use reqwest::header::HeaderMap;
 use reqwest::Method;
 use serde_json::{json, Value};
-
-struct Answer {
-    status: u16,
-    headers: HeaderMap,
-    body: Value,
-}
-
-impl Answer {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers.get(name).and_then(|v| v.to_str().ok())
-    }
-
-    fn number(&self, name: &str) -> u64 {
-        self.header(name)
-            .and_then(|v| v.parse().ok())
-            .unwrap_or_else(|| panic!("a numeric {name}: {:?}", self.headers))
-    }
-}
-
-async fn send(
-    gw: &TestGateway,
-    method: Method,
-    path: &str,
-    link: (&str, &str),
-    body: Option<Value>,
-    headers: &[(&str, &str)],
-) -> Answer {
-    let date = httpdate::fmt_http_date(SystemTime::now());
-    let key = MasterKey::emulator();
-    let mut req = reqwest::Client::new()
-        .request(method.clone(), format!("http://{}{path}", gw.addr))
-        .header("x-ms-date", &date)
-        .header("x-ms-version", "2020-07-15")
-        .header(
-            "authorization",
-            key.authorization(method.as_str(), link.0, link.1, &date),
-        );
-    if let Some(b) = body {
-        req = req.body(b.to_string());
-    }
-    for (name, value) in headers {
-        req = req.header(*name, *value);
-    }
-    let res = req.send().await.expect("the gateway answers");
-    let status = res.status().as_u16();
-    let headers = res.headers().clone();
-    let body = serde_json::from_str(&res.text().await.unwrap()).unwrap_or(Value::Null);
-    Answer {
-        status,
-        headers,
-        body,
-    }
-}
 
 const DOCS: (&str, &str) = ("docs", "dbs/d/colls/c");
 

@@ -6,17 +6,32 @@
 use std::time::SystemTime;
 
 use gateway::MasterKey;
+use reqwest::header::HeaderMap;
 use reqwest::Method;
 use serde_json::{json, Value};
 
 use super::TestGateway;
 
-/// What the gateway answered: status, `x-ms-request-charge` (-1 when absent), the body as JSON
-/// (`Null` when it is not JSON).
+/// What the gateway answered: status, `x-ms-request-charge` (-1 when absent), the headers, the
+/// body as JSON (`Null` when it is not JSON).
 pub struct Answer {
     pub status: u16,
     pub charge: f64,
+    pub headers: HeaderMap,
     pub body: Value,
+}
+
+impl Answer {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+
+    /// Header `name` as a number; panics naming the headers when it is not one.
+    pub fn number(&self, name: &str) -> u64 {
+        self.header(name)
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("a numeric {name}: {:?}", self.headers))
+    }
 }
 
 /// Sends `body` to `path`, signed with the emulator's key for `link` (resource type, link).
@@ -28,6 +43,18 @@ pub async fn send(
     body: Value,
     headers: &[(&str, &str)],
 ) -> Answer {
+    request(gw, method, path, link, Some(body), headers).await
+}
+
+/// [`send`], with no body at all when `body` is `None`.
+pub async fn request(
+    gw: &TestGateway,
+    method: Method,
+    path: &str,
+    link: (&str, &str),
+    body: Option<Value>,
+    headers: &[(&str, &str)],
+) -> Answer {
     let date = httpdate::fmt_http_date(SystemTime::now());
     let key = MasterKey::emulator();
     let mut req = reqwest::Client::new()
@@ -37,15 +64,17 @@ pub async fn send(
         .header(
             "authorization",
             key.authorization(method.as_str(), link.0, link.1, &date),
-        )
-        .body(body.to_string());
+        );
+    if let Some(b) = body {
+        req = req.body(b.to_string());
+    }
     for (name, value) in headers {
         req = req.header(*name, *value);
     }
     let res = req.send().await.expect("the gateway answers");
     let status = res.status().as_u16();
-    let charge = res
-        .headers()
+    let headers = res.headers().clone();
+    let charge = headers
         .get("x-ms-request-charge")
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse().ok())
@@ -54,6 +83,7 @@ pub async fn send(
     Answer {
         status,
         charge,
+        headers,
         body,
     }
 }
