@@ -290,7 +290,7 @@ fn default_ttl(body: &Value) -> Result<Option<i64>> {
 /// `computedProperties`: an array of `{"name", "query"}` (absent = none). Anything else is the
 /// service's "One of the specified inputs is invalid" (azure-cosmos 4.17.1's
 /// test_computed_properties.py sends an object and looks for those words); the engine checks
-/// the names and queries (`engine::sql::computed`).
+/// the names and queries (`engine::ComputedProperty`).
 fn computed_properties(body: &Value) -> Result<Vec<engine::ComputedProperty>> {
     let invalid = || {
         bad(
