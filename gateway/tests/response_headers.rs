@@ -253,15 +253,10 @@ async fn index_utilization_names_the_indexes_the_engine_used() {
     assert!(specs(&u).is_empty(), "{u}");
 }
 
-#[tokio::test]
-async fn a_continuation_in_the_services_backend_form_reads_the_range_from_its_start() {
-    let gw = TestGateway::start();
-    database_d_with_container_c(&gw).await;
-    for i in 0..3 {
-        create(&gw, &format!("i{i}"), "p").await;
-    }
-    let r = send(
-        &gw,
+/// A one-item page of `SELECT * FROM c` on range 0, resumed from `continuation`.
+async fn page_of_range_0(gw: &TestGateway, continuation: &str) -> Answer {
+    send(
+        gw,
         Method::POST,
         "/dbs/d/colls/c/docs",
         DOCS,
@@ -271,29 +266,27 @@ async fn a_continuation_in_the_services_backend_form_reads_the_range_from_its_st
             ("content-type", "application/query+json"),
             ("x-ms-documentdb-partitionkeyrangeid", "0"),
             ("x-ms-max-item-count", "1"),
-            (
-                "x-ms-continuation",
-                "-RID:~a0NPAOszCpOChB4AAAAAAA==#RT:1#TRC:2#ISV:2#IEO:65567#QCF:8",
-            ),
+            ("x-ms-continuation", continuation),
         ],
+    )
+    .await
+}
+
+#[tokio::test]
+async fn a_continuation_in_the_services_backend_form_reads_the_range_from_its_start() {
+    let gw = TestGateway::start();
+    database_d_with_container_c(&gw).await;
+    for i in 0..3 {
+        create(&gw, &format!("i{i}"), "p").await;
+    }
+    let r = page_of_range_0(
+        &gw,
+        "-RID:~a0NPAOszCpOChB4AAAAAAA==#RT:1#TRC:2#ISV:2#IEO:65567#QCF:8",
     )
     .await;
     assert_eq!(r.status, 200, "{}", r.body);
     assert_eq!(r.body["Documents"][0]["id"], "i0", "{}", r.body);
     // A token that only looks like one is still the engine's to refuse.
-    let r = send(
-        &gw,
-        Method::POST,
-        "/dbs/d/colls/c/docs",
-        DOCS,
-        Some(json!({"query": "SELECT * FROM c", "parameters": []})),
-        &[
-            ("x-ms-documentdb-isquery", "true"),
-            ("content-type", "application/query+json"),
-            ("x-ms-documentdb-partitionkeyrangeid", "0"),
-            ("x-ms-continuation", "-RID:nothing-else"),
-        ],
-    )
-    .await;
+    let r = page_of_range_0(&gw, "-RID:nothing-else").await;
     assert_eq!(r.status, 400, "{}", r.body);
 }

@@ -392,10 +392,7 @@ mod tests {
     /// the likely cause and the way to check it, on both lanes; the pool's threads live on.
     #[test]
     fn a_panicking_task_answers_run_engine_check() {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
+        let rt = runtime(false);
         rt.block_on(async {
             for heavy_lane in [false, true] {
                 let job = || -> Result<()> { panic!("index 9 out of range for slice of length 4") };
@@ -418,6 +415,18 @@ mod tests {
     /// Tests that fill the heavy pool's threads run one at a time.
     static POOL: Mutex<()> = Mutex::new(());
 
+    /// A runtime for a test: two worker threads, or one thread as an actix worker has.
+    fn runtime(multi_thread: bool) -> tokio::runtime::Runtime {
+        let mut b = if multi_thread {
+            let mut b = tokio::runtime::Builder::new_multi_thread();
+            b.worker_threads(2);
+            b
+        } else {
+            tokio::runtime::Builder::new_current_thread()
+        };
+        b.enable_all().build().unwrap()
+    }
+
     fn running_long() -> usize {
         heavy_pool().queues.lock().unwrap().running_long
     }
@@ -428,11 +437,7 @@ mod tests {
     #[test]
     fn a_fresh_page_does_not_wait_for_long_ones() {
         let _pool = POOL.lock().unwrap_or_else(|e| e.into_inner());
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .unwrap();
+        let rt = runtime(true);
         rt.block_on(async {
             let long = 0x7e57_1ade_0000_0001;
             remember(long, LONG_PAGE * 2);
@@ -515,10 +520,7 @@ mod tests {
     /// thread (an actix worker).
     #[test]
     fn a_cheap_shape_is_not_queued_and_a_long_page_sends_it_back() {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
+        let rt = runtime(false);
         rt.block_on(async {
             let routed = 0x7e57_5a4e_0000_0001;
             for _ in 0..3 {
@@ -551,15 +553,12 @@ mod tests {
     }
 
     /// A page of a known-cheap shape is answered while every thread of the heavy pool is held
-    /// by other pages: it runs on the caller's thread. Before, it queued behind them (timed out).
+    /// by other pages: it goes to the blocking pool, unqueued. Before, it queued behind them
+    /// (timed out).
     #[test]
     fn a_cheap_page_does_not_wait_behind_heavy_pages() {
         let _pool = POOL.lock().unwrap_or_else(|e| e.into_inner());
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .unwrap();
+        let rt = runtime(true);
         rt.block_on(async {
             let cheap = 0x7e57_5a4e_0000_0003;
             remember_shape(cheap, Duration::ZERO);
