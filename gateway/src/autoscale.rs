@@ -8,7 +8,6 @@
 //! throughput changed another way (the CLI) reads back as manual, never as a stale autoscale.
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Mutex;
 
@@ -113,11 +112,7 @@ impl AutoscaleStore {
         if !changed {
             return Ok(());
         }
-        let tmp = self.path.with_extension("json.partial");
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(&serde_json::to_vec_pretty(&*all).map_err(std::io::Error::other)?)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, &self.path)
+        crate::json_file::write_atomically(&self.path, &*all)
     }
 }
 

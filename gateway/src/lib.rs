@@ -19,6 +19,7 @@ pub mod error;
 pub mod headers;
 mod hosts;
 mod index_utilization;
+mod json_file;
 pub mod limits;
 mod paths;
 mod resource_token;

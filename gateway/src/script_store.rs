@@ -5,7 +5,6 @@
 //! container's numeric id, so a container deleted and created again under the same name does
 //! not inherit its predecessor's scripts.
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::sync::{Mutex, MutexGuard};
 
@@ -156,10 +155,6 @@ impl ScriptStore {
     }
 
     fn save(&self, all: &[StoredScript]) -> std::io::Result<()> {
-        let tmp = self.path.with_extension("json.partial");
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(&serde_json::to_vec_pretty(all).map_err(std::io::Error::other)?)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, &self.path)
+        crate::json_file::write_atomically(&self.path, &all)
     }
 }
