@@ -84,6 +84,9 @@ fn check_rid_path(segments: &[String]) -> Result<(), GatewayError> {
     let [colls, coll, rest @ ..] = &segments[2..] else {
         return Ok(()); // the database, or a feed of it
     };
+    if colls == "users" {
+        return check_user_path(&db, coll, rest).map_err(|why| refused(&why));
+    }
     if colls != "colls" {
         return Err(refused("only containers are named below a database"));
     }
@@ -116,6 +119,27 @@ fn check_rid_path(segments: &[String]) -> Result<(), GatewayError> {
         _ => Err(refused(
             "nothing below an item or a script is named by resource id",
         )),
+    }
+}
+
+/// `dbs/{rid}/users/{rid}[/permissions[/{rid}]]`: a user's id holds its database's 4 bytes (then
+/// 4 of its own, not a container's: `engine::UserDef::resource_id`), a permission's its user's 8
+/// (`engine::PermissionDef::resource_id`), as the service's do (a `_self` such as
+/// `dbs/AAAAAA==/users/AAAAAHcmAAA=/permissions/AAAAAHcmAAAAAAAAAAAAAA==/`).
+fn check_user_path(db: &[u8], user: &str, rest: &[String]) -> Result<(), String> {
+    let user_bytes = rid::decode(user)
+        .filter(|u| u.len() == 8 && !rid::is_collection(u) && u[..4] == db[..])
+        .ok_or_else(|| format!("'{user}' is not the resource id of a user of this database"))?;
+    match rest {
+        [] => Ok(()),
+        [p] if p == "permissions" => Ok(()),
+        [p, permission] if p == "permissions" => rid::decode(permission)
+            .filter(|b| b.len() == 16 && b[..8] == user_bytes[..])
+            .map(|_| ())
+            .ok_or_else(|| {
+                format!("'{permission}' is not the resource id of a permission of user {user}")
+            }),
+        _ => Err("only permissions are named by resource id below a user".into()),
     }
 }
 
@@ -168,6 +192,17 @@ mod tests {
         let other_db_coll = rid::encode(&rid::collection_bytes(2, 2));
         let other_coll_doc = rid::child(&rid::collection_bytes(1, 3), ChildKind::Document, b"x");
         let base = format!("/dbs/{db}/colls/{coll}");
+        // A user's 8 bytes: its database's, then its own (the container bit clear); a
+        // permission's 16: its user's, then its own number.
+        let user_bytes = [1, 0, 0, 0, 5, 0, 0, 0];
+        let user = rid::encode(&user_bytes);
+        let mut permission = [0u8; 16];
+        permission[..8].copy_from_slice(&user_bytes);
+        permission[8] = 3;
+        let other_permission =
+            rid::encode(&[[2, 0, 0, 0, 5, 0, 0, 0], [3, 0, 0, 0, 0, 0, 0, 0]].concat());
+        let permission = rid::encode(&permission);
+        let other_db = rid::encode(&rid::database_bytes(2));
         for ok in [
             format!("/dbs/{db}"),
             format!("/dbs/{db}/colls"),
@@ -177,6 +212,10 @@ mod tests {
             format!("{base}/operations/partitionkeydelete"),
             format!("{base}/docs/{doc}"),
             format!("{base}/sprocs/{sproc}"),
+            format!("/dbs/{db}/users"),
+            format!("/dbs/{db}/users/{user}"),
+            format!("/dbs/{db}/users/{user}/permissions"),
+            format!("/dbs/{db}/users/{user}/permissions/{permission}"),
         ] {
             let t = parse(&ok).unwrap();
             assert!(!t.link.contains('/'), "{ok}: {}", t.link);
@@ -199,10 +238,20 @@ mod tests {
             format!("{base}/docs/{doc}/attachments/a"),
             format!("{base}/pkranges/{doc}"),
             format!("/dbs/{db}/users/u"),
+            format!("/dbs/{db}/users/{other_db_coll}"),
+            format!("/dbs/{db}/users/{user}/permissions/{other_permission}"),
+            format!("/dbs/{db}/users/{user}/permissions/p"),
+            format!("/dbs/{db}/users/{user}/docs"),
+            format!("/dbs/{other_db}/users/{user}"),
         ] {
             let e = parse(&refused).unwrap_err();
             assert!(matches!(e, GatewayError::Forbidden(_)), "{refused}: {e}");
         }
+        let t = parse(&format!("/dbs/{db}/users/{user}/permissions/{permission}/")).unwrap();
+        assert_eq!(
+            (t.resource_type.as_str(), t.link),
+            ("permissions", permission.to_lowercase())
+        );
         assert!(parse("/dbs/d/colls/c/docs/probe").is_ok());
     }
 }

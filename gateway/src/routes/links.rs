@@ -3,7 +3,7 @@
 //! each id resolves to exactly the resource it names, within the one named before it, or the
 //! request is a 404.
 
-use super::Ctx;
+use crate::request::Ctx;
 use crate::error::{GatewayError, Result};
 use crate::{headers, paths};
 
@@ -22,7 +22,10 @@ pub(crate) async fn to_names(ctx: &Ctx<'_>, mut segments: Vec<String>) -> Result
         .into_iter()
         .find(|d| d.resource_id() == segments[1])
         .ok_or_else(|| not_found("database", &segments[1]))?;
-    segments[1] = db.id;
+    segments[1] = db.id.clone();
+    if segments[2] == "users" {
+        return super::users::rids_to_names(ctx, &db, segments);
+    }
     let Some(coll) = segments.get(3) else {
         return Ok(segments);
     };

@@ -6,7 +6,7 @@ use actix_web::HttpResponse;
 use engine::{DatabaseDef, UserDef};
 use serde_json::{json, Value};
 
-use super::Ctx;
+use crate::request::Ctx;
 use crate::error::{GatewayError, Result};
 use crate::headers::{self, Reply};
 use crate::resources;
@@ -52,6 +52,41 @@ pub(crate) fn conflict(e: engine::Error) -> GatewayError {
     }
 }
 
+/// `dbs/{db}/users/{rid}[/permissions/{rid}]` (`paths` checked that each id names the one
+/// before it) with the user's and the permission's ids in place of their resource ids, or the
+/// service's 404 when no user or permission has that resource id. `segments[1]` is already the
+/// database's name.
+pub(crate) fn rids_to_names(
+    ctx: &Ctx,
+    db: &DatabaseDef,
+    mut segments: Vec<String>,
+) -> Result<Vec<String>> {
+    let not_found = |what: &str, rid: &str| {
+        GatewayError::NotFound(format!(
+            "Resource Not Found. No {what} has the resource id '{rid}'."
+        ))
+    };
+    let Some(rid) = segments.get(3) else {
+        return Ok(segments);
+    };
+    let users = ctx.engine().database(&db.id).users();
+    let user = users
+        .list_users()?
+        .into_iter()
+        .find(|u| u.resource_id(db.number()) == *rid)
+        .ok_or_else(|| not_found("user", rid))?;
+    if let Some(rid) = segments.get(5) {
+        let p = users
+            .list_permissions(&user.id)?
+            .into_iter()
+            .find(|p| p.resource_id(db.number(), &user) == *rid)
+            .ok_or_else(|| not_found("permission", rid))?;
+        segments[5] = p.spec.id;
+    }
+    segments[3] = user.id;
+    Ok(segments)
+}
+
 fn all(ctx: &Ctx, db: &DatabaseDef) -> Result<Vec<Value>> {
     let users = ctx.engine().database(&db.id).users().list_users()?;
     Ok(users.iter().map(|u| user_json(db, u)).collect())
@@ -65,20 +100,20 @@ fn page(db: &DatabaseDef, users: Vec<Value>) -> HttpResponse {
 }
 
 pub fn list(ctx: &Ctx, db: &str) -> Result<HttpResponse> {
-    let db = super::databases::definition(ctx, db)?;
+    let db = ctx.database(db)?;
     Ok(page(&db, all(ctx, &db)?))
 }
 
 /// `query_users` (`resource_query`).
 pub fn query(ctx: &Ctx, db: &str) -> Result<HttpResponse> {
-    let db = super::databases::definition(ctx, db)?;
+    let db = ctx.database(db)?;
     let selected = super::resource_query::select(ctx, all(ctx, &db)?)?;
     Ok(page(&db, selected))
 }
 
 /// Create, or upsert with `x-ms-documentdb-is-upsert` (201 when created, 200 when it existed).
 pub async fn create(ctx: &Ctx<'_>, db: &str) -> Result<HttpResponse> {
-    let def = super::databases::definition(ctx, db)?;
+    let def = ctx.database(db)?;
     let id = id_of(&ctx.json()?, "user")?;
     let users = ctx.engine().database(&def.id).users();
     let (u, created) = if headers::flag(ctx.headers(), headers::IS_UPSERT) {
@@ -91,14 +126,14 @@ pub async fn create(ctx: &Ctx<'_>, db: &str) -> Result<HttpResponse> {
 }
 
 pub fn read(ctx: &Ctx, db: &str, id: &str) -> Result<HttpResponse> {
-    let def = super::databases::definition(ctx, db)?;
+    let def = ctx.database(db)?;
     let u = ctx.engine().database(&def.id).users().read_user(id)?;
     Ok(Reply::new(200, 1.0).json(user_json(&def, &u).to_string()))
 }
 
 /// Replace: the body's id renames the user.
 pub async fn replace(ctx: &Ctx<'_>, db: &str, id: &str) -> Result<HttpResponse> {
-    let def = super::databases::definition(ctx, db)?;
+    let def = ctx.database(db)?;
     let new_id = id_of(&ctx.json()?, "user")?;
     let u = ctx
         .engine()
@@ -111,7 +146,7 @@ pub async fn replace(ctx: &Ctx<'_>, db: &str, id: &str) -> Result<HttpResponse> 
 }
 
 pub async fn delete(ctx: &Ctx<'_>, db: &str, id: &str) -> Result<HttpResponse> {
-    let def = super::databases::definition(ctx, db)?;
+    let def = ctx.database(db)?;
     ctx.engine()
         .database(&def.id)
         .users()
