@@ -3,7 +3,7 @@
 //! each id resolves to exactly the resource it names, within the one named before it, or the
 //! request is a 404.
 
-use crate::request::Ctx;
+use super::Ctx;
 use crate::error::{GatewayError, Result};
 use crate::{headers, paths};
 
