@@ -6,6 +6,9 @@
 //! percent) are the gateway's, kept in `DATA/gateway-autoscale.json` keyed by offer id, as the
 //! scripts are (`script_store`). An entry applies only while the engine's throughput is its max:
 //! throughput changed another way (the CLI) reads back as manual, never as a stale autoscale.
+//! An entry goes when its database or container is deleted (`forget_deleted`, after a DELETE
+//! through the gateway and when the store opens, for deletes made another way), so the file
+//! holds only live offers.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -13,6 +16,8 @@ use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
+
+use crate::resources::Provisioned;
 
 pub const FILE: &str = "gateway-autoscale.json";
 
@@ -90,10 +95,34 @@ impl AutoscaleStore {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => BTreeMap::new(),
             Err(e) => return Err(format!("{}: {e}", path.display())),
         };
-        Ok(AutoscaleStore {
+        let store = AutoscaleStore {
             path,
             all: Mutex::new(all),
-        })
+        };
+        store
+            .forget_deleted(engine)
+            .map_err(|e| format!("{}: {e}", store.path.display()))?;
+        Ok(store)
+    }
+
+    /// Drops the entries of offers whose database or container no longer exists (offer ids are
+    /// never reused: `engine::rid::offer` of a number from the catalog's counter), rewriting the
+    /// file only when one went.
+    pub fn forget_deleted(&self, engine: &engine::Engine) -> std::io::Result<()> {
+        let mut live = std::collections::BTreeSet::new();
+        for db in engine.databases() {
+            live.insert(Provisioned::Database(&db).offer_id());
+            for c in engine.database(&db.id).containers() {
+                live.insert(Provisioned::Container(&c).offer_id());
+            }
+        }
+        let mut all = self.all.lock().unwrap_or_else(|p| p.into_inner());
+        let before = all.len();
+        all.retain(|offer, _| live.contains(offer));
+        if all.len() == before {
+            return Ok(());
+        }
+        crate::json_file::write_atomically(&self.path, &*all)
     }
 
     /// The settings of `offer` if it is autoscale with the engine's `throughput` as its max.
@@ -113,6 +142,18 @@ impl AutoscaleStore {
             return Ok(());
         }
         crate::json_file::write_atomically(&self.path, &*all)
+    }
+}
+
+/// After a DELETE answered `segments` (names): a database's or a container's autoscale entry
+/// goes with it. The delete has happened; a file that cannot be rewritten is logged (the entry
+/// is harmless meanwhile, its offer id is never given again) and dropped at the next open.
+pub(crate) fn after_delete(state: &crate::State, segments: &[&str]) {
+    if !matches!(segments, ["dbs", _] | ["dbs", _, "colls", _]) {
+        return;
+    }
+    if let Err(e) = state.autoscale.forget_deleted(&state.engine) {
+        tracing::warn!(target: "gateway", "{FILE}: a deleted resource's entry stays: {e}");
     }
 }
 

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::signed::send;
+use common::signed::{request, send};
 use common::TestGateway;
 use reqwest::Method;
 use serde_json::{json, Value};
@@ -120,4 +120,98 @@ fn autoscale_offers_are_created_replaced_and_kept() {
         );
         assert_eq!(container_throughput(&gw, "e", "c"), Some(400));
     });
+}
+
+/// The offer ids `DATA/gateway-autoscale.json` keeps settings for.
+fn kept(data: &std::path::Path) -> Vec<String> {
+    let bytes = std::fs::read(data.join("gateway-autoscale.json")).unwrap_or_default();
+    let all: Value = serde_json::from_slice(&bytes).unwrap_or(json!({}));
+    all.as_object().unwrap().keys().cloned().collect()
+}
+
+#[test]
+fn a_deleted_resources_autoscale_entry_goes_with_it() {
+    let data = tempfile::tempdir().unwrap();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let max = |n: u32| format!(r#"{{"maxThroughput": {n}}}"#);
+    {
+        let gw = TestGateway::at(data.path(), gateway::Limits::default());
+        rt.block_on(async {
+            // Database d (autoscale, shared) with container c (its own autoscale); database e
+            // with containers x and y (autoscale each).
+            for (db, settings) in [("d", Some(max(4000))), ("e", None)] {
+                let h: Vec<(&str, &str)> =
+                    settings.iter().map(|s| (AUTOPILOT, s.as_str())).collect();
+                let r = send(
+                    &gw,
+                    Method::POST,
+                    "/dbs",
+                    ("dbs", ""),
+                    json!({"id": db}),
+                    &h,
+                )
+                .await;
+                assert_eq!(r.status, 201, "{}", r.body);
+            }
+            let mut offers = Vec::new();
+            for (db, c) in [("d", "c"), ("e", "x"), ("e", "y")] {
+                let body = json!({"id": c, "partitionKey": {"paths": ["/pk"], "kind": "Hash"}});
+                let parent = format!("dbs/{db}");
+                let r = send(
+                    &gw,
+                    Method::POST,
+                    &format!("/{parent}/colls"),
+                    ("colls", &parent),
+                    body,
+                    &[(AUTOPILOT, &max(2000))],
+                )
+                .await;
+                assert_eq!(r.status, 201, "{}", r.body);
+                offers.push(offer_of(&gw, r.body["_self"].as_str().unwrap()).await["id"].clone());
+            }
+            let db_d = gw
+                .engine
+                .databases()
+                .into_iter()
+                .find(|d| d.id == "d")
+                .unwrap();
+            let db_offer = offer_of(&gw, &db_d.self_link()).await["id"].clone();
+            assert_eq!(kept(data.path()).len(), 4);
+
+            // Deleting container x drops its entry only.
+            let r = request(
+                &gw,
+                Method::DELETE,
+                "/dbs/e/colls/x",
+                ("colls", "dbs/e/colls/x"),
+                None,
+                &[],
+            )
+            .await;
+            assert_eq!(r.status, 204, "{}", r.body);
+            let left = kept(data.path());
+            assert_eq!(left.len(), 3, "{left:?}");
+            assert!(
+                !left.contains(&offers[1].as_str().unwrap().to_owned()),
+                "{left:?}"
+            );
+
+            // Deleting database d drops its own entry and its container's.
+            let r = request(&gw, Method::DELETE, "/dbs/d", ("dbs", "dbs/d"), None, &[]).await;
+            assert_eq!(r.status, 204, "{}", r.body);
+            let left = kept(data.path());
+            assert_eq!(
+                left,
+                [offers[2].as_str().unwrap()],
+                "database offer {db_offer}"
+            );
+
+            // A delete made without the gateway (the embedded engine, the CLI): the entry is
+            // dropped when the gateway opens next.
+            gw.engine.database("e").delete_container("y").await.unwrap();
+        });
+    }
+    assert_eq!(kept(data.path()).len(), 1);
+    let _gw = TestGateway::at(data.path(), gateway::Limits::default());
+    assert_eq!(kept(data.path()), Vec::<String>::new());
 }

@@ -127,6 +127,9 @@ pub(crate) async fn dispatch(
         crate::session::check(&ctx)?;
     }
     let mut response = route(&ctx, &method, &segs).await?;
+    if method == Method::DELETE {
+        crate::autoscale::after_delete(&state, &segs);
+    }
     crate::session::content_location(&ctx, &mut response);
     if let ["dbs", db, "colls", c, _, ..] = segs.as_slice() {
         crate::session::stamp(&ctx, db, c, &mut response);
