@@ -107,7 +107,7 @@ impl<'a> Walk<'a> {
 
     /// Each entry of the walk's partition: its LSN.
     pub(super) fn entry(&mut self, k: &[u8]) -> Result<u64> {
-        if k.len() != 16 {
+        if !super::entry::is_key(k) {
             return Err(self.damaged(format!(
                 "a change feed key of physical partition {} is {} bytes long",
                 self.pp(),
@@ -119,6 +119,12 @@ impl<'a> Walk<'a> {
             n.n += 1;
         }
         if let Some(want) = self.next_lsn {
+            // A batch's later writes share its LSN (`entry`): they follow it, not the next.
+            let want = if k.len() > 16 {
+                want.saturating_sub(1)
+            } else {
+                want
+            };
             if lsn != want {
                 return Err(self.damaged(format!(
                     "the all-versions change feed of physical partition {} has no record at LSN {want} (the next one is {lsn})",

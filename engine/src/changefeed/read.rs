@@ -3,6 +3,7 @@
 use serde_json::Value;
 
 use super::audit::Walk;
+use super::entry;
 use super::token::{ChangeFeedMode, Cursor, FeedRange, FeedToken};
 use crate::catalog::ContainerDef;
 use crate::client::container::ContainerClient;
@@ -309,7 +310,8 @@ impl ContainerClient {
                 let mut walk = Walk::begin(store, rtxn, &def, c, all_versions)?;
                 let prefix = keys::feed_prefix(def.rid, c.partition);
                 let from = keys::feed_key(def.rid, c.partition, c.lsn.saturating_add(1));
-                for entry in db.range(rtxn, &crate::storage::from(&from))? {
+                let mut entries = db.range(rtxn, &crate::storage::from(&from))?.peekable();
+                while let Some(entry) = entries.next() {
                     let (k, v) = entry?;
                     walk.key(k)?;
                     if k.get(..8) != Some(prefix.as_slice()) {
@@ -341,7 +343,11 @@ impl ContainerClient {
                         }
                     }
                     c.lsn = lsn;
-                    if items.len() >= max {
+                    // A page ends only after the last write of an LSN: a continuation is an
+                    // LSN, and a batch's writes share one (`entry`).
+                    let more_of_lsn =
+                        matches!(entries.peek(), Some(Ok((next, _))) if entry::same_lsn(k, next));
+                    if items.len() >= max && !more_of_lsn {
                         c.count = walk.carry();
                         break 'cursors;
                     }

@@ -117,14 +117,17 @@ fn finish(
             let mut it = dbi.prefix_iter_mut(&mut wtxn, &keys::feed_prefix(rid, pp_id))?;
             while let Some((k, v)) = it.next().transpose()? {
                 if keys::epk_of_feed_value(v).coordinate() >= boundary {
-                    moved.push((keys::lsn_of_feed_key(k), v.to_vec()));
+                    // The key after the partition: the LSN, and a batch's order within it.
+                    moved.push((k[8..].to_vec(), v.to_vec()));
                     // Safety: `k` and `v` are not used after the deletion.
                     unsafe { it.del_current()? };
                 }
             }
         }
-        for (lsn, v) in &moved {
-            dbi.put(&mut wtxn, &keys::feed_key(rid, child_id, *lsn), v)?;
+        for (at, v) in &moved {
+            let mut k = keys::feed_prefix(rid, child_id).to_vec();
+            k.extend_from_slice(at);
+            dbi.put(&mut wtxn, &k, v)?;
         }
     }
     // Index entries carry the EPK just before their trailing id hash.

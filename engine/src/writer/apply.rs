@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use super::ops::{ItemOp, ItemOpKind, ItemOutcome};
 use crate::catalog::ContainerDef;
+use crate::changefeed::entry;
 use crate::error::{Error, Result};
 use crate::index;
 use crate::item::{self, SystemProperties};
@@ -29,6 +30,27 @@ pub struct Ctx<'a, 't> {
     /// `_ts` of every write in this group (seconds).
     pub now: u64,
     pub limits: &'a Limits,
+    /// Inside a transactional batch: how many of its writes are done. The batch takes one LSN,
+    /// as the service gives it (see `changefeed::entry`); `None` outside a batch, where each
+    /// write takes its own.
+    pub batch: Option<u32>,
+}
+
+/// The LSN of the next write to a partition at `current`, and its place among the writes of
+/// that LSN (0 but for a batch's second and later writes, which share the batch's LSN).
+fn next_lsn(ctx: &mut Ctx, current: u64) -> (u64, u32) {
+    match &mut ctx.batch {
+        Some(done) => {
+            let seq = *done;
+            *done += 1;
+            if seq == 0 {
+                (current + 1, 0)
+            } else {
+                (current, seq)
+            }
+        }
+        None => (current + 1, 0),
+    }
 }
 
 /// Where an item lives, resolved once per operation.
@@ -386,7 +408,8 @@ fn write(
     let ttl = item::ttl_of(&doc)?;
     let rid = def.rid;
     let pp = def.partitions.owner(&t.epk);
-    let (pp_id, lsn) = (pp.id, pp.lsn + 1);
+    let pp_id = pp.id;
+    let (lsn, seq) = next_lsn(ctx, pp.lsn);
     let etag = item::etag(rid, lsn);
     let (item_rid, self_link) = item::item_links(&def.resource_bytes(), &def.self_link(), &t.key);
     let sys = SystemProperties {
@@ -450,9 +473,8 @@ fn write(
     let unique_touched = update_unique(ctx, t, &old_unique, &new_unique)?;
     if let Some(o) = &old {
         let old_pp = pp_id; // an item never changes physical partition between writes
-        ctx.store
-            .feed
-            .delete(ctx.wtxn, &keys::feed_key(rid, old_pp, o.header.lsn))?;
+        let at = (rid, old_pp, o.header.lsn);
+        entry::delete(ctx.store.feed, ctx.wtxn, at, &t.key[4..])?;
         if let Some(at) = ttl::expires_at(o.header.ts, o.header.ttl, def.default_ttl) {
             ctx.store
                 .expiry
@@ -461,7 +483,7 @@ fn write(
     }
     ctx.store
         .feed
-        .put(ctx.wtxn, &keys::feed_key(rid, pp_id, lsn), &t.key[4..])?;
+        .put(ctx.wtxn, &entry::key(rid, pp_id, lsn, seq), &t.key[4..])?;
     let terms_touched = update_index(ctx, rid, pp_id, t, &old_terms, &new_terms)?;
     if let Some(at) = ttl::expires_at(ctx.now, ttl, def.default_ttl) {
         ctx.store
@@ -483,7 +505,7 @@ fn write(
         record.push(b'}');
         ctx.store.log.put(
             ctx.wtxn,
-            &keys::feed_key(rid, pp_id, lsn),
+            &entry::key(rid, pp_id, lsn, seq),
             &keys::log_value(&t.epk, ctx.now, &record),
         )?;
     }
@@ -514,16 +536,20 @@ fn remove(
     expired: bool,
 ) -> Result<u32> {
     let rid = def.rid;
+    let current = def.partitions.owner(&t.epk).lsn;
+    let (lsn, seq) = next_lsn(ctx, current);
     let pp = def.partitions.owner_mut(&t.epk);
     let pp_id = pp.id;
-    pp.lsn += 1;
-    let lsn = pp.lsn;
+    pp.lsn = lsn;
     pp.bytes = pp.bytes.saturating_sub(old.len as u64);
     pp.items = pp.items.saturating_sub(1);
     ctx.store.docs.delete(ctx.wtxn, &t.key)?;
-    ctx.store
-        .feed
-        .delete(ctx.wtxn, &keys::feed_key(rid, pp_id, old.header.lsn))?;
+    entry::delete(
+        ctx.store.feed,
+        ctx.wtxn,
+        (rid, pp_id, old.header.lsn),
+        &t.key[4..],
+    )?;
     let old_doc = parse(&old.json)?;
     let old_terms = if old.not_indexed {
         Vec::new()
@@ -552,7 +578,7 @@ fn remove(
         let bytes = serde_json::to_vec(&record).map_err(|e| Error::Corrupt(e.to_string()))?;
         ctx.store.log.put(
             ctx.wtxn,
-            &keys::feed_key(rid, pp_id, lsn),
+            &entry::key(rid, pp_id, lsn, seq),
             &keys::log_value(&t.epk, ctx.now, &bytes),
         )?;
     }

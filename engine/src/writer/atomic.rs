@@ -21,6 +21,7 @@ pub fn atomically<R>(
             wtxn: &mut child,
             now: ctx.now,
             limits: ctx.limits,
+            batch: ctx.batch,
         };
         f(&mut cctx, def)
     };

@@ -279,6 +279,7 @@ impl Writer {
                 wtxn: &mut wtxn,
                 now,
                 limits: &limits,
+                batch: None,
             };
             let r = self.apply(&mut ctx, &job.op, &mut dirty);
             if let Err(Error::Storage(_)) = &r {

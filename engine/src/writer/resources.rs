@@ -271,6 +271,8 @@ pub(super) fn apply_batch(
     let mut meter = Meter::default();
     let mut failed_at = 0;
     let run = atomically(ctx, def, |ctx, def| {
+        // One LSN for the whole batch, as the service gives it (`changefeed::entry`).
+        ctx.batch = Some(0);
         let mut outcomes = Vec::with_capacity(ops.len());
         for (i, op) in ops.iter().enumerate() {
             failed_at = i;
