@@ -127,10 +127,10 @@ impl ResponseError for GatewayError {
         }
         let mut res = HttpResponse::build(status);
         res.insert_header(("x-ms-substatus", self.substatus().to_string()))
-            .insert_header(("x-ms-activity-id", crate::headers::activity_id()))
+            .insert_header(("x-ms-activity-id", crate::common_headers::activity_id()))
             .insert_header((
                 "x-ms-request-charge",
-                crate::headers::format_charge(self.request_charge()),
+                crate::common_headers::format_charge(self.request_charge()),
             ))
             .content_type("application/json");
         if let Some(e) = self.engine() {

@@ -6,6 +6,7 @@ use actix_web::{HttpRequest, HttpResponse, HttpResponseBuilder};
 use engine::PartitionKey;
 use serde_json::Value;
 
+use crate::common_headers::{activity_id, format_charge};
 use crate::error::GatewayError;
 
 pub const PARTITION_KEY: &str = "x-ms-documentdb-partitionkey";
@@ -21,19 +22,6 @@ pub const AUTOPILOT: &str = "x-ms-cosmos-offer-autopilot-settings";
 /// The range answers name until `routes::pkranges::name_the_range` names the right one, and the
 /// one range of a container placed by the engine's own hash (see PROTOCOL.md).
 pub const RANGE_ID: &str = "0";
-
-/// A random id in the GUID form the SDKs log with each request.
-pub fn activity_id() -> String {
-    let b: [u8; 16] = rand::random();
-    format!(
-        "{:08x}-{:04x}-{:04x}-{:04x}-{:012x}",
-        u32::from_be_bytes([b[0], b[1], b[2], b[3]]),
-        u16::from_be_bytes([b[4], b[5]]),
-        u16::from_be_bytes([b[6], b[7]]),
-        u16::from_be_bytes([b[8], b[9]]),
-        u64::from_be_bytes([0, 0, b[10], b[11], b[12], b[13], b[14], b[15]])
-    )
-}
 
 /// The headers the gateway reads besides the `x-ms-*` ones.
 const READ: [&str; 11] = [
@@ -227,19 +215,6 @@ impl Reply {
     pub fn empty(mut self) -> HttpResponse {
         self.builder.finish()
     }
-}
-
-/// RU as the service writes them: at most two decimals, no trailing zeros.
-pub fn format_charge(ru: f64) -> String {
-    let r = (ru * 100.0).round() / 100.0;
-    let mut s = format!("{r:.2}");
-    while s.ends_with('0') {
-        s.pop();
-    }
-    if s.ends_with('.') {
-        s.pop();
-    }
-    s
 }
 
 /// `Prefer: return=minimal` (the SDKs' "no response on write"): the body is left out.

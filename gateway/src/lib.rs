@@ -15,6 +15,7 @@
 
 pub mod auth;
 mod autoscale;
+mod common_headers;
 pub mod error;
 pub mod headers;
 mod hosts;
@@ -22,6 +23,7 @@ mod index_utilization;
 mod json_file;
 pub mod limits;
 mod paths;
+mod request;
 mod resource_token;
 mod resources;
 mod routes;

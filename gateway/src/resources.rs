@@ -2,7 +2,7 @@
 //! (the SDKs read `partitionKey`, `_rid`, `_self` and the feeds' `_count`).
 
 use engine::rid::{self, ChildKind};
-use engine::{ContainerDef, DatabaseDef};
+use engine::{ContainerDef, DatabaseDef, EpkRange};
 use serde_json::{json, Value};
 
 /// Resource ids and links are the engine's (`engine::rid`: Cosmos DB's form, which the SDKs
@@ -96,12 +96,15 @@ pub fn container(def: &ContainerDef) -> Value {
     v
 }
 
+/// One partition key range as the REST API shows it.
+pub(crate) struct Range {
+    pub id: String,
+    pub epks: EpkRange,
+    pub parents: Vec<String>,
+}
+
 /// A partition key range (`routes::pkranges` says what the ranges are).
-pub fn partition_key_range(
-    def: &ContainerDef,
-    range: &crate::routes::Range,
-    throughput_fraction: f64,
-) -> Value {
+pub fn partition_key_range(def: &ContainerDef, range: &Range, throughput_fraction: f64) -> Value {
     let n: u32 = range.id.parse().unwrap_or(0);
     let rid = rid::encode(&rid::child_bytes(
         &def.resource_bytes(),

@@ -18,7 +18,7 @@ use engine::{ContainerClient, ContainerDef, PartitionKey};
 
 use crate::error::{GatewayError, Result};
 use crate::headers;
-use crate::routes::Ctx;
+use crate::request::Ctx;
 
 /// One entry of a session token: the range it names (absent in the old single-range form) and
 /// its global LSN.
@@ -132,7 +132,7 @@ pub(crate) fn stamp(ctx: &Ctx, db: &str, c: &str, response: &mut HttpResponse) {
     if !response.status().is_success() {
         return;
     }
-    let Ok((client, def)) = crate::routes::container(ctx, db, c) else {
+    let Ok((client, def)) = ctx.container(db, c) else {
         return;
     };
     let range = answering_range(ctx, &def);

@@ -4,9 +4,9 @@
 use actix_web::HttpResponse;
 use serde_json::json;
 
-use super::Ctx;
 use crate::error::Result;
 use crate::headers::Reply;
+use crate::request::Ctx;
 
 pub fn read(ctx: &Ctx) -> Result<HttpResponse> {
     let endpoint = endpoint(ctx);

@@ -4,81 +4,16 @@
 //! their batch error. A non-atomic batch is bulk (`bulk.rs`).
 
 use actix_web::HttpResponse;
-use engine::{PatchOperation, TransactionalBatch};
+use engine::TransactionalBatch;
 use serde_json::{json, Value};
 
-use super::Ctx;
+use super::batch_ops::{add, if_none_match, MAX_OPERATIONS};
 use crate::error::{GatewayError, Result};
 use crate::headers::{self, Reply};
-
-pub const MAX_OPERATIONS: usize = 100;
+use crate::request::Ctx;
 
 pub fn is_batch(ctx: &Ctx) -> bool {
     headers::flag(ctx.headers(), "x-ms-cosmos-is-batch-request")
-}
-
-fn bad(i: usize, why: impl std::fmt::Display) -> GatewayError {
-    GatewayError::BadRequest(format!("Batch operation {i} is invalid: {why}."))
-}
-
-pub(super) fn add(batch: TransactionalBatch, i: usize, op: &Value) -> Result<TransactionalBatch> {
-    let kind = op
-        .get("operationType")
-        .and_then(Value::as_str)
-        .unwrap_or("");
-    let id = || {
-        op.get("id")
-            .and_then(Value::as_str)
-            .ok_or_else(|| bad(i, "it needs a string 'id'"))
-    };
-    let body = || {
-        op.get("resourceBody")
-            .filter(|b| b.is_object())
-            .ok_or_else(|| bad(i, "it needs a 'resourceBody' object"))
-    };
-    let if_match = op.get("ifMatch").and_then(Value::as_str).map(str::to_owned);
-    if if_match.is_some() && matches!(kind, "Create" | "Upsert" | "Read") {
-        return Err(bad(i, format!("ifMatch does not apply to {kind} here")));
-    }
-    let batch = match kind {
-        "Create" => batch.create_item(body()?),
-        "Upsert" => batch.upsert_item(body()?),
-        "Replace" => batch.replace_item(id()?, body()?, if_match),
-        "Delete" => batch.delete_item(id()?, if_match),
-        "Read" => batch.read_item(id()?),
-        "Patch" => {
-            let b = body()?;
-            let ops: Vec<PatchOperation> =
-                serde_json::from_value(b.get("operations").cloned().unwrap_or(Value::Null))
-                    .map_err(|e| bad(i, format!("its patch operations: {e}")))?;
-            match b.get("condition") {
-                None | Some(Value::Null) => batch.patch_item(id()?, ops, if_match),
-                Some(Value::String(condition)) => {
-                    batch.patch_item_if(id()?, ops, condition, if_match)
-                }
-                Some(_) => return Err(bad(i, "its patch condition must be a string")),
-            }
-        }
-        other => {
-            return Err(bad(
-                i,
-                format!(
-                    "operationType '{other}' is not Create, Upsert, Replace, Delete, Read or Patch"
-                ),
-            ))
-        }
-    };
-    // `ifNoneMatch` (the SDKs' `if_none_match_etag` / `IfNoneMatchEtag`): a write applies only
-    // if the item's etag is another (`*`: only if there is none), else 412, checked by the
-    // engine in the batch's transaction; a read's is answered after it (`not_modified`).
-    Ok(match if_none_match(op) {
-        Some(etag) if kind != "Read" => batch.if_none_match(etag),
-        _ => batch,
-    })
-}
-
-fn if_none_match(op: &Value) -> Option<&str> {
-    op.get("ifNoneMatch").and_then(Value::as_str)
 }
 
 /// A read whose item still has the etag its `ifNoneMatch` names (or any, for `*`) is 304 and
@@ -100,10 +35,7 @@ fn not_modified(op: &Value, result: &mut Value) {
 }
 
 pub async fn execute(ctx: &Ctx<'_>, db: &str, c: &str) -> Result<HttpResponse> {
-    let (client, def) = super::container(ctx, db, c)?;
-    if super::bulk::is_bulk(ctx) {
-        return super::bulk::execute(ctx, db, c).await;
-    }
+    let (client, def) = ctx.container(db, c)?;
     let pk = headers::partition_key(ctx.headers())?.ok_or_else(|| {
         GatewayError::BadRequest("A batch needs the partition key header of its operations.".into())
     })?;

@@ -12,10 +12,10 @@ use actix_web::HttpResponse;
 use engine::TransactionalBatch;
 use serde_json::{json, Value};
 
-use super::batch::{self, MAX_OPERATIONS};
-use super::Ctx;
+use super::batch_ops::{self, MAX_OPERATIONS};
 use crate::error::{GatewayError, Result};
 use crate::headers::{self, Reply};
+use crate::request::Ctx;
 
 pub fn is_bulk(ctx: &Ctx) -> bool {
     headers::get(ctx.headers(), "x-ms-cosmos-batch-atomic")
@@ -34,14 +34,14 @@ fn single(i: usize, op: &Value) -> Result<TransactionalBatch> {
         ))
         })?;
     let pk = headers::parse_partition_key(raw, "partitionKey")?;
-    batch::add(TransactionalBatch::new(pk), i, op)
+    batch_ops::add(TransactionalBatch::new(pk), i, op)
 }
 
 pub async fn execute(ctx: &Ctx<'_>, db: &str, c: &str) -> Result<HttpResponse> {
-    let (client, def) = super::container(ctx, db, c)?;
+    let (client, def) = ctx.container(db, c)?;
     // The range the SDK computed the operations' keys into: gone after a split (410/1002, and
     // the SDK sorts the operations into the new ranges).
-    super::pkranges::addressed(ctx, &def)?;
+    super::scope::addressed(ctx, &def)?;
     let body = ctx.json()?;
     let ops = body.as_array().ok_or_else(|| {
         GatewayError::BadRequest("A batch body is a JSON array of operations.".into())

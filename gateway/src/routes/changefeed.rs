@@ -13,9 +13,9 @@
 use actix_web::HttpResponse;
 use engine::{ChangeFeedMode, ChangeFeedOptions, ChangeFeedStart};
 
-use super::Ctx;
 use crate::error::{GatewayError, Result};
 use crate::headers::{self, Reply};
+use crate::request::Ctx;
 use crate::resources;
 
 pub fn is_change_feed(ctx: &Ctx) -> bool {
@@ -65,7 +65,7 @@ fn start(ctx: &Ctx) -> Result<ChangeFeedStart> {
 }
 
 pub async fn read(ctx: &Ctx<'_>, db: &str, c: &str) -> Result<HttpResponse> {
-    let (client, def) = super::container(ctx, db, c)?;
+    let (client, def) = ctx.container(db, c)?;
     let h = ctx.headers();
     let partition_key = headers::partition_key(h)?;
     let by_range_id = headers::get(h, headers::PK_RANGE_ID).is_some()
@@ -73,7 +73,7 @@ pub async fn read(ctx: &Ctx<'_>, db: &str, c: &str) -> Result<HttpResponse> {
     // A range of Cosmos EPKs (a partition key range, a feed range, or the Python SDK's way of
     // naming one partition key): the engine reads the coordinates that hold it and the gateway
     // keeps the items whose key hashes into it.
-    let epk_range = super::pkranges::addressed(ctx, &def)?.filter(|_| partition_key.is_none());
+    let epk_range = super::scope::addressed(ctx, &def)?.filter(|_| partition_key.is_none());
     let options = ChangeFeedOptions {
         mode: mode(ctx)?,
         start: start(ctx)?,

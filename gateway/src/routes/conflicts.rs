@@ -5,14 +5,14 @@
 
 use actix_web::HttpResponse;
 
-use super::Ctx;
 use crate::error::{GatewayError, Result};
 use crate::headers::Reply;
+use crate::request::Ctx;
 use crate::resources;
 
 /// `GET …/conflicts`, and a query posted to it.
 pub fn list(ctx: &Ctx, db: &str, c: &str) -> Result<HttpResponse> {
-    let (_, def) = super::container(ctx, db, c)?;
+    let (_, def) = ctx.container(db, c)?;
     Ok(Reply::new(200, 1.0)
         .header("x-ms-item-count", "0")
         .json(resources::feed(&def.resource_id(), "Conflicts", Vec::new()).to_string()))
@@ -22,9 +22,9 @@ pub fn list(ctx: &Ctx, db: &str, c: &str) -> Result<HttpResponse> {
 /// `x-ms-documentdb-query-enablecrosspartition`), else the service's 400 — azure-cosmos's
 /// `test_partition_key.py` queries conflicts with no key and expects it.
 pub fn query(ctx: &Ctx, db: &str, c: &str) -> Result<HttpResponse> {
-    if super::queries::unscoped(ctx)? {
+    if super::scope::unscoped(ctx)? {
         return Err(GatewayError::BadRequest(
-            super::queries::CROSS_PARTITION_DISABLED.into(),
+            super::scope::CROSS_PARTITION_DISABLED.into(),
         ));
     }
     list(ctx, db, c)
@@ -32,7 +32,7 @@ pub fn query(ctx: &Ctx, db: &str, c: &str) -> Result<HttpResponse> {
 
 /// `GET` or `DELETE …/conflicts/{id}`: there is none.
 pub fn one(ctx: &Ctx, db: &str, c: &str, id: &str) -> Result<HttpResponse> {
-    super::container(ctx, db, c)?;
+    ctx.container(db, c)?;
     Err(GatewayError::NotFound(format!(
         "Resource Not Found. Conflict '{id}' does not exist: a single-region account has no conflicts."
     )))

@@ -5,9 +5,9 @@ use actix_web::HttpResponse;
 use engine::ContainerProperties;
 use serde_json::Value;
 
-use super::Ctx;
 use crate::error::{GatewayError, Result};
 use crate::headers::{self, Reply};
+use crate::request::Ctx;
 use crate::resources;
 
 /// RU/s per physical partition a new container starts with, as the service does: 30,000 RU/s
@@ -17,21 +17,10 @@ use crate::resources;
 /// splits them (engine `throughput::RU_PER_PARTITION`).
 pub const RU_PER_PARTITION: u32 = 6_000;
 
-/// The container's id for a path segment: its name (`links` turns resource ids into names).
-pub fn resolve(ctx: &Ctx, db: &str, segment: &str) -> Result<String> {
-    let all = ctx.engine().database(db).containers();
-    if all.iter().any(|c| c.id() == segment) {
-        return Ok(segment.to_owned());
-    }
-    Err(GatewayError::NotFound(format!(
-        "Resource Not Found. Container '{segment}' does not exist in database '{db}'."
-    )))
-}
-
 /// A database's containers, and the database's rid for the feed.
 fn all(ctx: &Ctx, db: &str) -> Result<(Vec<Value>, String)> {
-    let db = super::databases::resolve(ctx, db)?;
-    let db_rid = super::databases::definition(ctx, &db)?.resource_id();
+    let db = ctx.database_id(db)?;
+    let db_rid = ctx.database(&db)?.resource_id();
     let all = ctx
         .engine()
         .database(&db)
@@ -61,7 +50,7 @@ pub fn query(ctx: &Ctx, db: &str) -> Result<HttpResponse> {
 }
 
 pub fn read(ctx: &Ctx, db: &str, id: &str) -> Result<HttpResponse> {
-    let (client, def) = super::container(ctx, db, id)?;
+    let (client, def) = ctx.container(db, id)?;
     let mut body = resources::container(&def);
     // `x-ms-documentdb-populatepartitionstatistics`: each range's size and count
     // (`statistics`, the .NET SDK's `PartitionKeyRangeStatistics`: `id`, `sizeInKB`,
@@ -171,54 +160,8 @@ fn partition_key_path(body: &Value) -> Result<String> {
     }
 }
 
-/// `x-ms-offer-throughput` (manual RU/s, at least 400, as the service asks) or autoscale
-/// (`autoscale`: the engine's budget is its max).
-pub(super) fn throughput(ctx: &Ctx) -> Result<Option<u32>> {
-    if let Some(a) = autoscale(ctx)? {
-        return Ok(Some(a.max));
-    }
-    match headers::get(ctx.headers(), headers::OFFER_THROUGHPUT) {
-        None => Ok(None),
-        Some(v) => match v.parse::<u32>() {
-            Ok(n) if n >= 400 => Ok(Some(n)),
-            _ => Err(bad(format!(
-                "The offer throughput '{v}' is invalid: at least 400 RU/s."
-            ))),
-        },
-    }
-}
-
-/// `x-ms-cosmos-offer-autopilot-settings`: `{"maxThroughput": N, "autoUpgradePolicy": …}`.
-pub(super) fn autoscale(ctx: &Ctx) -> Result<Option<crate::autoscale::Autoscale>> {
-    let Some(v) = headers::get(ctx.headers(), headers::AUTOPILOT) else {
-        return Ok(None);
-    };
-    if headers::get(ctx.headers(), headers::OFFER_THROUGHPUT).is_some() {
-        return Err(bad(
-            "Provision either manual throughput (x-ms-offer-throughput) or autoscale \
-             (x-ms-cosmos-offer-autopilot-settings), not both.",
-        ));
-    }
-    let settings: Value = serde_json::from_str(v)
-        .map_err(|e| bad(format!("The autoscale settings are not JSON: {e}")))?;
-    crate::autoscale::Autoscale::from_settings(&settings)
-        .map(Some)
-        .map_err(bad)
-}
-
-/// Records the offer of a resource just created with autoscale (a no-op without).
-pub(super) fn record_autoscale(ctx: &Ctx, of: &resources::Provisioned) -> Result<()> {
-    if let Some(a) = autoscale(ctx)? {
-        ctx.state
-            .autoscale
-            .set(&of.offer_id(), Some(a))
-            .map_err(|e| GatewayError::Internal(format!("saving the autoscale settings: {e}")))?;
-    }
-    Ok(())
-}
-
 pub async fn create(ctx: &Ctx<'_>, db: &str) -> Result<HttpResponse> {
-    let db = super::databases::resolve(ctx, db)?;
+    let db = ctx.database_id(db)?;
     let body = ctx.json()?;
     let id = body
         .get("id")
@@ -255,7 +198,7 @@ pub async fn create(ctx: &Ctx<'_>, db: &str) -> Result<HttpResponse> {
     if let Some(seconds) = change_feed_retention(&body)? {
         props = props.with_all_versions_retention(seconds);
     }
-    if let Some(ru) = throughput(ctx)? {
+    if let Some(ru) = super::throughput::throughput(ctx)? {
         props = props
             .with_throughput(ru)
             .with_initial_partitions(ru.div_ceil(RU_PER_PARTITION));
@@ -269,8 +212,8 @@ pub async fn create(ctx: &Ctx<'_>, db: &str) -> Result<HttpResponse> {
         }
         Err(e) => return Err(e.into()),
     }
-    let (_, def) = super::container(ctx, &db, id)?;
-    record_autoscale(ctx, &resources::Provisioned::Container(&def))?;
+    let (_, def) = ctx.container(&db, id)?;
+    super::throughput::record_autoscale(ctx, &resources::Provisioned::Container(&def))?;
     Ok(Reply::new(201, 1.0).json(resources::container(&def).to_string()))
 }
 
@@ -337,7 +280,7 @@ fn change_feed_retention(body: &Value) -> Result<Option<u64>> {
 /// properties (absent = removed) may change; the partition key and the change feed policy may
 /// not.
 pub async fn replace(ctx: &Ctx<'_>, db: &str, id: &str) -> Result<HttpResponse> {
-    let (_, def) = super::container(ctx, db, id)?;
+    let (_, def) = ctx.container(db, id)?;
     let body = ctx.json()?;
     if body.get("id").and_then(Value::as_str) != Some(def.id()) {
         return Err(bad("The body's id must be the container's id."));
@@ -374,12 +317,12 @@ pub async fn replace(ctx: &Ctx<'_>, db: &str, id: &str) -> Result<HttpResponse> 
     if ttl != def.default_ttl() {
         db.replace_default_ttl(def.id(), ttl).await?;
     }
-    let (_, def) = super::container(ctx, def.database(), def.id())?;
+    let (_, def) = ctx.container(def.database(), def.id())?;
     Ok(Reply::new(200, 1.0).json(resources::container(&def).to_string()))
 }
 
 pub async fn delete(ctx: &Ctx<'_>, db: &str, id: &str) -> Result<HttpResponse> {
-    let (_, def) = super::container(ctx, db, id)?;
+    let (_, def) = ctx.container(db, id)?;
     ctx.engine()
         .database(def.database())
         .delete_container(def.id())

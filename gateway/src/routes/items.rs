@@ -5,9 +5,9 @@ use actix_web::HttpResponse;
 use engine::{ItemOptions, ItemResponse, PartitionKey, PatchOperation, QueryOptions};
 use serde_json::Value;
 
-use super::Ctx;
 use crate::error::{GatewayError, Result};
 use crate::headers::{self, Reply};
+use crate::request::Ctx;
 use crate::resources;
 
 fn options(ctx: &Ctx) -> Result<ItemOptions> {
@@ -67,7 +67,7 @@ fn object(ctx: &Ctx) -> Result<Value> {
 }
 
 pub async fn create(ctx: &Ctx<'_>, db: &str, c: &str) -> Result<HttpResponse> {
-    let (client, _) = super::container(ctx, db, c)?;
+    let (client, _) = ctx.container(db, c)?;
     let doc = object(ctx)?;
     let pk = headers::partition_key(ctx.headers())?;
     let r = if headers::flag(ctx.headers(), headers::IS_UPSERT) {
@@ -79,7 +79,7 @@ pub async fn create(ctx: &Ctx<'_>, db: &str, c: &str) -> Result<HttpResponse> {
 }
 
 pub async fn read(ctx: &Ctx<'_>, db: &str, c: &str, id: &str) -> Result<HttpResponse> {
-    let (client, def) = super::container(ctx, db, c)?;
+    let (client, def) = ctx.container(db, c)?;
     let pk = required_pk(ctx)?;
     // A read's `lsn` is its partition's, as the service's (`test_batch_lsn` expects a batch
     // after it one more); the item's own is `x-ms-item-lsn`.
@@ -106,7 +106,7 @@ pub async fn read(ctx: &Ctx<'_>, db: &str, c: &str, id: &str) -> Result<HttpResp
 }
 
 pub async fn replace(ctx: &Ctx<'_>, db: &str, c: &str, id: &str) -> Result<HttpResponse> {
-    let (client, _) = super::container(ctx, db, c)?;
+    let (client, _) = ctx.container(db, c)?;
     // A body with another id renames the item (the engine's replace).
     let doc = object(ctx)?;
     let pk = headers::partition_key(ctx.headers())?;
@@ -117,7 +117,7 @@ pub async fn replace(ctx: &Ctx<'_>, db: &str, c: &str, id: &str) -> Result<HttpR
 }
 
 pub async fn delete(ctx: &Ctx<'_>, db: &str, c: &str, id: &str) -> Result<HttpResponse> {
-    let (client, _) = super::container(ctx, db, c)?;
+    let (client, _) = ctx.container(db, c)?;
     let pk = required_pk(ctx)?;
     let r = client.delete_item(id, pk, Some(options(ctx)?)).await?;
     Ok(Reply::new(204, r.request_charge).empty())
@@ -127,7 +127,7 @@ pub async fn delete(ctx: &Ctx<'_>, db: &str, c: &str, id: &str) -> Result<HttpRe
 /// bare array (how the JavaScript SDK sends `item.patch([ops])`; Cosmos DB takes both). The
 /// condition is the engine's (`patch_item_if`): checked and applied in one write.
 pub async fn patch(ctx: &Ctx<'_>, db: &str, c: &str, id: &str) -> Result<HttpResponse> {
-    let (client, _) = super::container(ctx, db, c)?;
+    let (client, _) = ctx.container(db, c)?;
     let pk = required_pk(ctx)?;
     let body = ctx.json()?;
     let operations = match &body {
@@ -168,7 +168,7 @@ pub async fn patch(ctx: &Ctx<'_>, db: &str, c: &str, id: &str) -> Result<HttpRes
 /// The read feed: every item, in pages of `x-ms-max-item-count`; with a partition key, that
 /// logical partition's items.
 pub async fn read_feed(ctx: &Ctx<'_>, db: &str, c: &str) -> Result<HttpResponse> {
-    let (client, def) = super::container(ctx, db, c)?;
+    let (client, def) = ctx.container(db, c)?;
     let max = headers::max_item_count(ctx.headers())?.unwrap_or(100);
     let continuation = headers::continuation(ctx.headers());
     let page = match headers::partition_key(ctx.headers())? {
@@ -189,7 +189,7 @@ pub async fn read_feed(ctx: &Ctx<'_>, db: &str, c: &str) -> Result<HttpResponse>
                 .await?
         }
     };
-    Ok(super::queries::feed_reply(
+    Ok(super::pages::feed_reply(
         &resources::container_rid(&def),
         page,
     ))
@@ -199,7 +199,7 @@ pub async fn read_feed(ctx: &Ctx<'_>, db: &str, c: &str) -> Result<HttpResponse>
 /// `delete_all_items_by_partition_key` (in all-or-nothing batches of 100; the whole, as in
 /// Cosmos DB, is not one transaction).
 pub async fn delete_partition(ctx: &Ctx<'_>, db: &str, c: &str) -> Result<HttpResponse> {
-    let (client, _) = super::container(ctx, db, c)?;
+    let (client, _) = ctx.container(db, c)?;
     let pk = required_pk(ctx)?;
     let r = client.delete_all_items_by_partition_key(pk).await?;
     Ok(Reply::new(200, r.request_charge).empty())

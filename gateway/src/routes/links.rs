@@ -3,8 +3,8 @@
 //! each id resolves to exactly the resource it names, within the one named before it, or the
 //! request is a 404.
 
-use super::Ctx;
 use crate::error::{GatewayError, Result};
+use crate::request::Ctx;
 use crate::{headers, paths};
 
 pub(crate) async fn to_names(ctx: &Ctx<'_>, mut segments: Vec<String>) -> Result<Vec<String>> {

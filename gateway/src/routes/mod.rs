@@ -4,6 +4,7 @@
 
 mod account;
 mod batch;
+mod batch_ops;
 mod bulk;
 mod changefeed;
 mod conflicts;
@@ -13,65 +14,27 @@ mod items;
 mod links;
 mod offers;
 mod owner;
+mod pages;
 mod permissions;
 mod pkranges;
 mod queries;
 mod query_plan;
 mod query_ranges;
 mod resource_query;
+mod scope;
 mod scripts;
+mod throughput;
 mod users;
-
-pub(crate) use pkranges::Range;
 
 use std::sync::Arc;
 
 use actix_web::http::Method;
 use actix_web::{web, HttpRequest, HttpResponse};
-use serde_json::Value;
 
 use crate::error::{GatewayError, Result};
 use crate::headers;
+use crate::request::Ctx;
 use crate::{auth, hosts, limits, paths, resource_token, State};
-
-/// A request after authentication, with its body read.
-pub(crate) struct Ctx<'a> {
-    pub req: &'a HttpRequest,
-    pub state: &'a State,
-    pub body: Vec<u8>,
-}
-
-impl Ctx<'_> {
-    pub fn headers(&self) -> &actix_web::http::header::HeaderMap {
-        self.req.headers()
-    }
-
-    /// The body as JSON; a malformed one is a 400 that names the parse error.
-    pub fn json(&self) -> Result<Value> {
-        if self.body.is_empty() {
-            return Err(GatewayError::BadRequest(
-                "The request body is empty; a JSON document was expected.".into(),
-            ));
-        }
-        // Cosmos DB's binary JSON starts with 0x80: the Rust SDK sends it unless told not to.
-        if self.body.first() == Some(&0x80) {
-            return Err(GatewayError::BadRequest(
-                "The request body is Cosmos binary JSON, which this gateway does not read: turn \
-                 the SDK's binary encoding off (Rust azure_data_cosmos: \
-                 BinaryEncodingOptions::new().with_enabled(false) on the client builder, or \
-                 AZURE_COSMOS_BINARY_ENCODING_ENABLED=false)."
-                    .into(),
-            ));
-        }
-        serde_json::from_slice(&self.body).map_err(|e| {
-            GatewayError::BadRequest(format!("The request body is not valid JSON: {e}"))
-        })
-    }
-
-    pub fn engine(&self) -> &engine::Engine {
-        &self.state.engine
-    }
-}
 
 pub(crate) async fn dispatch(
     req: HttpRequest,
@@ -164,6 +127,9 @@ async fn route(ctx: &Ctx<'_>, method: &Method, segs: &[&str]) -> Result<HttpResp
         ("GET", ["dbs", db, "colls", c, "docs"]) => items::read_feed(ctx, db, c).await,
         ("POST", ["dbs", db, "colls", c, "docs"]) if is_query(ctx) => {
             queries::query(ctx, db, c).await
+        }
+        ("POST", ["dbs", db, "colls", c, "docs"]) if batch::is_batch(ctx) && bulk::is_bulk(ctx) => {
+            bulk::execute(ctx, db, c).await
         }
         ("POST", ["dbs", db, "colls", c, "docs"]) if batch::is_batch(ctx) => {
             batch::execute(ctx, db, c).await
@@ -275,19 +241,4 @@ pub(crate) fn unsupported(what: &str) -> GatewayError {
     GatewayError::NotSupported(format!(
         "This gateway does not serve {what} yet (see gateway/PROTOCOL.md)."
     ))
-}
-
-/// The engine's container, or Cosmos DB's 404 when it (or its database) does not exist. Its
-/// item, query and procedure calls fail with their charge, which `error.rs` answers in
-/// `x-ms-request-charge`.
-pub(crate) fn container(
-    ctx: &Ctx,
-    db: &str,
-    id: &str,
-) -> Result<(engine::ChargedContainer, Arc<engine::ContainerDef>)> {
-    let db = databases::resolve(ctx, db)?;
-    let c = containers::resolve(ctx, &db, id)?;
-    let client = ctx.engine().database(&db).container(&c);
-    let def = client.read_container()?;
-    Ok((client.charged(), def))
 }

@@ -7,9 +7,9 @@ use actix_web::HttpResponse;
 use engine::{ContainerDef, DatabaseDef};
 use serde_json::Value;
 
-use super::Ctx;
 use crate::error::{GatewayError, Result};
 use crate::headers::Reply;
+use crate::request::Ctx;
 use crate::resources::{self, Provisioned};
 
 /// A resource with provisioned throughput, owned so the offer outlives the catalog read.

@@ -8,9 +8,9 @@ use engine::{DatabaseDef, PermissionDef, PermissionMode, PermissionSpec, UserDef
 use serde_json::{json, Value};
 
 use super::users::{conflict, etag, id_of};
-use super::Ctx;
 use crate::error::{GatewayError, Result};
 use crate::headers::{self, Reply};
+use crate::request::Ctx;
 use crate::{resource_token, resources};
 
 fn permission_json(
@@ -92,7 +92,7 @@ struct Owner {
 }
 
 fn owner(ctx: &Ctx, db: &str, user: &str) -> Result<Owner> {
-    let db = super::databases::definition(ctx, db)?;
+    let db = ctx.database(db)?;
     let users = ctx.engine().database(&db.id).users();
     let user = users.read_user(user)?;
     Ok(Owner { db, user, users })

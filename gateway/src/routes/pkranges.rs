@@ -12,17 +12,10 @@ use actix_web::HttpResponse;
 use engine::{ContainerClient, ContainerDef, EpkRange, Placement};
 use serde_json::Value;
 
-use super::Ctx;
-use crate::error::{GatewayError, Result};
+use crate::error::Result;
 use crate::headers::{self, Reply};
-use crate::resources;
-
-/// One partition key range as the REST API shows it.
-pub(crate) struct Range {
-    pub id: String,
-    pub epks: EpkRange,
-    pub parents: Vec<String>,
-}
+use crate::request::Ctx;
+use crate::resources::{self, Range};
 
 /// The container's ranges, in EPK order.
 pub(crate) fn ranges(client: &ContainerClient, def: &ContainerDef) -> Result<Vec<Range>> {
@@ -45,7 +38,7 @@ pub(crate) fn ranges(client: &ContainerClient, def: &ContainerDef) -> Result<Vec
 }
 
 pub fn list(ctx: &Ctx, db: &str, c: &str) -> Result<HttpResponse> {
-    let (client, def) = super::container(ctx, db, c)?;
+    let (client, def) = ctx.container(db, c)?;
     let ranges = ranges(&client, &def)?;
     // The list changes only when a split replaces a range: its ids say which list it is.
     let ids: Vec<&str> = ranges.iter().map(|r| r.id.as_str()).collect();
@@ -73,7 +66,7 @@ pub fn list(ctx: &Ctx, db: &str, c: &str) -> Result<HttpResponse> {
 /// range is not one it knows (after a split, the old `0`); the session token names it too.
 pub(crate) fn name_the_range(ctx: &Ctx, db: &str, c: &str, response: &mut HttpResponse) {
     let h = ctx.headers();
-    let Ok((_, def)) = super::container(ctx, db, c) else {
+    let Ok((_, def)) = ctx.container(db, c) else {
         return;
     };
     if def.partition_key().placement != Placement::Cosmos {
@@ -104,58 +97,4 @@ pub(crate) fn name_the_range(ctx: &Ctx, db: &str, c: &str, response: &mut HttpRe
             out.insert(HeaderName::from_static(name), v);
         }
     }
-}
-
-/// The EPKs a request addresses: the range it names (410/1002 when a split replaced it),
-/// narrowed by the EPK bounds it sends; `None` is the whole container.
-pub(crate) fn addressed(ctx: &Ctx, def: &ContainerDef) -> Result<Option<EpkRange>> {
-    let h = ctx.headers();
-    let bounds = headers::epk_range(h);
-    let Some(id) = headers::get(h, headers::PK_RANGE_ID) else {
-        return Ok(bounds);
-    };
-    let range = id
-        .parse()
-        .ok()
-        .and_then(|n| def.key_range(n))
-        .ok_or_else(|| GatewayError::Gone {
-            substatus: 1002,
-            message: format!("The partition key range '{id}' is gone: read /pkranges again."),
-        })?;
-    match bounds {
-        None if range.is_everything() => Ok(None),
-        None => Ok(Some(range)),
-        Some(b) => within(id, &range, b).map(Some),
-    }
-}
-
-/// EPK bounds inside range `r` (a point, or a range that starts and ends within it).
-fn within(id: &str, r: &EpkRange, b: EpkRange) -> Result<EpkRange> {
-    let end = |e: &str| {
-        if e.is_empty() {
-            "FF".to_owned()
-        } else {
-            e.to_owned()
-        }
-    };
-    let (start, stop) = if b.start == b.end {
-        (b.start.clone(), b.start.clone())
-    } else {
-        (
-            b.start.clone().max(r.start.clone()),
-            end(&b.end).min(end(&r.end)),
-        )
-    };
-    let inside = r.contains(&start) && (b.start == b.end || start < stop);
-    if !inside {
-        return Err(GatewayError::BadRequest(format!(
-            "The EPK range [{}, {}) is outside the partition key range '{id}' [{}, {}).",
-            b.start, b.end, r.start, r.end
-        )));
-    }
-    Ok(if b.start == b.end {
-        b
-    } else {
-        EpkRange::new(&start, &stop)
-    })
 }

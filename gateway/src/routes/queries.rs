@@ -28,13 +28,13 @@
 
 use actix_web::http::header::HeaderValue;
 use actix_web::HttpResponse;
-use engine::{FeedResponse, QueryOptions};
+use engine::QueryOptions;
 use serde_json::Value;
 
 use super::query_plan::{self, Shape};
-use super::Ctx;
 use crate::error::{GatewayError, Result};
 use crate::headers::{self, Reply};
+use crate::request::Ctx;
 use crate::resources;
 
 struct QuerySpec {
@@ -82,7 +82,7 @@ fn spec(ctx: &Ctx) -> Result<QuerySpec> {
 pub const WHOLE: &str = "-- whole: answered by the gateway across every range\n";
 
 pub async fn query(ctx: &Ctx<'_>, db: &str, c: &str) -> Result<HttpResponse> {
-    let (client, def) = super::container(ctx, db, c)?;
+    let (client, def) = ctx.container(db, c)?;
     let mut spec = spec(ctx)?;
     let whole = match spec.sql.strip_prefix(WHOLE) {
         Some(sql) => {
@@ -100,10 +100,15 @@ pub async fn query(ctx: &Ctx<'_>, db: &str, c: &str) -> Result<HttpResponse> {
         engine::check_query(&spec.sql).map_err(engine::Error::from)?;
         return Ok(Reply::new(200, 0.0).json(plan_for(ctx, &spec).to_string()));
     }
-    if !whole && unscoped(ctx)? && !def.partition_key().pins_one_key(&spec.sql, &spec.params) {
-        return Err(GatewayError::BadRequest(CROSS_PARTITION_DISABLED.into()));
+    if !whole
+        && super::scope::unscoped(ctx)?
+        && !def.partition_key().pins_one_key(&spec.sql, &spec.params)
+    {
+        return Err(GatewayError::BadRequest(
+            super::scope::CROSS_PARTITION_DISABLED.into(),
+        ));
     }
-    if !whole && crosses_ranges(ctx)? {
+    if !whole && super::scope::crosses_ranges(ctx)? {
         engine::check_query(&spec.sql).map_err(engine::Error::from)?;
         return match query_plan::shape(&spec.sql, &spec.params) {
             Shape::Simple => {
@@ -113,7 +118,7 @@ pub async fn query(ctx: &Ctx<'_>, db: &str, c: &str) -> Result<HttpResponse> {
             _ => Ok(not_servable(&spec)),
         };
     }
-    let epk_range = match super::pkranges::addressed(ctx, &def)? {
+    let epk_range = match super::scope::addressed(ctx, &def)? {
         // The first range answers a marked query whole, the others nothing.
         Some(range) if whole && headers::epk_range(ctx.headers()).is_none() => {
             if !range.start.is_empty() {
@@ -141,7 +146,7 @@ pub async fn query(ctx: &Ctx<'_>, db: &str, c: &str) -> Result<HttpResponse> {
         .then_some(page.query_metrics.as_ref())
         .flatten()
         .map(|m| crate::index_utilization::header_value(m, &def.partition_key().paths));
-    let mut reply = page_reply(ctx, &resources::container_rid(&def), page);
+    let mut reply = super::pages::page_reply(ctx, &resources::container_rid(&def), page);
     if let Some(v) = index_metrics.and_then(|v| HeaderValue::from_str(&v).ok()) {
         reply.headers_mut().insert(
             actix_web::http::header::HeaderName::from_static("x-ms-cosmos-index-utilization"),
@@ -149,82 +154,6 @@ pub async fn query(ctx: &Ctx<'_>, db: &str, c: &str) -> Result<HttpResponse> {
         );
     }
     Ok(reply)
-}
-
-/// A page, with its metrics when the request asks for them.
-pub(super) fn page_reply(ctx: &Ctx, rid: &str, page: FeedResponse<Value>) -> HttpResponse {
-    let metrics = headers::flag(ctx.headers(), "x-ms-documentdb-populatequerymetrics")
-        .then(|| page.query_metrics.as_ref().map(metrics_header))
-        .flatten();
-    let mut reply = feed_reply(rid, page);
-    if let Some(m) = metrics {
-        if let Ok(v) = actix_web::http::header::HeaderValue::from_str(&m) {
-            reply.headers_mut().insert(
-                actix_web::http::header::HeaderName::from_static("x-ms-documentdb-query-metrics"),
-                v,
-            );
-        }
-    }
-    reply
-}
-
-/// The page's metrics in the service's `name=value;...` form (the fields the engine measures;
-/// the SDKs parse the ones they know).
-fn metrics_header(m: &engine::QueryMetrics) -> String {
-    format!(
-        "totalExecutionTimeInMs={:.2};queryCompileTimeInMs=0.00;queryLogicalPlanBuildTimeInMs=0.00;\
-         queryPhysicalPlanBuildTimeInMs=0.00;queryOptimizationTimeInMs=0.00;VMExecutionTimeInMs={:.2};\
-         indexLookupTimeInMs=0.00;documentLoadTimeInMs=0.00;systemFunctionExecuteTimeInMs=0.00;\
-         userFunctionExecuteTimeInMs=0.00;retrievedDocumentCount={};retrievedDocumentSize={};\
-         outputDocumentCount={};outputDocumentSize=0;writeOutputTimeInMs=0.00;indexUtilizationRatio={:.2}",
-        m.execution_time_ms,
-        m.execution_time_ms,
-        m.retrieved_document_count,
-        m.retrieved_document_size,
-        m.output_document_count,
-        m.index_hit_ratio
-    )
-}
-
-/// A page of items: `Documents`, `_count`, and the continuation in its header.
-pub fn feed_reply(rid: &str, page: FeedResponse<Value>) -> HttpResponse {
-    let n = page.items.len();
-    let mut reply = Reply::new(200, page.request_charge).header("x-ms-item-count", n.to_string());
-    if let Some(c) = page.continuation {
-        reply = reply.header("x-ms-continuation", c);
-    }
-    reply.json(resources::feed(rid, "Documents", page.items).to_string())
-}
-
-/// Whether the request is one Azure's gateway does not answer whole: cross-partition by its own
-/// say, addressing no partition key, range or EPK bounds. Even over one range: the service
-/// answers 400/1004 whatever the layout (azure-cosmos's `test_partition_split_query.py` finds
-/// its routing map filled by one ORDER BY query on a 400 RU/s container).
-fn crosses_ranges(ctx: &Ctx) -> Result<bool> {
-    let h = ctx.headers();
-    Ok(
-        headers::flag(h, "x-ms-documentdb-query-enablecrosspartition")
-            && headers::partition_key(h)?.is_none()
-            && headers::get(h, headers::PK_RANGE_ID).is_none()
-            && headers::epk_range(h).is_none(),
-    )
-}
-
-/// The service's words for a query that needs to cross partitions and may not (the .NET and
-/// Java SDKs carry the same text; azure-cosmos's tests look for its start).
-pub const CROSS_PARTITION_DISABLED: &str = "Cross partition query is required but disabled. \
-     Please set x-ms-documentdb-query-enablecrosspartition to true, specify \
-     x-ms-documentdb-partitionkey, or revise your query to avoid this exception.";
-
-/// Whether the request names nothing to confine the query and does not allow it to cross.
-pub(super) fn unscoped(ctx: &Ctx) -> Result<bool> {
-    let h = ctx.headers();
-    Ok(
-        !headers::flag(h, "x-ms-documentdb-query-enablecrosspartition")
-            && headers::partition_key(h)?.is_none()
-            && headers::get(h, headers::PK_RANGE_ID).is_none()
-            && headers::epk_range(h).is_none(),
-    )
 }
 
 /// The plan a client gets: the service's, when it declares the features the plan needs (see

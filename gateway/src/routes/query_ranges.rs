@@ -9,9 +9,9 @@ use actix_web::HttpResponse;
 use engine::{ChargedContainer, ContainerDef, EpkRange, FeedResponse, QueryOptions};
 use serde_json::{json, Value};
 
-use super::Ctx;
 use crate::error::{GatewayError, Result};
 use crate::headers;
+use crate::request::Ctx;
 use crate::resources;
 
 /// The container's ranges in EPK order.
@@ -96,7 +96,7 @@ pub(super) async fn range_by_range(
         continuation: next.map(|(r, t)| composite(&r, t.as_deref())),
         ..page
     };
-    Ok(super::queries::page_reply(
+    Ok(super::pages::page_reply(
         ctx,
         &resources::container_rid(def),
         page,

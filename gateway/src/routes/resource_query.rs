@@ -7,8 +7,8 @@
 
 use serde_json::Value;
 
-use super::Ctx;
 use crate::error::{GatewayError, Result};
+use crate::request::Ctx;
 
 /// The resources of `all` the request's query selects (its `query` and `parameters`).
 pub fn select(ctx: &Ctx, all: Vec<Value>) -> Result<Vec<Value>> {

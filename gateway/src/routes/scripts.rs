@@ -7,9 +7,9 @@ use actix_web::HttpResponse;
 use engine::TriggerOperation;
 use serde_json::{json, Value};
 
-use super::Ctx;
 use crate::error::{GatewayError, Result};
 use crate::headers::{self, Reply};
+use crate::request::Ctx;
 use crate::resources;
 
 /// What a resource registered by the application says in place of a body the gateway has not
@@ -47,7 +47,7 @@ fn operation(op: TriggerOperation) -> &'static str {
 
 /// Every script of `kind` (`sprocs`, `triggers`, `udfs`) the container has.
 fn all(ctx: &Ctx, db: &str, c: &str, kind: &str) -> Result<(Vec<Value>, String)> {
-    let (client, def) = super::container(ctx, db, c)?;
+    let (client, def) = ctx.container(db, c)?;
     let list = client.scripts().list()?;
     let body = |id: &str| {
         ctx.state
@@ -141,7 +141,7 @@ pub async fn write(
     kind: &str,
     path_id: Option<&str>,
 ) -> Result<HttpResponse> {
-    let (client, def) = super::container(ctx, db, c)?;
+    let (client, def) = ctx.container(db, c)?;
     let body = ctx.json()?;
     let id = body.get("id").and_then(Value::as_str).ok_or_else(|| {
         GatewayError::BadRequest(format!("The {kind} resource needs a string 'id'."))
@@ -225,7 +225,7 @@ fn app_owned(kind: &str, id: &str) -> GatewayError {
 }
 
 pub fn delete(ctx: &Ctx, db: &str, c: &str, kind: &str, id: &str) -> Result<HttpResponse> {
-    let (client, def) = super::container(ctx, db, c)?;
+    let (client, def) = ctx.container(db, c)?;
     if ctx.state.scripts.get(def.rid(), kind, id).is_none() {
         read(ctx, db, c, kind, id)?;
         return Err(app_owned(kind, id));
@@ -246,7 +246,7 @@ pub fn delete(ctx: &Ctx, db: &str, c: &str, kind: &str, id: &str) -> Result<Http
 /// `POST …/sprocs/{id}`: the body is the JSON array of its arguments; the partition key
 /// header names the logical partition it runs in, as one transaction.
 pub async fn execute(ctx: &Ctx<'_>, db: &str, c: &str, id: &str) -> Result<HttpResponse> {
-    let (client, _) = super::container(ctx, db, c)?;
+    let (client, _) = ctx.container(db, c)?;
     let pk = headers::partition_key(ctx.headers())?.ok_or_else(|| {
         GatewayError::BadRequest(
             "A stored procedure runs in one logical partition: send its partition key header."

@@ -6,9 +6,9 @@ use actix_web::HttpResponse;
 use engine::{DatabaseDef, UserDef};
 use serde_json::{json, Value};
 
-use super::Ctx;
 use crate::error::{GatewayError, Result};
 use crate::headers::{self, Reply};
+use crate::request::Ctx;
 use crate::resources;
 
 /// The user as the service shows it.
@@ -100,20 +100,20 @@ fn page(db: &DatabaseDef, users: Vec<Value>) -> HttpResponse {
 }
 
 pub fn list(ctx: &Ctx, db: &str) -> Result<HttpResponse> {
-    let db = super::databases::definition(ctx, db)?;
+    let db = ctx.database(db)?;
     Ok(page(&db, all(ctx, &db)?))
 }
 
 /// `query_users` (`resource_query`).
 pub fn query(ctx: &Ctx, db: &str) -> Result<HttpResponse> {
-    let db = super::databases::definition(ctx, db)?;
+    let db = ctx.database(db)?;
     let selected = super::resource_query::select(ctx, all(ctx, &db)?)?;
     Ok(page(&db, selected))
 }
 
 /// Create, or upsert with `x-ms-documentdb-is-upsert` (201 when created, 200 when it existed).
 pub async fn create(ctx: &Ctx<'_>, db: &str) -> Result<HttpResponse> {
-    let def = super::databases::definition(ctx, db)?;
+    let def = ctx.database(db)?;
     let id = id_of(&ctx.json()?, "user")?;
     let users = ctx.engine().database(&def.id).users();
     let (u, created) = if headers::flag(ctx.headers(), headers::IS_UPSERT) {
@@ -126,14 +126,14 @@ pub async fn create(ctx: &Ctx<'_>, db: &str) -> Result<HttpResponse> {
 }
 
 pub fn read(ctx: &Ctx, db: &str, id: &str) -> Result<HttpResponse> {
-    let def = super::databases::definition(ctx, db)?;
+    let def = ctx.database(db)?;
     let u = ctx.engine().database(&def.id).users().read_user(id)?;
     Ok(Reply::new(200, 1.0).json(user_json(&def, &u).to_string()))
 }
 
 /// Replace: the body's id renames the user.
 pub async fn replace(ctx: &Ctx<'_>, db: &str, id: &str) -> Result<HttpResponse> {
-    let def = super::databases::definition(ctx, db)?;
+    let def = ctx.database(db)?;
     let new_id = id_of(&ctx.json()?, "user")?;
     let u = ctx
         .engine()
@@ -146,7 +146,7 @@ pub async fn replace(ctx: &Ctx<'_>, db: &str, id: &str) -> Result<HttpResponse> 
 }
 
 pub async fn delete(ctx: &Ctx<'_>, db: &str, id: &str) -> Result<HttpResponse> {
-    let def = super::databases::definition(ctx, db)?;
+    let def = ctx.database(db)?;
     ctx.engine()
         .database(&def.id)
         .users()
