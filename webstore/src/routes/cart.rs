@@ -1,5 +1,6 @@
 //! The cart (in the session) and checkout (the `createOrder` stored procedure).
 
+use actix_web::http::StatusCode;
 use actix_web::HttpResponse;
 use askama::Template;
 use serde::Deserialize;
@@ -8,6 +9,7 @@ use crate::access::{self, Db, StoreError};
 use crate::cart::{self, CartLine};
 use crate::model::{OrderLine, Product, SalesOrder};
 use sitekit::accounts::csrf::CsrfForm;
+use sitekit::pages::form::FieldErrors;
 use sitekit::pages::layout::{html, see_other};
 use sitekit::pages::time::iso;
 use sitekit::{Ctx, Page, WebError};
@@ -65,26 +67,59 @@ pub async fn cart(ctx: Ctx, db: Db) -> Result<HttpResponse, WebError> {
 pub struct AddForm {
     category_id: String,
     product_id: String,
+    /// As typed: the form's `min`/`max` stop a browser, but a hand-made post ("0", "many",
+    /// "1e9") is answered with the product page and a message beside the field, not a bare 400.
     #[serde(default = "one")]
-    quantity: u32,
+    quantity: String,
 }
 
-fn one() -> u32 {
-    1
+fn one() -> String {
+    "1".into()
+}
+
+/// A quantity the cart takes (1 to [`cart::MAX_QUANTITY`]), or the message shown beside the
+/// field.
+fn quantity(typed: &str) -> Result<u32, String> {
+    match typed.trim().parse::<u32>() {
+        Ok(n) if (1..=cart::MAX_QUANTITY).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "must be a whole number from 1 to {}",
+            cart::MAX_QUANTITY
+        )),
+    }
 }
 
 pub async fn add(ctx: Ctx, db: Db, form: CsrfForm<AddForm>) -> Result<HttpResponse, WebError> {
     // Only real products go into a cart (and this is where a bad id becomes a 404).
     let product =
         access::product_by_id::product_by_id(&db, &form.category_id, &form.product_id).await?;
-    cart::add(
-        &ctx.session,
-        &product.category_id,
-        &product.id,
-        form.quantity,
-    )?;
-    ctx.flash(format!("Added {} to your cart.", product.name));
-    Ok(see_other("/cart"))
+    let mut errors = FieldErrors::default();
+    let added = match quantity(&form.quantity) {
+        Ok(n) => cart::add(&ctx.session, &product.category_id, &product.id, n),
+        Err(m) => {
+            errors.add("quantity", m);
+            Ok(())
+        }
+    };
+    match added {
+        // A full cart is the form's problem too: said above the form.
+        Err(WebError::BadRequest(m)) => errors.add("cart", m),
+        Err(e) => return Err(e),
+        Ok(()) if errors.is_empty() => {
+            ctx.flash(format!("Added {} to your cart.", product.name));
+            return Ok(see_other("/cart"));
+        }
+        Ok(()) => {}
+    }
+    // The product page again, with what was typed and why it was refused: 400, as a refused
+    // sign-up form is.
+    super::shop::product_page(
+        &ctx,
+        StatusCode::BAD_REQUEST,
+        product,
+        form.into_inner().quantity,
+        errors,
+    )
 }
 
 #[derive(Deserialize)]

@@ -1,5 +1,6 @@
 //! Browsing the shop: home, category pages, product pages, tags and search.
 
+use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
 
@@ -8,7 +9,8 @@ use crate::access::products_by_category::{self, Sort};
 use crate::access::{self, Db};
 use crate::model::{Category, FeaturedProduct, Product};
 use sitekit::accounts::throttle::ExpensiveLimit;
-use sitekit::pages::layout::html;
+use sitekit::pages::form::FieldErrors;
+use sitekit::pages::layout::{html, html_status};
 use sitekit::pages::paging::{url_escape, Pager};
 use sitekit::{Ctx, Page, WebError};
 
@@ -83,6 +85,10 @@ pub async fn category(
 struct ProductPage {
     page: Page,
     product: Product,
+    /// The add-to-cart form's quantity as typed ("1" at first).
+    quantity: String,
+    /// Why the add-to-cart form was refused: `quantity` beside its field, `cart` above it.
+    errors: FieldErrors,
 }
 
 pub async fn product(
@@ -92,10 +98,32 @@ pub async fn product(
 ) -> Result<HttpResponse, WebError> {
     let (category_id, product_id) = path.into_inner();
     let product = access::product_by_id::product_by_id(&db, &category_id, &product_id).await?;
-    html(&ProductPage {
-        page: ctx.page(product.name.clone()),
+    product_page(
+        &ctx,
+        StatusCode::OK,
         product,
-    })
+        "1".into(),
+        FieldErrors::default(),
+    )
+}
+
+/// The product page with `status`, its add-to-cart form holding `quantity` and `errors`.
+pub(super) fn product_page(
+    ctx: &Ctx,
+    status: StatusCode,
+    product: Product,
+    quantity: String,
+    errors: FieldErrors,
+) -> Result<HttpResponse, WebError> {
+    html_status(
+        status,
+        &ProductPage {
+            page: ctx.page(product.name.clone()),
+            product,
+            quantity,
+            errors,
+        },
+    )
 }
 
 #[derive(Template)]

@@ -173,31 +173,47 @@ async fn cart_input_is_checked() {
         )
         .await;
     assert_eq!(r.status, 404);
-    let r = v
-        .submit(
-            &page,
-            "/cart/add",
-            &[
-                ("category_id", &p.category_id),
-                ("product_id", &p.id),
-                ("quantity", "0"),
-            ],
-        )
-        .await;
-    assert_eq!(r.status, 400);
-    let r = v
-        .submit(
-            &page,
-            "/cart/add",
-            &[
-                ("category_id", &p.category_id),
-                ("product_id", &p.id),
-                ("quantity", "many"),
-            ],
-        )
-        .await;
-    assert_eq!(r.status, 400);
-    assert!(r.body.contains("quantity"), "{}", r.body);
+    // Issue 37: a quantity out of range (the form's min/max stop a browser, not a hand-made
+    // post) is the product page again with the message beside the field and what was typed,
+    // still a 400; nothing is added.
+    for typed in ["0", "100", "many", "1e9", "-1"] {
+        let r = v
+            .submit(
+                &page,
+                "/cart/add",
+                &[
+                    ("category_id", &p.category_id),
+                    ("product_id", &p.id),
+                    ("quantity", typed),
+                ],
+            )
+            .await;
+        assert_eq!(r.status, 400, "{typed}");
+        assert!(
+            r.body.contains(r#"<p class="field-error" id="quantity-error">Quantity must be a whole number from 1 to 99.</p>"#),
+            "{typed}: {}",
+            r.body
+        );
+        assert!(
+            r.body
+                .contains(&format!(r#"name="quantity" value="{typed}""#)),
+            "{typed}: what was typed is kept: {}",
+            r.body
+        );
+        assert!(
+            r.body
+                .contains(&format!(r#"name="product_id" value="{}""#, p.id)),
+            "the product's own form: {}",
+            r.body
+        );
+        assert!(
+            r.body.contains("<strong>1.00 RU</strong> for this page"),
+            "the footer counts the product's read: {}",
+            r.body
+        );
+    }
+    let r = v.get("/cart").await;
+    assert!(r.body.contains("Your cart is empty"), "{}", r.body);
     let v = app.demo().await;
     let r = v.submit("/cart", "/checkout", &[]).await;
     assert_eq!(r.status, 400);
