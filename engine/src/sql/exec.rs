@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 use super::ast::{Expr, Query, Select};
 use super::bounds::{self, Held};
 use super::error::QueryError;
-use super::eval::{eval, Bindings, Params};
+use super::eval::{self, Bindings, Params, Scope};
 use super::functions::fulltext::{self, Statistics};
 use super::functions::is_aggregate;
 use super::value::{self, order_cmp, Val};
@@ -270,6 +270,12 @@ fn rank_rows(
     }
     let mut rows: Vec<Option<Bindings>> = rows.into_iter().map(Some).collect();
     Ok(order.into_iter().filter_map(|i| rows[i].take()).collect())
+}
+
+/// Evaluates `e` against one row, this executor running its subqueries: what every caller above
+/// `eval` uses.
+pub fn eval(e: &Expr, row: &Bindings, params: &Params) -> Result<Val, QueryError> {
+    eval::eval(e, row, &Scope { params, subquery })
 }
 
 /// A subquery, correlated to the bindings of the outer row.
@@ -1009,5 +1015,40 @@ impl Aggregate {
             "MIN" | "MAX" => self.best.clone(),
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sql::parser::parse;
+    use serde_json::json;
+
+    fn v(expr: &str, doc: Value) -> Val {
+        let q = parse(&format!("SELECT VALUE {expr} FROM c")).unwrap();
+        let Select::Value(e) = q.select else {
+            unreachable!()
+        };
+        eval(&e, &Bindings::of("c", doc), &Params::new()).unwrap()
+    }
+
+    #[test]
+    fn subqueries_see_the_outer_row() {
+        let d = json!({"arr": [10, 20]});
+        assert_eq!(
+            v("ARRAY(SELECT VALUE x * 2 FROM x IN c.arr)", d.clone()),
+            Some(json!([20, 40]))
+        );
+        assert_eq!(
+            v(
+                "EXISTS(SELECT VALUE x FROM x IN c.arr WHERE x > 15)",
+                d.clone()
+            ),
+            Some(json!(true))
+        );
+        assert_eq!(
+            v("(SELECT VALUE MAX(x) FROM x IN c.arr)", d),
+            Some(json!(20))
+        );
     }
 }

@@ -17,7 +17,7 @@ use std::ops::Bound;
 use serde_json::Value;
 
 use super::ast::{Expr, Query};
-use super::eval::{eval, Bindings, Params};
+use super::eval::{Bindings, Params};
 use super::exec::{self, Limits};
 
 /// A conjunct of the filter the index can answer, on a path of the root item.
@@ -330,7 +330,9 @@ fn conjuncts(e: &Expr) -> Vec<&Expr> {
 /// A constant: a literal or a bound parameter.
 fn constant(e: &Expr, params: &Params) -> Option<Value> {
     match e {
-        Expr::Literal(_) | Expr::Param(_) => eval(e, &Bindings::default(), params).ok().flatten(),
+        Expr::Literal(_) | Expr::Param(_) => {
+            exec::eval(e, &Bindings::default(), params).ok().flatten()
+        }
         _ => None,
     }
 }
@@ -347,7 +349,7 @@ fn constant_value(e: &Expr, params: &Params) -> Option<Value> {
         }
     }
     literal(e)
-        .then(|| eval(e, &Bindings::default(), params).ok().flatten())
+        .then(|| exec::eval(e, &Bindings::default(), params).ok().flatten())
         .flatten()
 }
 
