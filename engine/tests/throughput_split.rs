@@ -92,3 +92,41 @@ fn an_empty_container_splits_too() {
         assert_eq!(partitions_after(&c, 4).await.len(), 4);
     });
 }
+
+#[test]
+fn a_partition_holding_data_splits_at_its_median() {
+    common::rt().block_on(async {
+        let t = common::open(EngineOptions::default());
+        let c = common::container(
+            &t,
+            ContainerProperties::new("c", "/pk").with_throughput(400),
+        )
+        .await;
+        // azure-cosmos's test_latest_session_token_from_pk writes keys A1..A10: Cosmos DB's
+        // hashes of all ten lie in the lower half of the key space (0x16.. to 0x3C..), so a
+        // split at the middle would leave the second child empty; the service's children take
+        // about half the data each, and the test finds A1 (the seventh) in the second.
+        for i in 0..200 {
+            let item = json!({"id": format!("i{i}"), "pk": format!("A{}", i % 10 + 1)});
+            c.create_item(&item, None, None).await.unwrap();
+        }
+        let db = t.engine.database("test");
+        db.replace_throughput("c", Some(11_000)).await.unwrap();
+        let ps = partitions_after(&c, 2).await;
+        assert_eq!(ps.len(), 2, "{ps:?}");
+        for p in &ps {
+            assert!((60..=140).contains(&p.items), "{ps:?}");
+        }
+        let upper = ps.iter().max_by_key(|p| p.range_start).unwrap();
+        let a1 = c
+            .query_items::<Value>(
+                "SELECT VALUE COUNT(1) FROM c WHERE c.pk = 'A1'",
+                engine::NO_PARAMS,
+                Default::default(),
+            )
+            .await
+            .unwrap();
+        assert_eq!(a1.items, [json!(20)]);
+        assert!(upper.items > 0 && upper.range_id == 2, "{ps:?}");
+    });
+}

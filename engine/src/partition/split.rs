@@ -21,10 +21,14 @@ pub fn split(store: &Store, def: &mut ContainerDef, pp_id: u32) -> Result<bool> 
 }
 
 /// Splits partition `pp_id` of `def` for throughput, as the service does when RU/s are raised
-/// past what the partitions serve: at the middle of its key range, whatever it holds (an empty
-/// or one-key partition splits too; one half may be empty). A hierarchical key placed by
-/// Cosmos's hash splits at its byte median instead (its boundaries must be ones a Cosmos EPK can
-/// say, `cosmos_boundary`). `Ok(false)` when the range cannot be halved.
+/// past what the partitions serve: at its byte median when it holds two logical partitions or
+/// more, so that each child takes about half the data (azure-cosmos's
+/// `test_latest_session_token_from_pk`, run on live accounts, writes keys `A1`..`A10`, whose
+/// hashes all lie below the middle of the key space, raises 400 → 11,000 RU/s and expects `A1`,
+/// the seventh of them, in the second child); else at the middle of its key range (an empty or
+/// one-key partition splits too; one half may be empty). A hierarchical key placed by Cosmos's
+/// hash always splits at its byte median (its boundaries must be ones a Cosmos EPK can say,
+/// `cosmos_boundary`). `Ok(false)` when the range cannot be halved.
 pub fn split_for_throughput(store: &Store, def: &mut ContainerDef, pp_id: u32) -> Result<bool> {
     let halve =
         !(def.partition_key.placement == Placement::Cosmos && def.partition_key.is_hierarchical());
@@ -62,7 +66,8 @@ fn split_by(store: &Store, def: &mut ContainerDef, pp_id: u32, halve: bool) -> R
     let total: u64 = lps.iter().map(|l| l.1).sum();
     let mut acc = 0;
     let mut boundary = None;
-    if halve {
+    let divisible = lps.windows(2).any(|w| w[1].0 > w[0].0);
+    if halve && !divisible {
         let top = end.map_or(u64::MAX as u128 + 1, u128::from);
         let middle = ((start as u128 + top) / 2) as u64;
         if middle <= start {
@@ -179,7 +184,10 @@ fn finish(
         .fold((0, 0), |(b, n), l| (b + l.1, n + l.2));
     // Both halves are new partition key ranges to the REST API: the old range is gone. Range
     // ids come from the partition id counter, so they never meet a partition id of another.
-    let lower_range = child_id + 1;
+    // The lower half takes the lower id, as the service numbers them (azure-cosmos's routing
+    // fixtures: children "3" ["", "1F") and "4" ["1F", "3F") of "99"; its live
+    // `test_latest_session_token_from_pk` finds a key of the upper half of range 0 in "2").
+    let (lower_range, upper_range) = (child_id, child_id + 1);
     let parent = &mut def.partitions.partitions[index];
     let mut lineage = std::mem::take(&mut parent.range_parents);
     lineage.push(parent.range_id());
@@ -194,7 +202,7 @@ fn finish(
         bytes: upper_bytes,
         items: upper_items,
         parent: Some(pp_id),
-        range_id: None,
+        range_id: Some(upper_range),
         range_parents: lineage,
         cosmos_start,
     };
