@@ -51,6 +51,8 @@ pub fn start_of(pkd: &PartitionKeyDefinition, p: &PhysicalPartition) -> String {
     match &p.cosmos_start {
         _ if p.start == 0 => String::new(),
         Some(start) => start.clone(),
+        // Hash v1: the keys of hash `c >> 32` start at the number alone (`v1.rs`).
+        None if pkd.is_v1() => super::v1::epk_of_hash((p.start >> 32) as u32),
         None => {
             let levels = pkd.paths.len();
             let (part, width) = level_part(p.start, levels, 1);
@@ -63,6 +65,9 @@ pub fn start_of(pkd: &PartitionKeyDefinition, p: &PhysicalPartition) -> String {
 /// container placed by Cosmos's hash: exact at a plain key's 32-digit bounds, the whole share
 /// of the first level's bits for a hierarchical key (its items are then told apart by EPK).
 pub(crate) fn cover(pkd: &PartitionKeyDefinition, range: &EpkRange) -> (u64, u64) {
+    if pkd.is_v1() {
+        return cover_v1(range);
+    }
     let levels = pkd.paths.len();
     let width = level_bits(levels, 1);
     // The first value's 32 digits, short ones padded with zeros.
@@ -86,6 +91,33 @@ pub(crate) fn cover(pkd: &PartitionKeyDefinition, range: &EpkRange) -> (u64, u64
         part(first(&range.end).saturating_sub(1))
     } else {
         part(first(&range.end)) | low
+    };
+    (lo, hi.max(lo))
+}
+
+/// `cover` for hash v1: the coordinates of the hashes the range spans (`hash << 32` each),
+/// whole at both ends unless a bound is where a hash's keys start; the items are then told
+/// apart by their EPK.
+fn cover_v1(range: &EpkRange) -> (u64, u64) {
+    use super::v1::{position, Position};
+    const LOW: u64 = u32::MAX as u64;
+    let at = |h: u32| u64::from(h) << 32;
+    let lo = match position(&range.start) {
+        Position::Below => 0,
+        Position::At { hash, .. } => at(hash),
+        Position::Above => u64::MAX,
+    };
+    let hi = if range.start == range.end {
+        lo | LOW
+    } else if range.end.is_empty() {
+        u64::MAX
+    } else {
+        match position(&range.end) {
+            Position::Below => 0,
+            Position::At { hash, exact: true } => at(hash).saturating_sub(1),
+            Position::At { hash, .. } => at(hash) | LOW,
+            Position::Above => u64::MAX,
+        }
     };
     (lo, hi.max(lo))
 }

@@ -70,3 +70,30 @@ fn murmur3_x64_128(data: &[u8], seed: u64) -> (u64, u64) {
     h2 = h2.wrapping_add(h1);
     (h1, h2)
 }
+
+/// MurmurHash3 x86 32 (seed `seed`): the hash of Cosmos DB's partition key hash v1 (`v1.rs`).
+pub(crate) fn murmur3_32(data: &[u8], seed: u32) -> u32 {
+    const C1: u32 = 0xcc9e_2d51;
+    const C2: u32 = 0x1b87_3593;
+    let mut h = seed;
+    let mut blocks = data.chunks_exact(4);
+    for b in &mut blocks {
+        let k = u32::from_le_bytes(b.try_into().expect("4 bytes"));
+        h ^= k.wrapping_mul(C1).rotate_left(15).wrapping_mul(C2);
+        h = h.rotate_left(13).wrapping_mul(5).wrapping_add(0xe654_6b64);
+    }
+    let tail = blocks.remainder();
+    if !tail.is_empty() {
+        let k = tail
+            .iter()
+            .enumerate()
+            .fold(0u32, |k, (i, b)| k | (u32::from(*b) << (8 * i)));
+        h ^= k.wrapping_mul(C1).rotate_left(15).wrapping_mul(C2);
+    }
+    h ^= data.len() as u32;
+    h ^= h >> 16;
+    h = h.wrapping_mul(0x85eb_ca6b);
+    h ^= h >> 13;
+    h = h.wrapping_mul(0xc2b2_ae35);
+    h ^ (h >> 16)
+}

@@ -385,6 +385,51 @@ impl PartitionKeyDefinition {
         Ok(def)
     }
 
+    /// The same key hashed as `version` says: 2 (the default, and the only one a hierarchical
+    /// key has) or 1, Cosmos DB's hash before large partition keys (`v1.rs`). As the service,
+    /// any other version is refused.
+    pub fn with_version(mut self, version: u8) -> Result<Self> {
+        match version {
+            2 => {}
+            1 if self.is_hierarchical() => {
+                return Err(Error::bad(
+                    "partitionKey.version",
+                    "a hierarchical (MultiHash) partition key needs version 2",
+                ))
+            }
+            1 => {}
+            v => {
+                return Err(Error::bad(
+                    "partitionKey.version",
+                    format!("partition key version {v} is not 1 or 2"),
+                ))
+            }
+        }
+        self.version = version;
+        Ok(self)
+    }
+
+    /// Whether keys are placed by Cosmos DB's hash v1 (a plain key of version 1).
+    pub(crate) fn is_v1(&self) -> bool {
+        self.placement == Placement::Cosmos && self.version == 1 && !self.is_hierarchical()
+    }
+
+    /// Whether a stored item key holds its item's whole Cosmos EPK (`cosmos_epk_of`): a plain
+    /// key placed by hash v2. Elsewhere the EPK is computed from the item's key value.
+    pub fn keys_hold_cosmos_epk(&self) -> bool {
+        self.placement == Placement::Cosmos && !self.is_hierarchical() && !self.is_v1()
+    }
+
+    /// Cosmos DB's EPK (hex) of a key of this container, as the SDKs compute it for its
+    /// version: hash v2 (`cosmos.rs`), or hash v1 (`v1.rs`).
+    pub fn cosmos_epk(&self, key: &PartitionKey) -> String {
+        if self.is_v1() {
+            super::v1::epk(key)
+        } else {
+            epk(key)
+        }
+    }
+
     /// Whether the key is hierarchical (more than one path).
     pub fn is_hierarchical(&self) -> bool {
         self.paths.len() > 1
@@ -488,6 +533,20 @@ impl PartitionKeyDefinition {
     pub(crate) fn epk(&self, key: &PartitionKey) -> Epk {
         match (self.placement, key) {
             (Placement::Engine, key) => key.engine_epk(),
+            // Hash v1: the 32-bit hash leads (Cosmos orders V1 EPKs by it, `v1.rs`); the rest
+            // keeps two keys of one hash apart.
+            (Placement::Cosmos, key) if self.is_v1() => {
+                let key = match key {
+                    PartitionKey::Hierarchical(parts) if parts.len() == 1 => &parts[0],
+                    key => key,
+                };
+                let mut e = [0u8; 16];
+                e[..4].copy_from_slice(&super::v1::hash(key).to_be_bytes());
+                e[8..].copy_from_slice(
+                    &xxhash_rust::xxh3::xxh3_64(&key.canonical_bytes()).to_be_bytes(),
+                );
+                Epk(e)
+            }
             (_, PartitionKey::Hierarchical(parts)) if parts.len() > 1 => {
                 Epk::hierarchical(self.placement, parts, &key.canonical_bytes())
             }
@@ -500,7 +559,7 @@ impl PartitionKeyDefinition {
     /// plain key placed by Cosmos's hash keeps all of it (shifted two bits). `None` where the
     /// EPK does not say (a hierarchical key, the engine's own placement): hash the item's key.
     pub(crate) fn cosmos_epk_of(&self, epk: &Epk) -> Option<String> {
-        (self.placement == Placement::Cosmos && !self.is_hierarchical())
+        (self.placement == Placement::Cosmos && !self.is_hierarchical() && !self.is_v1())
             .then(|| hex(u128::from_be_bytes(epk.0) >> 2))
     }
 
@@ -509,6 +568,8 @@ impl PartitionKeyDefinition {
     /// placed by Cosmos's hash aligns to its first level, whose bits alone map to a Cosmos EPK.
     pub(crate) fn aligned_bits(&self) -> u32 {
         match self.placement {
+            // A V1 EPK that is a number alone is where a hash's keys start (`v1.rs`).
+            Placement::Cosmos if self.is_v1() => 32,
             Placement::Cosmos => level_bits(self.paths.len(), 1),
             Placement::Engine => 64,
         }

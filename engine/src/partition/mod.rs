@@ -6,6 +6,7 @@ pub mod key;
 pub mod map;
 pub mod range;
 pub mod split;
+pub mod v1;
 
 pub(crate) use key::KeyScope;
 pub use key::{Epk, PartitionKey, PartitionKeyDefinition, Placement};

@@ -69,7 +69,9 @@ fn split_by(store: &Store, def: &mut ContainerDef, pp_id: u32, halve: bool) -> R
     let divisible = lps.windows(2).any(|w| w[1].0 > w[0].0);
     if halve && !divisible {
         let top = end.map_or(u64::MAX as u128 + 1, u128::from);
-        let middle = ((start as u128 + top) / 2) as u64;
+        // Where the key's partitions may start (hash v1: a hash's first coordinate).
+        let aligned = !below(def.partition_key.aligned_bits());
+        let middle = ((start as u128 + top) / 2) as u64 & aligned;
         if middle <= start {
             return Ok(false);
         }

@@ -32,6 +32,9 @@ pub struct ContainerProperties {
     pub unique_keys: Vec<Vec<String>>,
     /// Computed properties (`sql::computed`): queried as `c.<name>`, never stored.
     pub computed_properties: Vec<ComputedProperty>,
+    /// Cosmos DB's partition key hash version: 2 (`None`, the default) or 1, which places
+    /// items by hash v1 as the service does for such containers (`partition::v1`).
+    pub partition_key_version: Option<u8>,
 }
 
 impl ContainerProperties {
@@ -46,6 +49,7 @@ impl ContainerProperties {
             initial_partitions: None,
             unique_keys: Vec::new(),
             computed_properties: Vec::new(),
+            partition_key_version: None,
         }
     }
     /// A container with a hierarchical (MultiHash) partition key of two or three paths: items
@@ -84,6 +88,13 @@ impl ContainerProperties {
     pub fn with_computed_property(mut self, name: &str, query: &str) -> Self {
         self.computed_properties
             .push(ComputedProperty::new(name, query));
+        self
+    }
+
+    /// Hashes the partition key with Cosmos DB's hash v1 (`1`) rather than v2 (`2`, the
+    /// default), as a container made with `partitionKey.version: 1`.
+    pub fn with_partition_key_version(mut self, version: u8) -> Self {
+        self.partition_key_version = Some(version);
         self
     }
 

@@ -94,7 +94,8 @@ pub(super) fn apply_resource(
                     id: props.id.clone(),
                 });
             }
-            let partition_key = PartitionKeyDefinition::new(&props.partition_key_path)?;
+            let partition_key = PartitionKeyDefinition::new(&props.partition_key_path)?
+                .with_version(props.partition_key_version.unwrap_or(2))?;
             if let Some(t) = props.default_ttl {
                 if t == 0 || t < -1 {
                     return Err(Error::bad(
@@ -271,7 +272,7 @@ pub(super) fn apply_batch(
     let mut meter = Meter::default();
     let mut failed_at = 0;
     let run = atomically(ctx, def, |ctx, def| {
-        // One LSN for the whole batch, as the service gives it (`changefeed::entry`).
+        // One LSN for the whole batch, as the service gives it (`storage::feed_entry`).
         ctx.batch = Some(0);
         let mut outcomes = Vec::with_capacity(ops.len());
         for (i, op) in ops.iter().enumerate() {

@@ -123,7 +123,8 @@ async fn filtered(
             .items
             .into_iter()
             .filter(|doc| {
-                key_of_change(def, doc).is_some_and(|pk| range.contains(&pk.cosmos_epk()))
+                key_of_change(def, doc)
+                    .is_some_and(|pk| range.contains(&def.partition_key().cosmos_epk(&pk)))
             })
             .collect();
         if !items.is_empty() {

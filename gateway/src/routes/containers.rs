@@ -110,6 +110,20 @@ fn bad(msg: impl Into<String>) -> GatewayError {
     GatewayError::BadRequest(msg.into())
 }
 
+/// The partition key's hash version (checked by `partition_key_path`): as the service, 1 when
+/// absent ("if not specified the default value is 1", `PartitionKeyDefinition.version` of the
+/// JavaScript SDK; the Python SDK reads an absent version as 1), but 2 for a hierarchical key,
+/// which has no other.
+fn partition_key_version(body: &Value) -> u8 {
+    let pk = body.get("partitionKey");
+    match pk.and_then(|pk| pk.get("version")).and_then(Value::as_u64) {
+        Some(1) => 1,
+        Some(_) => 2,
+        None if pk.and_then(|pk| pk.get("kind")).and_then(Value::as_str) == Some("MultiHash") => 2,
+        None => 1,
+    }
+}
+
 /// The paths of a partition key definition, as the engine takes them: one for `Hash`, up to
 /// three joined by commas for a hierarchical (`MultiHash`) key.
 fn partition_key_path(body: &Value) -> Result<String> {
@@ -169,6 +183,7 @@ pub async fn create(ctx: &Ctx<'_>, db: &str) -> Result<HttpResponse> {
         .ok_or_else(|| bad("The container needs a string 'id'."))?;
     let path = partition_key_path(&body)?;
     let mut props = ContainerProperties::new(id, &path);
+    props.partition_key_version = Some(partition_key_version(&body));
     // {"uniqueKeys": [{"paths": ["/email"]}, ...]}: the engine checks the paths.
     if let Some(keys) = body
         .pointer("/uniqueKeyPolicy/uniqueKeys")

@@ -45,8 +45,7 @@ impl<'a> Run<'a> {
 
     /// Whether a stored key holds its item's whole Cosmos EPK (`cosmos_epk_of`).
     fn key_epks_whole(&self) -> bool {
-        let pkd = &self.def.partition_key;
-        pkd.placement == crate::Placement::Cosmos && !pkd.is_hierarchical()
+        self.def.partition_key.keys_hold_cosmos_epk()
     }
 
     /// Whether the item stored under `key` is outside the request's EPK range.

@@ -577,9 +577,7 @@ impl<'a> Run<'a> {
             let pkd = &self.def.partition_key;
             let epk = match pkd.cosmos_epk_of(&crate::storage::keys::epk_of(key)) {
                 Some(epk) => epk,
-                None => pkd
-                    .extract(&crate::item::parse_stored::<Value>(json)?)?
-                    .cosmos_epk(),
+                None => pkd.cosmos_epk(&pkd.extract(&crate::item::parse_stored::<Value>(json)?)?),
             };
             if !range.contains(&epk) {
                 return Ok(None);
