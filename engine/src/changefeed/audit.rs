@@ -107,7 +107,7 @@ impl<'a> Walk<'a> {
 
     /// Each entry of the walk's partition: its LSN.
     pub(super) fn entry(&mut self, k: &[u8]) -> Result<u64> {
-        if !super::entry::is_key(k) {
+        if !crate::storage::feed_entry::is_key(k) {
             return Err(self.damaged(format!(
                 "a change feed key of physical partition {} is {} bytes long",
                 self.pp(),

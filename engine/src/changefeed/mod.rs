@@ -3,7 +3,6 @@
 //! the change-feed processor that delivers it to handlers with leases and checkpoints.
 
 pub(crate) mod audit;
-pub(crate) mod entry;
 pub mod processor;
 pub mod read;
 pub mod status;

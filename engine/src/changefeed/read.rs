@@ -3,7 +3,6 @@
 use serde_json::Value;
 
 use super::audit::Walk;
-use super::entry;
 use super::token::{ChangeFeedMode, Cursor, FeedRange, FeedToken};
 use crate::catalog::ContainerDef;
 use crate::client::container::ContainerClient;
@@ -11,6 +10,7 @@ use crate::client::response::Diagnostics;
 use crate::error::{Error, Result};
 use crate::partition::{KeyScope, PartitionKey};
 use crate::ru::Meter;
+use crate::storage::feed_entry;
 use crate::storage::keys::{self, hex, DocHeader};
 use crate::ttl;
 
@@ -346,7 +346,7 @@ impl ContainerClient {
                     // A page ends only after the last write of an LSN: a continuation is an
                     // LSN, and a batch's writes share one (`entry`).
                     let more_of_lsn =
-                        matches!(entries.peek(), Some(Ok((next, _))) if entry::same_lsn(k, next));
+                        matches!(entries.peek(), Some(Ok((next, _))) if feed_entry::same_lsn(k, next));
                     if items.len() >= max && !more_of_lsn {
                         c.count = walk.carry();
                         break 'cursors;

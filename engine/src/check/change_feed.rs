@@ -15,7 +15,7 @@ pub(super) fn check_change_feed(
 ) -> Result<()> {
     for entry in c.store.feed.prefix_iter(c.rtxn, &c.prefix)? {
         let (k, v) = entry?;
-        if !crate::changefeed::entry::is_key(k) {
+        if !crate::storage::feed_entry::is_key(k) {
             problems.note(
                 "change feed",
                 format!("feed key {} is damaged ({} bytes)", keys::show(k), k.len()),

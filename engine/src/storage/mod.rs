@@ -5,6 +5,7 @@
 //! `users` for its own table).
 
 pub mod audit;
+pub mod feed_entry;
 pub mod keys;
 pub mod pages;
 

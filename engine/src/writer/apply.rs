@@ -7,12 +7,12 @@ use serde_json::Value;
 
 use super::ops::{ItemOp, ItemOpKind, ItemOutcome};
 use crate::catalog::ContainerDef;
-use crate::changefeed::entry;
 use crate::error::{Error, Result};
 use crate::index;
 use crate::item::{self, SystemProperties};
 use crate::partition::{Epk, PartitionKey};
 use crate::ru::Meter;
+use crate::storage::feed_entry;
 use crate::storage::keys::{self, DocHeader};
 use crate::storage::Store;
 use crate::ttl;
@@ -31,7 +31,7 @@ pub struct Ctx<'a, 't> {
     pub now: u64,
     pub limits: &'a Limits,
     /// Inside a transactional batch: how many of its writes are done. The batch takes one LSN,
-    /// as the service gives it (see `changefeed::entry`); `None` outside a batch, where each
+    /// as the service gives it (see `storage::feed_entry`); `None` outside a batch, where each
     /// write takes its own.
     pub batch: Option<u32>,
 }
@@ -474,16 +474,18 @@ fn write(
     if let Some(o) = &old {
         let old_pp = pp_id; // an item never changes physical partition between writes
         let at = (rid, old_pp, o.header.lsn);
-        entry::delete(ctx.store.feed, ctx.wtxn, at, &t.key[4..])?;
+        feed_entry::delete(ctx.store.feed, ctx.wtxn, at, &t.key[4..])?;
         if let Some(at) = ttl::expires_at(o.header.ts, o.header.ttl, def.default_ttl) {
             ctx.store
                 .expiry
                 .delete(ctx.wtxn, &keys::expiry_key(rid, at, &t.key))?;
         }
     }
-    ctx.store
-        .feed
-        .put(ctx.wtxn, &entry::key(rid, pp_id, lsn, seq), &t.key[4..])?;
+    ctx.store.feed.put(
+        ctx.wtxn,
+        &feed_entry::key(rid, pp_id, lsn, seq),
+        &t.key[4..],
+    )?;
     let terms_touched = update_index(ctx, rid, pp_id, t, &old_terms, &new_terms)?;
     if let Some(at) = ttl::expires_at(ctx.now, ttl, def.default_ttl) {
         ctx.store
@@ -505,7 +507,7 @@ fn write(
         record.push(b'}');
         ctx.store.log.put(
             ctx.wtxn,
-            &entry::key(rid, pp_id, lsn, seq),
+            &feed_entry::key(rid, pp_id, lsn, seq),
             &keys::log_value(&t.epk, ctx.now, &record),
         )?;
     }
@@ -544,7 +546,7 @@ fn remove(
     pp.bytes = pp.bytes.saturating_sub(old.len as u64);
     pp.items = pp.items.saturating_sub(1);
     ctx.store.docs.delete(ctx.wtxn, &t.key)?;
-    entry::delete(
+    feed_entry::delete(
         ctx.store.feed,
         ctx.wtxn,
         (rid, pp_id, old.header.lsn),
@@ -578,7 +580,7 @@ fn remove(
         let bytes = serde_json::to_vec(&record).map_err(|e| Error::Corrupt(e.to_string()))?;
         ctx.store.log.put(
             ctx.wtxn,
-            &entry::key(rid, pp_id, lsn, seq),
+            &feed_entry::key(rid, pp_id, lsn, seq),
             &keys::log_value(&t.epk, ctx.now, &bytes),
         )?;
     }

@@ -11,8 +11,8 @@
 use heed::types::Bytes;
 use heed::{Database, RwTxn};
 
+use super::keys;
 use crate::error::Result;
-use crate::storage::keys;
 
 /// The key of the `seq`-th write (from 0) of LSN `lsn`: the plain 16-byte key for the first.
 pub(crate) fn key(rid: u32, partition: u32, lsn: u64, seq: u32) -> Vec<u8> {
