@@ -93,7 +93,12 @@ impl Blog {
         for users in [&containers.users, &v2.users, &v1.users] {
             crate::backfill::look_alike_claims(users).await?;
         }
-        let (propagations, propagations_v2) = (Propagations::new(), Propagations::new());
+        // Kept beside each model's leases too: the account page may be served by another
+        // process, or after a restart.
+        let propagations =
+            Propagations::kept_in(containers.leases.clone(), propagate_usernames::PROCESSOR);
+        let propagations_v2 =
+            Propagations::kept_in(v2.leases.clone(), propagate_usernames::PROCESSOR);
         let (c, progress) = (containers.clone(), propagations.clone());
         let copy = processor(
             &containers.posts,

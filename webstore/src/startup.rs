@@ -49,7 +49,10 @@ impl WebStore {
         let containers = Containers::create_if_not_exists(&db).await?;
         place_order::register(&containers).await?;
         let customers = seed::seed_if_needed(&containers, options.customers).await?;
-        let propagations = Propagations::new();
+        // Kept beside the leases too: the page may be served by another process, or after a
+        // restart.
+        let propagations =
+            Propagations::kept_in(containers.leases.clone(), cascade_renames::PROCESSOR);
         let workers = Workers::new().with(
             cascade_renames::PROCESSOR,
             rename_processor(&containers, &propagations)?,

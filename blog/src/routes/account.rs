@@ -215,9 +215,14 @@ async fn account_page<M: Version>(
     let propagated = user.propagated_version >= user.username_version
         && workers.pending_after(user.propagated_at).await? == 0;
     // What the worker reported for the current name (none before a first change).
-    let progress = (user.username_version > 0)
-        .then(|| progress.get(&propagation::key("username", &user.user_id, &user.username)))
-        .flatten();
+    let progress = match user.username_version > 0 {
+        true => {
+            progress
+                .load(&propagation::key("username", &user.user_id, &user.username))
+                .await?
+        }
+        false => None,
+    };
     let status = if errors.is_empty() {
         StatusCode::OK
     } else if errors.get("username") == "is taken" {

@@ -47,10 +47,19 @@ pub async fn copy_posts(
         posts.push((post, doc["_ts"].as_u64().unwrap_or(0)));
     }
     let oldest_in_feed = oldest_in_full_feed(c).await?;
+    // A rename's copies in this batch, added up: kept with one write per rename, not per post.
+    let mut renames: std::collections::BTreeMap<String, (u64, f64)> = Default::default();
     for (post, changed_at) in posts {
         let (copied, spent) = cosmos::ledger::measured(copy(c, &post, &oldest_in_feed)).await;
+        let (copied, spent) = (copied?, spent.total());
         let rename = propagation::key("username", &post.user_id, &post.user_username);
-        progress.add_downstream(&rename, changed_at, copied?, spent.total());
+        if progress.add_downstream(&rename, changed_at, copied, spent) {
+            let sum = renames.entry(rename).or_default();
+            *sum = (sum.0 + copied, sum.1 + spent);
+        }
+    }
+    for (rename, (copies, charge)) in renames {
+        progress.keep_downstream(&rename, copies, charge).await;
     }
     Ok(())
 }

@@ -38,11 +38,11 @@ pub async fn propagate_usernames(c: &Target, changes: Vec<Value>) -> cosmos::Res
         };
         let key = propagation::key("username", user_id, username);
         // Registered first: the posts it rewrites reach the copy worker while it runs.
-        c.progress.add(&key, 0, 0.0, false);
+        c.progress.add(&key, 0, 0.0, false).await;
         let (done, spent) = cosmos::ledger::measured(propagate(c, &user, user_id, username)).await;
         match done {
             Ok((copies, partitions)) => {
-                c.progress.add(&key, copies, spent.total(), true);
+                c.progress.add(&key, copies, spent.total(), true).await;
                 // One line per change handled: with two app processes on one account, each
                 // rename shows up once across both logs (the leases split the work, not copy it).
                 tracing::info!(
@@ -53,7 +53,7 @@ pub async fn propagate_usernames(c: &Target, changes: Vec<Value>) -> cosmos::Res
                 );
             }
             Err(e) => {
-                c.progress.add(&key, 0, spent.total(), false);
+                c.progress.add(&key, 0, spent.total(), false).await;
                 return Err(e);
             }
         }

@@ -407,4 +407,42 @@ async fn a_username_changes_page_shows_the_copies_rewritten_and_their_ru() {
         "{later} short copies of {posts} posts"
     );
     assert!(later_ru >= later as f64, "{later_ru} RU for {later} copies");
+
+    // Another app process (here: this one restarted) shows the same figures: its workers did
+    // not carry the rename, so its page reads what they kept in `leases`.
+    app.blog.stop().await;
+    let restarted = blog::Blog::start(
+        &app.backend.account,
+        &blog::BlogOptions {
+            users: crate::helpers::USERS,
+        },
+    )
+    .await
+    .unwrap();
+    let other = sitekit::testing::TestApp::serve(blog::SITE, restarted.configure(), 1);
+    let w = other.visitor();
+    let r = w
+        .submit(
+            "/signin",
+            "/signin",
+            &[
+                ("username", "copied_name"),
+                ("password", blog::seed::DEMO_PASSWORD),
+            ],
+        )
+        .await;
+    assert_eq!(r.status, 303, "{}", r.body);
+    let again = w.get("/account").await.body;
+    for (id, figure) in [
+        ("copies-rewritten", copies.to_string()),
+        ("copies-ru", format!("{ru:.2} RU")),
+        ("downstream-copies", later.to_string()),
+        ("downstream-ru", format!("{later_ru:.2} RU")),
+    ] {
+        assert!(
+            again.contains(&format!("id=\"{id}\">{figure}<")),
+            "{id} {figure} after a restart: {again}"
+        );
+    }
+    restarted.stop().await;
 }

@@ -39,10 +39,10 @@ pub async fn cascade_renames(
         };
         let key = propagation::key(kind, id, name);
         match copies {
-            Ok(n) => progress.add(&key, n, spent.total(), true),
+            Ok(n) => progress.add(&key, n, spent.total(), true).await,
             Err(e) => {
                 // The retry redoes only what is still stale: its copies count then.
-                progress.add(&key, 0, spent.total(), false);
+                progress.add(&key, 0, spent.total(), false).await;
                 return Err(e);
             }
         }

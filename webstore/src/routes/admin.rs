@@ -290,9 +290,12 @@ pub async fn rename_status(
     };
     let RenameStatus { to, at } = query.into_inner();
     let pending = workers.pending_after(Some(at)).await?;
-    let progress = propagations.get(&sitekit::background::propagation::key(kind, &id, &to));
-    // Done when the workers have read past the rename and one of them reported it handled; a
-    // change handled by another process's worker shows no figures here, but is done too.
+    let progress = propagations
+        .load(&sitekit::background::propagation::key(kind, &id, &to))
+        .await?;
+    // Done when the workers have read past the rename and one of them reported it handled (in
+    // this process or, through the lease container, another); past the settling time it is
+    // done even if no figures were kept (keeping them failed: the log says why).
     let done = pending == 0
         && (progress.as_ref().is_some_and(|p| p.handled)
             || sitekit::pages::time::unix_now().saturating_sub(at)

@@ -280,6 +280,48 @@ async fn a_renames_page_shows_the_copies_rewritten_and_their_ru() {
     assert_eq!(copies, products + usize::from(in_featured > 0), "{page}");
     assert!(ru > copies as f64, "{ru} RU for {copies} copies");
 
+    // Another app process (here: this one restarted) serves the same link: its worker did not
+    // carry the rename, so its page reads the figures the worker kept in `leases`.
+    app.store.stop().await;
+    let restarted = webstore::WebStore::start(
+        &app.backend.account,
+        &webstore::WebStoreOptions {
+            customers: crate::helpers::CUSTOMERS,
+        },
+    )
+    .await
+    .unwrap();
+    let other = sitekit::testing::TestApp::serve(webstore::SITE, restarted.configure(), 1);
+    let other_admin = other.visitor();
+    let r = other_admin
+        .submit(
+            "/signin",
+            "/signin",
+            &[
+                ("email", webstore::seed::ADMIN_EMAIL),
+                ("password", webstore::seed::ADMIN_PASSWORD),
+            ],
+        )
+        .await;
+    assert_eq!(r.status, 303, "{}", r.body);
+    let r = other_admin.get(&status).await;
+    assert!(r.body.contains(": done."), "{}", r.body);
+    assert_eq!(
+        between(&r.body, "id=\"copies-rewritten\">", "<"),
+        copies.to_string()
+    );
+    assert_eq!(
+        between(&r.body, "id=\"copies-ru\">", " RU"),
+        format!("{ru:.2}")
+    );
+    assert!(
+        r.body.contains("read the rename&#39;s figures (leases)")
+            || r.body.contains("read the rename&#x27;s figures (leases)"),
+        "the page's footer shows the read: {}",
+        r.body
+    );
+    restarted.stop().await;
+
     // Only admins see it; an unknown kind is a 404.
     assert_ne!(app.visitor().get(&status).await.status, 200);
     let r = admin.get("/admin/renames/shelf/x?to=y&at=1").await;
