@@ -15,6 +15,7 @@
 
 pub mod auth;
 mod autoscale;
+mod client_keys;
 mod common_headers;
 pub mod error;
 pub mod headers;
@@ -93,6 +94,8 @@ pub enum StartError {
     Scripts(String),
     #[error("the autoscale settings could not be loaded: {0}")]
     Autoscale(String),
+    #[error("the client encryption keys could not be loaded: {0}")]
+    ClientKeys(String),
     #[error("cannot listen on {addr}: {source}")]
     Bind {
         addr: SocketAddr,
@@ -113,6 +116,8 @@ pub(crate) struct State {
     pub scripts: script_store::ScriptStore,
     /// Autoscale settings of offers (kept in the data directory; `autoscale`).
     pub autoscale: autoscale::AutoscaleStore,
+    /// Client encryption keys of databases (kept in the data directory; `client_keys`).
+    pub client_keys: client_keys::ClientKeyStore,
     /// The names answered (`GatewayOptions::allowed_hosts`, loopback, the address bound).
     pub hosts: netguard::AllowedHosts,
 }
@@ -144,6 +149,8 @@ impl Gateway {
         })?;
         let scripts = script_store::ScriptStore::open(engine).map_err(StartError::Scripts)?;
         let autoscale = autoscale::AutoscaleStore::open(engine).map_err(StartError::Autoscale)?;
+        let client_keys =
+            client_keys::ClientKeyStore::open(engine).map_err(StartError::ClientKeys)?;
         let state = web::Data::new(Arc::new(State {
             engine: engine.clone(),
             key,
@@ -152,6 +159,7 @@ impl Gateway {
             scheme: if options.tls { "https" } else { "http" },
             scripts,
             autoscale,
+            client_keys,
             hosts: netguard::AllowedHosts::new(&options.allowed_hosts).and_bound(bound),
         }));
         let tls = if options.tls {

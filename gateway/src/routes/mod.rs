@@ -7,6 +7,7 @@ mod batch;
 mod batch_ops;
 mod bulk;
 mod changefeed;
+mod client_keys;
 mod conflicts;
 mod containers;
 mod databases;
@@ -92,6 +93,7 @@ pub(crate) async fn dispatch(
     let mut response = route(&ctx, &method, &segs).await?;
     if method == Method::DELETE {
         crate::autoscale::after_delete(&state, &segs);
+        crate::client_keys::after_delete(&state, &segs);
     }
     crate::session::content_location(&ctx, &mut response);
     if let ["dbs", db, "colls", c, _, ..] = segs.as_slice() {
@@ -187,7 +189,13 @@ async fn route(ctx: &Ctx<'_>, method: &Method, segs: &[&str]) -> Result<HttpResp
         ("DELETE", ["dbs", db, "users", u, "permissions", p]) => {
             permissions::delete(ctx, db, u, p).await
         }
-        (_, ["dbs", _, "clientencryptionkeys", ..]) => Err(unsupported("client encryption keys")),
+        ("GET", ["dbs", db, "clientencryptionkeys"]) => client_keys::list(ctx, db),
+        ("POST", ["dbs", db, "clientencryptionkeys"]) if is_query(ctx) => {
+            client_keys::query(ctx, db)
+        }
+        ("POST", ["dbs", db, "clientencryptionkeys"]) => client_keys::create(ctx, db),
+        ("GET", ["dbs", db, "clientencryptionkeys", k]) => client_keys::read(ctx, db, k),
+        ("PUT", ["dbs", db, "clientencryptionkeys", k]) => client_keys::replace(ctx, db, k),
         (_, ["dbs", _, "colls", _, "docs", _, "attachments", ..]) => {
             Err(unsupported("attachments"))
         }
@@ -222,6 +230,8 @@ fn known_path(segs: &[&str]) -> bool {
             | ["dbs", _, "users", _]
             | ["dbs", _, "users", _, "permissions"]
             | ["dbs", _, "users", _, "permissions", _]
+            | ["dbs", _, "clientencryptionkeys"]
+            | ["dbs", _, "clientencryptionkeys", _]
     )
 }
 
