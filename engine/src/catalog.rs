@@ -12,7 +12,8 @@ use serde_json::Value;
 
 use crate::error::{Error, Result};
 use crate::index::CompiledPolicy;
-use crate::partition::{PartitionKeyDefinition, PartitionMap};
+use crate::partition::cosmos::EpkRange;
+use crate::partition::{PartitionKey, PartitionKeyDefinition, PartitionMap, Placement};
 use crate::sql::computed::{self, ComputedProperty};
 use crate::storage::Store;
 use crate::throughput::{SharedBudget, Throughput};
@@ -282,9 +283,9 @@ impl ContainerDef {
 
     /// The Cosmos EPK bounds of the current partition key range `range_id`; `None` once a split
     /// replaced it. A container placed by the engine's own hash is one range, `0`, over all.
-    pub fn key_range(&self, range_id: u32) -> Option<crate::EpkRange> {
-        if self.partition_key.placement != crate::Placement::Cosmos {
-            return (range_id == 0).then(|| crate::EpkRange::new("", "FF"));
+    pub fn key_range(&self, range_id: u32) -> Option<EpkRange> {
+        if self.partition_key.placement != Placement::Cosmos {
+            return (range_id == 0).then(|| EpkRange::new("", "FF"));
         }
         let i = self
             .partitions
@@ -300,7 +301,7 @@ impl ContainerDef {
 
     /// The range id of the partition holding `key` (a full key, or a prefix: its first
     /// partition), from memory; `None` for a key of the wrong shape.
-    pub fn range_id_of(&self, key: &crate::PartitionKey) -> Option<u32> {
+    pub fn range_id_of(&self, key: &PartitionKey) -> Option<u32> {
         let (lo, _) = self.partition_key.scope(key).ok()?.coordinates();
         let i = *self.partitions.indexes_overlapping(lo, lo).start();
         Some(self.partitions.partitions[i].range_id())
