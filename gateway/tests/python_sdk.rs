@@ -273,3 +273,33 @@ fn a_split_under_a_paged_query_and_change_feed() {
         .unwrap();
     assert!(parts.len() >= 4, "{} partitions", parts.len());
 }
+
+/// The article's three scripts (createComment, updateUsernames, truncateFeed of the seed
+/// `004_*`), created and run through the SDK with the article's results: 100 feed items kept.
+/// When the seeds are beside the repository (`../shared/seeds`), the script's copies are checked
+/// to be the article's, character for character.
+#[test]
+fn the_articles_scripts_run_verbatim_through_the_sdk() {
+    let seeds = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/seeds");
+    let article = std::fs::read_dir(&seeds).ok().and_then(|dir| {
+        dir.flatten()
+            .find(|e| e.file_name().to_string_lossy().starts_with("004_"))
+            .and_then(|e| std::fs::read_to_string(e.path()).ok())
+    });
+    let script = std::fs::read_to_string(format!(
+        "{}/tests/sdk/seed_scripts.py",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    if let Some(article) = article {
+        for name in ["createComment", "updateUsernames", "truncateFeed"] {
+            let start = article.find(&format!("function {name}(")).unwrap();
+            let body = &article[start..start + article[start..].find("\n```").unwrap()];
+            assert!(script.contains(body), "{name} is not the article's");
+        }
+    }
+    let gw = TestGateway::start();
+    if let Some(out) = run(&gw, "seed_scripts.py", &[]) {
+        assert!(out.contains("SEED_SCRIPTS_OK 100"), "{out}");
+    }
+}
