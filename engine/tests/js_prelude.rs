@@ -84,8 +84,9 @@ fn the_bodies_and_log_come_back_as_the_script_left_them() {
         s.upsert_trigger(
             "polluted",
             trigger(
-                "function polluted() { Object.prototype.toJSON = function () { return 'TAMPERED'; }; \
-                 var r = getContext().getRequest(); var b = r.getBody(); b.seen = true; r.setBody(b); }",
+                "function polluted() { var r = getContext().getRequest(); var b = r.getBody(); \
+                 b.seen = true; Object.setPrototypeOf(b, {toJSON: function () { return 'TAMPERED'; }}); \
+                 r.setBody(b); }",
             ),
         )
         .unwrap();
@@ -103,7 +104,8 @@ fn the_bodies_and_log_come_back_as_the_script_left_them() {
         .unwrap();
         let a: Value = c.read_item("a", "p", None).await.unwrap().resource.unwrap();
         assert_eq!((a["n"].clone(), a.get("seen")), (json!(1), None));
-        // A polluted toJSON is the script's own business: its body is what it stringifies to.
+        // A toJSON on the body's prototype is the script's own business: its body is what it
+        // stringifies to. (`Object.prototype` itself is frozen: js_hardened.rs.)
         let polluted = c
             .create_item(&json!({"id": "b", "pk": "p"}), None, Some(with("polluted")))
             .await;
@@ -204,14 +206,16 @@ fn a_queued_document_is_stored_as_json_stringify_writes_it() {
             json!({"id": "rich", "pk": "p", "when": "1970-01-01T00:00:00.000Z", "str": "s",
                    "own": "own", "err": {}, "fnj": 7})
         );
-        // A polluted prototype's toJSON applies to plain objects too: here to the queued
-        // operation itself, which it makes unreadable, so the call fails and stores nothing (read
-        // past the pollution, the document would have been stored as written).
+        // A prototype's toJSON applies to plain objects too: here a prototype the script gave
+        // the document, whose toJSON makes the document's inner object unreadable as an item,
+        // so the call fails and stores nothing (read past the toJSON, the document would have
+        // been stored as written). `Object.prototype` itself cannot be polluted: frozen
+        // (js_hardened.rs).
         let (answered, stored) = store(
             "polluted",
-            "(function () { Object.prototype.toJSON = function () { \
-               return this.id ? {id: this.id, pk: this.pk, seen: true} : 'x'; }; \
-               return {id: 'polluted', pk: 'p', inner: {a: 1}}; })()",
+            "(function () { var p = {toJSON: function () { \
+               return this.id ? 'x' : {id: this.id, pk: this.pk, seen: true}; }}; \
+               var d = Object.create(p); d.id = 'polluted'; d.pk = 'p'; d.inner = {a: 1}; return d; })()",
         )
         .await;
         assert!(answered.is_err() && stored.is_none(), "{answered:?} {stored:?}");

@@ -59,6 +59,8 @@ pub struct PreTriggerCall {
     pub(crate) budget: ScriptBudget,
     pub(crate) started: std::time::Instant,
     pub(crate) meter: crate::ru::Meter,
+    /// The database of the container written (JavaScript realms are kept per database).
+    pub(crate) database: String,
 }
 /// A post-trigger runs after the write, in the same transaction, with the item as written; its
 /// error rolls the write back.

@@ -76,6 +76,7 @@ pub(crate) fn run_item_with_triggers(
             budget,
             started,
             meter: Meter::default(),
+            database: def.database.clone(),
         };
         for (_, pre) in &triggers.pre {
             if let ItemOpKind::Create(d)

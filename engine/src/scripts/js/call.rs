@@ -1,6 +1,8 @@
-//! One call of a stored procedure or trigger: a fresh realm, the prelude (`prelude.js`) that
-//! gives it Cosmos DB's `getContext()`, the script's function called with its arguments, then
-//! the operations it queued performed in order and their callbacks called, until none are left.
+//! One call of a stored procedure or trigger: its database's hardened realm (`fresh.rs`), whose
+//! prelude (`prelude.js`) gives it Cosmos DB's `getContext()` with state made new for the call,
+//! the script's function called with its arguments, then the operations it queued performed in
+//! order and their callbacks called, until none are left; then the realm is kept for the next
+//! call or, when the call may have left something behind, retired.
 
 use std::collections::HashMap;
 use std::time::Instant;
@@ -15,11 +17,21 @@ use super::sandbox::{exception_text, script_error, setup_failed, Sandbox};
 use crate::error::{Error, Result};
 use crate::scripts::{PreTriggerCall, ScriptContext};
 
+/// Calls a realm serves before it is retired, however clean they were.
+const MAX_CALLS: u32 = 1000;
+/// Every this many calls, the realm's heap is measured ...
+const MEMORY_EVERY: u32 = 64;
+/// ... and the realm retired when it holds more than this (a fresh hardened realm: ~1 MB).
+const MEMORY_KEPT: i64 = 8 << 20;
+
 struct Outcome {
     request: Option<Value>,
     response: Option<Value>,
     /// What the script wrote with `console.log`.
     log: String,
+    /// Whether the call left its realm as it found it (harden.js), so the realm may serve the
+    /// database's next call.
+    clean: bool,
 }
 
 /// A stored procedure: what it set as the response body.
@@ -74,13 +86,13 @@ fn run(
         Caller::Context(c) => (Some(c), None),
         Caller::Pre(p) => (None, Some(p)),
     };
-    let (budget, started) = match (&ctx, &pre) {
-        (Some(c), _) => (c.budget, c.started),
-        (None, Some(p)) => (p.budget, p.started),
-        (None, None) => (Default::default(), Instant::now()),
+    let (budget, started, database) = match (&ctx, &pre) {
+        (Some(c), _) => (c.budget, c.started, c.def.database.clone()),
+        (None, Some(p)) => (p.budget, p.started, p.database.clone()),
+        (None, None) => (Default::default(), Instant::now(), String::new()),
     };
-    let mut fresh: Fresh = fresh::take().map_err(|e| setup_failed(id, e))?;
-    let host = fresh.take_host();
+    let mut fresh: Fresh = fresh::take(&database).map_err(|e| setup_failed(id, e))?;
+    fresh.calls += 1;
     let sandbox = &fresh.sandbox;
     let call = std::cell::RefCell::new(
         sandbox.begin_budgeted(started + budget.max_duration, budget.max_javascript),
@@ -91,10 +103,8 @@ fn run(
         let caught = |e: rquickjs::Error| script_error(id, &js, e, deadline, &failures);
         // The prelude hands its engine-side functions to the engine only: no global a script
         // could replace.
-        let host: Object = host
-            .ok_or(rquickjs::Error::Unknown)
-            .and_then(|h| h.restore(&js))
-            .map_err(|e| setup_failed(id, e))?;
+        let host: Object = fresh.host(&js).map_err(|e| setup_failed(id, e))?;
+        let clean = fresh.clean(&js).map_err(|e| setup_failed(id, e))?;
         let run = Run {
             sandbox,
             call: &call,
@@ -108,11 +118,23 @@ fn run(
             failures: &failures,
             caught: &caught,
         };
-        run.go(&js, host)
+        run.go(&js, host, clean)
     });
     let call = call.into_inner();
     let ticks = sandbox.ticks(&call);
-    fresh::dispose(fresh);
+    // The realm serves the database's next call only after a clean call: no error (a throw, a
+    // timeout, memory exhausted), nothing changed on the global object, no code compiled at
+    // run time, no Promise job left to run (it would run in a later call), and fewer than
+    // MAX_CALLS calls (hygiene: whatever a realm's heap holds after many calls is let go).
+    let reusable = matches!(&outcome, Ok(o) if o.clean)
+        && !sandbox.job_pending()
+        && fresh.calls < MAX_CALLS
+        && (!fresh.calls.is_multiple_of(MEMORY_EVERY) || sandbox.memory_used() < MEMORY_KEPT);
+    if reusable {
+        fresh::keep(&database, fresh);
+    } else {
+        fresh::retire(&database, fresh);
+    }
     // Charged whether the call succeeded or not.
     match (ctx, pre) {
         (Some(c), _) => c.meter.script_ticks += ticks,
@@ -163,7 +185,12 @@ impl Run<'_, '_, '_, '_, '_> {
         out
     }
 
-    fn go<'js>(mut self, js: &rquickjs::Ctx<'js>, host: Object<'js>) -> Result<Outcome> {
+    fn go<'js>(
+        mut self,
+        js: &rquickjs::Ctx<'js>,
+        host: Object<'js>,
+        clean: Function<'js>,
+    ) -> Result<Outcome> {
         let caught = self.caught;
         let id = self.id;
         let host_fn = |name: &str| host.get::<_, Function>(name).map_err(caught);
@@ -294,10 +321,13 @@ impl Run<'_, '_, '_, '_, '_> {
             Some(Value::String(log)) => log,
             _ => String::new(),
         };
+        let compiled = out.remove("compiled") != Some(Value::Bool(false));
+        let clean: bool = clean.call((compiled,)).map_err(caught)?;
         Ok(Outcome {
             request: out.remove("request"),
             response: out.remove("response"),
             log,
+            clean,
         })
     }
 }

@@ -1,16 +1,21 @@
-//! Sandboxes made ahead of time, off the writer: a procedure or trigger call takes one that no
-//! code but the engine's prelude has run in, and hands it back to be freed when it is done.
+//! Hardened realms, made ahead of time off the writer and kept per database: a procedure or
+//! trigger call takes the realm its database's last clean call left, else one made ahead of
+//! time, and hands it back to be kept or retired.
 //!
 //! Each is a QuickJS runtime of its own (its heap, memory cap, stack cap and interrupt) with one
-//! realm in which `prelude.js` has run. Making the realm, running the prelude and freeing the
-//! realm afterwards (its cycles need the garbage collector) cost about three quarters of a
-//! short call's JavaScript (`cargo bench -p engine --bench scripts_js`, callgrind); done by a
-//! thread of their own, they no longer hold the engine's single writer, which only reads the
-//! script's bytecode, calls it and performs its operations. Isolation is as before or
-//! stronger: a call's realm is one no script has touched, and now its heap is too.
+//! realm in which `prelude.js` has run and which `harden.js` then froze: every object a script
+//! can reach, the intrinsics only syntax reaches included, is frozen, and the global object's
+//! own properties are permanent, so no call can change what a later call of the realm sees.
+//! What a call could still leave behind — a new global, a `let` declared by code compiled at
+//! run time, a pending Promise job — is checked after it, and such a call retires its realm
+//! (call.rs), as does any failure. Making a realm (~1 M instructions with the hardening) is
+//! then paid once per many calls instead of once per call.
 //!
-//! The writer never waits for this thread: with none ready it makes its own.
+//! Realms are kept per database: a realm only ever serves one database's calls (defence in
+//! depth, should a channel the hardening misses exist). The writer never waits for this
+//! module's thread: with none ready it makes its own.
 
+use std::collections::{HashMap, VecDeque};
 use std::sync::{Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -22,81 +27,165 @@ use super::sandbox::{compile, eval_bytecode, Sandbox};
 const PRELUDE: &str = include_str!("prelude.js");
 /// The `__` shorthand, read into a realm only when its script touches `__`.
 const UNDERSCORE: &str = include_str!("underscore.js");
+/// The realm's hardening, run once the prelude has run.
+const HARDEN: &str = include_str!("harden.js");
 /// Sandboxes kept ready (a burst of calls beyond this makes its own).
 const READY: usize = 4;
 /// Used sandboxes waiting to be freed; beyond this a caller frees its own.
 const MAX_USED: usize = 32;
+/// Realms kept for the next call of their database (a few hundred KB each).
+const MAX_KEPT: usize = 16;
 /// How long running the prelude may take while a sandbox is made.
 const PREPARE_BUDGET: Duration = Duration::from_secs(1);
 
-/// A runtime and its one realm, the prelude run in it.
+/// A runtime and its one realm, the prelude run in it and the realm hardened.
 pub(super) struct Fresh {
     /// The prelude's engine-side functions: held here, never stored where a script can reach
-    /// them. Declared first: it is freed before the realm and runtime it lives in.
-    host: Option<Persistent<Object<'static>>>,
+    /// them. Declared first: they are freed before the realm and runtime they live in.
+    host: Persistent<Object<'static>>,
+    /// harden.js's after-call check.
+    clean: Persistent<Function<'static>>,
     pub realm: Context,
     pub sandbox: Sandbox,
+    /// Calls run in this realm so far.
+    pub calls: u32,
 }
 
 // SAFETY: every part of a `Fresh` belongs to its own QuickJS runtime, which nothing outside the
 // `Fresh` refers to, and the parts move between threads together (the runtime and the realm
-// are `Send` with rquickjs's `parallel` feature; the persistent handle is a value of that same
+// are `Send` with rquickjs's `parallel` feature; the persistent handles are values of that same
 // runtime, only used through `Context::with`, which takes the runtime's lock and resets the
 // stack top for the thread that runs it).
 unsafe impl Send for Fresh {}
 
 impl Fresh {
-    /// A new runtime and realm with the prelude run in it.
+    /// A new runtime and realm with the prelude run in it, then hardened (harden.js).
     pub fn new() -> Result<Fresh, rquickjs::Error> {
         let sandbox = Sandbox::new()?;
         let realm = sandbox.realm()?;
         let _call = sandbox.begin(Instant::now() + PREPARE_BUDGET);
-        let host = realm.with(|js| -> Result<_, rquickjs::Error> {
+        let (host, clean) = realm.with(|js| -> Result<_, rquickjs::Error> {
             let bytes = match PRELUDE_BYTECODE.get() {
                 Some(b) => b,
                 None => {
                     let b = compile(&js, PRELUDE, true)?;
                     let u = compile(&js, UNDERSCORE, true)?;
+                    let h = compile(&js, HARDEN, true)?;
                     UNDERSCORE_BYTECODE.get_or_init(|| u);
+                    HARDEN_BYTECODE.get_or_init(|| h);
                     PRELUDE_BYTECODE.get_or_init(|| b)
                 }
             };
             let prelude = Function::from_value(eval_bytecode(&js, bytes)?)?;
-            // SAFETY: a plain C function of this realm, with no data of its own.
-            let load = unsafe {
-                let f = qjs::JS_NewCFunction2(
-                    js.as_raw().as_ptr(),
-                    Some(load_underscore),
-                    c"loadUnderscore".as_ptr(),
-                    0,
-                    qjs::JSCFunctionEnum_JS_CFUNC_generic,
-                    0,
-                );
-                if qjs::JS_IsException(f) {
-                    return Err(rquickjs::Error::Exception);
-                }
-                rquickjs::Value::from_raw(js.clone(), f)
-            };
+            let load = c_function(&js, load_underscore, c"loadUnderscore")?;
             let host: Object = prelude.call((js.globals(), load))?;
-            Ok(Persistent::save(&js, host))
+            let harden_bytes = HARDEN_BYTECODE.get().ok_or(rquickjs::Error::Unknown)?;
+            let harden = Function::from_value(eval_bytecode(&js, harden_bytes)?)?;
+            let random = c_function(&js, random, c"random")?;
+            let dynamic: Function = host.get("dynamicCode")?;
+            let checks: Object =
+                harden.call((js.globals(), class_prototypes(&js)?, random, dynamic))?;
+            let clean: Function = checks.get("clean")?;
+            Ok((Persistent::save(&js, host), Persistent::save(&js, clean)))
         })?;
         Ok(Fresh {
-            host: Some(host),
+            host,
+            clean,
             realm,
             sandbox,
+            calls: 0,
         })
     }
 
-    /// The prelude's engine-side functions (once).
-    pub fn take_host(&mut self) -> Option<Persistent<Object<'static>>> {
-        self.host.take()
+    /// The prelude's engine-side functions, in `js` (this realm).
+    pub fn host<'js>(&self, js: &rquickjs::Ctx<'js>) -> rquickjs::Result<Object<'js>> {
+        self.host.clone().restore(js)
     }
+
+    /// harden.js's check that a call left the realm as it found it.
+    pub fn clean<'js>(&self, js: &rquickjs::Ctx<'js>) -> rquickjs::Result<Function<'js>> {
+        self.clean.clone().restore(js)
+    }
+}
+
+/// A C function of `js`'s realm with no data of its own.
+fn c_function<'js>(
+    js: &rquickjs::Ctx<'js>,
+    f: unsafe extern "C" fn(
+        *mut qjs::JSContext,
+        qjs::JSValue,
+        std::ffi::c_int,
+        *mut qjs::JSValue,
+    ) -> qjs::JSValue,
+    name: &std::ffi::CStr,
+) -> rquickjs::Result<rquickjs::Value<'js>> {
+    // SAFETY: a plain C function of this realm, with no data of its own.
+    unsafe {
+        let v = qjs::JS_NewCFunction2(
+            js.as_raw().as_ptr(),
+            Some(f),
+            name.as_ptr(),
+            0,
+            qjs::JSCFunctionEnum_JS_CFUNC_generic,
+            0,
+        );
+        if qjs::JS_IsException(v) {
+            return Err(rquickjs::Error::Exception);
+        }
+        Ok(rquickjs::Value::from_raw(js.clone(), v))
+    }
+}
+
+/// The prototype of every class the runtime knows (QuickJS's own and rquickjs's), for harden.js
+/// to freeze: among them the intrinsics only syntax reaches (generator and async function
+/// prototypes, the iterators of arrays, maps, sets, strings and regular expressions, the
+/// iterator helpers, the async-from-sync iterator), whether or not a path from the global object
+/// leads to them.
+fn class_prototypes<'js>(js: &rquickjs::Ctx<'js>) -> rquickjs::Result<rquickjs::Array<'js>> {
+    let out = rquickjs::Array::new(js.clone())?;
+    let mut n = 0;
+    // SAFETY: `JS_GetClassProto` is only asked for registered class ids (which are below the
+    // runtime's class count, the bound it asserts); it returns a new reference, owned by the
+    // `Value` made from it.
+    unsafe {
+        let ctx = js.as_raw().as_ptr();
+        let rt = qjs::JS_GetRuntime(ctx);
+        for id in 1..MAX_CLASS_ID {
+            if !qjs::JS_IsRegisteredClass(rt, id) {
+                continue;
+            }
+            let v = rquickjs::Value::from_raw(js.clone(), qjs::JS_GetClassProto(ctx, id));
+            if v.is_object() {
+                out.set(n, v)?;
+                n += 1;
+            }
+        }
+        let f = rquickjs::Value::from_raw(js.clone(), qjs::JS_GetFunctionProto(ctx));
+        out.set(n, f)?;
+    }
+    Ok(out)
+}
+
+/// Above every class id QuickJS (about 70) and rquickjs register.
+const MAX_CLASS_ID: qjs::JSClassID = 1024;
+
+/// `Math.random()` of a hardened realm: from a generator outside it (`rand`'s, per thread), so
+/// no call can learn where another left the realm's own.
+unsafe extern "C" fn random(
+    _ctx: *mut qjs::JSContext,
+    _this: qjs::JSValue,
+    _argc: std::ffi::c_int,
+    _argv: *mut qjs::JSValue,
+) -> qjs::JSValue {
+    qjs::JS_NewFloat64(rand::random::<f64>())
 }
 
 /// The prelude compiled once per process, without its text or line numbers.
 static PRELUDE_BYTECODE: OnceLock<Vec<u8>> = OnceLock::new();
 /// `underscore.js`, compiled with the prelude.
 static UNDERSCORE_BYTECODE: OnceLock<Vec<u8>> = OnceLock::new();
+/// `harden.js`, compiled with the prelude.
+static HARDEN_BYTECODE: OnceLock<Vec<u8>> = OnceLock::new();
 
 /// `loadUnderscore()` of prelude.js: the function `underscore.js` is, read into the calling
 /// realm (its own copy: nothing of it is shared with another realm but the bytes).
@@ -123,18 +212,51 @@ unsafe extern "C" fn load_underscore(
 struct Pool {
     ready: Vec<Fresh>,
     used: Vec<Fresh>,
+    /// Hardened realms that ended their last call clean, with the database they serve.
+    kept: VecDeque<(String, Fresh)>,
+    /// Per database: calls that ran in a kept realm, realms retired after a call.
+    counts: Option<HashMap<String, RealmCounts>>,
     started: bool,
+}
+
+/// How a database's realms were used (for tests: reuse is otherwise invisible by design).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(super) struct RealmCounts {
+    /// Calls that ran in a realm an earlier call of the database left clean.
+    pub reused: u64,
+    /// Realms retired after a call (an error, a change to the global object, dynamic code, a
+    /// pending job, hygiene).
+    pub retired: u64,
+}
+
+/// [`RealmCounts`] of `database`.
+pub(super) fn counts(database: &str) -> RealmCounts {
+    POOL.lock()
+        .ok()
+        .and_then(|p| p.counts.as_ref()?.get(database).copied())
+        .unwrap_or_default()
+}
+
+fn count(pool: &mut Pool, database: &str, f: impl FnOnce(&mut RealmCounts)) {
+    let counts = pool.counts.get_or_insert_with(HashMap::new);
+    match counts.get_mut(database) {
+        Some(c) => f(c),
+        None => f(counts.entry(database.to_owned()).or_default()),
+    }
 }
 
 static POOL: Mutex<Pool> = Mutex::new(Pool {
     ready: Vec::new(),
     used: Vec::new(),
+    kept: VecDeque::new(),
+    counts: None,
     started: false,
 });
 static WAKE: Condvar = Condvar::new();
 
-/// A sandbox for one call: one made ahead of time, or a new one when none is ready.
-pub(super) fn take() -> Result<Fresh, rquickjs::Error> {
+/// A realm for one call of `database`'s: one its earlier calls left clean, else one made ahead
+/// of time, else a new one.
+pub(super) fn take(database: &str) -> Result<Fresh, rquickjs::Error> {
     let ready = match POOL.lock() {
         Ok(mut pool) => {
             if !pool.started {
@@ -143,9 +265,17 @@ pub(super) fn take() -> Result<Fresh, rquickjs::Error> {
                     .spawn(work)
                     .is_ok();
             }
-            let f = pool.ready.pop();
-            WAKE.notify_one();
-            f
+            match pool.kept.iter().rposition(|(db, _)| db == database) {
+                Some(i) => {
+                    count(&mut pool, database, |c| c.reused += 1);
+                    pool.kept.remove(i).map(|(_, f)| f)
+                }
+                None => {
+                    let f = pool.ready.pop();
+                    WAKE.notify_one();
+                    f
+                }
+            }
         }
         Err(_) => None,
     };
@@ -155,8 +285,35 @@ pub(super) fn take() -> Result<Fresh, rquickjs::Error> {
     }
 }
 
-/// Hands a used sandbox back to be freed off the caller's thread.
-pub(super) fn dispose(f: Fresh) {
+/// Keeps a realm whose call ended clean for `database`'s next call; the oldest kept realm
+/// beyond [`MAX_KEPT`] is freed.
+pub(super) fn keep(database: &str, f: Fresh) {
+    if let Ok(mut pool) = POOL.lock() {
+        pool.kept.push_back((database.to_owned(), f));
+        if pool.kept.len() > MAX_KEPT {
+            if let Some((_, old)) = pool.kept.pop_front() {
+                if pool.started && pool.used.len() < MAX_USED {
+                    pool.used.push(old);
+                    WAKE.notify_one();
+                } else {
+                    drop(pool);
+                    drop(old);
+                }
+            }
+        }
+    }
+}
+
+/// Retires the realm of a call of `database`'s that did not end clean.
+pub(super) fn retire(database: &str, f: Fresh) {
+    if let Ok(mut pool) = POOL.lock() {
+        count(&mut pool, database, |c| c.retired += 1);
+    }
+    dispose(f);
+}
+
+/// Hands a realm back to be freed off the caller's thread.
+fn dispose(f: Fresh) {
     let f = match POOL.lock() {
         Ok(mut pool) if pool.started && pool.used.len() < MAX_USED => {
             pool.used.push(f);

@@ -3,9 +3,11 @@
 //! JavaScript script is one more implementation of [`StoredProcedure`] / a trigger, so its
 //! writes, RU, budget, partition confinement and rollback are the closures' own.
 //!
-//! Every call runs in a realm of its own (`sandbox.rs`): what one call does to its globals or
-//! built-ins, no other call sees. Scripts reach nothing but `getContext()`: QuickJS has no file,
-//! network or process access unless the host adds it, and this host adds none.
+//! A database's calls share a hardened realm (`fresh.rs`, `harden.js`): its built-ins and
+//! globals are frozen, and a call that could leave anything behind retires it, so what one call
+//! does to its globals or built-ins no other call sees. Scripts reach nothing but
+//! `getContext()`: QuickJS has no file, network or process access unless the host adds it, and
+//! this host adds none.
 
 mod call;
 mod collection;
@@ -53,6 +55,16 @@ impl JavaScript {
     pub async fn compile(body: &str) -> Result<Self> {
         let body = body.to_owned();
         crate::client::blocking::heavy(move || JavaScript::new(&body)).await
+    }
+
+    /// How `database`'s calls used their realms so far in this process, as `(reused,
+    /// retired)`: calls that ran in a realm an earlier call of the database left clean, and
+    /// realms retired after a call. For tests: that a realm was reused or retired is otherwise
+    /// invisible, by design.
+    #[doc(hidden)]
+    pub fn realm_counts(database: &str) -> (u64, u64) {
+        let c = fresh::counts(database);
+        (c.reused, c.retired)
     }
 
     pub fn body(&self) -> &str {

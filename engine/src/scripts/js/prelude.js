@@ -10,26 +10,24 @@
 // let the caller call again from there) instead of a 408 that rolls everything back.
 //
 // This file is one function expression: the engine calls it with the global object and
-// `loadUnderscore`, and keeps what it returns (the engine's side) where no script can reach it.
+// `loadUnderscore`, and keeps what it returns (the engine's side) where no script can reach it;
+// then it hardens the realm (harden.js) and runs call after call of one database in it.
 (function (global, loadUnderscore) {
-  // The engine's channel uses JSON as it was before the script ran: a script that replaces
-  // `JSON` changes what it sees, not what the engine reads.
+  // The engine's channel uses JSON as it was before any script ran: the realm is frozen once the
+  // prelude has run (harden.js), so nothing of it can be replaced afterwards.
   var parse = JSON.parse;
   var stringify = JSON.stringify;
   var defineProperty = Object.defineProperty;
   var create = Object.create;
-  var ops = [];
-  var callbacks = {};
-  var nextId = 1;
-  var selfLink = "";
-  var altLink = "";
-  var requestBody;
-  var responseBody;
+  var slice = Array.prototype.slice;
+  // A realm serves many calls of its database (fresh.rs). Everything below that a call can
+  // change is this state, which `begin` makes anew for every call; the functions and objects
+  // a script can reach from the global object are frozen.
+  var ops, callbacks, nextId, selfLink, altLink, requestBody, responseBody, logLines;
+  var collection, request, response, context, underscore, compiled;
   // The budget, from the engine: RU spent so far, and the limits accepting stops at.
   var ESTIMATED_RU = 10;
-  var spentRu = 0;
-  var softMaxRu = Infinity;
-  var softDeadline = Infinity;
+  var spentRu, softMaxRu, softDeadline;
 
   function accepts() {
     var queued = ops.length + 1;
@@ -50,67 +48,51 @@
   }
 
   function selfLinkOf() { return selfLink; }
-  var collection = {
-    getSelfLink: selfLinkOf,
-    getAltLink: function () { return altLink; },
-    readDocument: function (link, options, callback) {
-      return enqueue("read", [link], options, callback);
-    },
-    readDocuments: function (link, options, callback) {
-      return enqueue("readAll", [link], options, callback);
-    },
-    createDocument: function (link, doc, options, callback) {
-      return enqueue("create", [link, doc], options, callback);
-    },
-    upsertDocument: function (link, doc, options, callback) {
-      return enqueue("upsert", [link, doc], options, callback);
-    },
-    replaceDocument: function (link, doc, options, callback) {
-      return enqueue("replace", [link, doc], options, callback);
-    },
-    deleteDocument: function (link, options, callback) {
-      return enqueue("delete", [link], options, callback);
-    },
-    queryDocuments: function (link, query, options, callback) {
-      if (typeof query === "string") query = { query: query, parameters: [] };
-      return enqueue("query", [link, query], options, callback);
-    },
-  };
-
-  function holder(get, set) {
-    return {
-      getBody: get,
-      setBody: set,
-      getValue: get,
-      setValue: set,
-      // `appendValue("Body", v)`: the body as text, with `v` appended (Cosmos DB's API).
-      appendValue: function (name, v) {
-        var body = get();
-        set((body === undefined ? "" : String(body)) + v);
-      },
-    };
+  function altLinkOf() { return altLink; }
+  function readDocument(link, options, callback) {
+    return enqueue("read", [link], options, callback);
   }
-  var request = holder(
-    function () { return requestBody; },
-    function (b) { requestBody = b; }
-  );
-  var response = holder(
-    function () { return responseBody; },
-    function (b) { responseBody = b; }
-  );
-  var context = {
-    getCollection: function () { return collection; },
-    getRequest: function () { return request; },
-    getResponse: function () { return response; },
-  };
+  function readDocuments(link, options, callback) {
+    return enqueue("readAll", [link], options, callback);
+  }
+  function createDocument(link, doc, options, callback) {
+    return enqueue("create", [link, doc], options, callback);
+  }
+  function upsertDocument(link, doc, options, callback) {
+    return enqueue("upsert", [link, doc], options, callback);
+  }
+  function replaceDocument(link, doc, options, callback) {
+    return enqueue("replace", [link, doc], options, callback);
+  }
+  function deleteDocument(link, options, callback) {
+    return enqueue("delete", [link], options, callback);
+  }
+  function queryDocuments(link, query, options, callback) {
+    if (typeof query === "string") query = { query: query, parameters: [] };
+    return enqueue("query", [link, query], options, callback);
+  }
+
+  function getRequestBody() { return requestBody; }
+  function setRequestBody(b) { requestBody = b; }
+  function getResponseBody() { return responseBody; }
+  function setResponseBody(b) { responseBody = b; }
+  // `appendValue("Body", v)`: the body as text, with `v` appended (Cosmos DB's API).
+  function appendRequest(name, v) {
+    setRequestBody((requestBody === undefined ? "" : String(requestBody)) + v);
+  }
+  function appendResponse(name, v) {
+    setResponseBody((responseBody === undefined ? "" : String(responseBody)) + v);
+  }
+  function getCollection() { return collection; }
+  function getRequest() { return request; }
+  function getResponse() { return response; }
   global.getContext = function () { return context; };
 
   // `console.log(format, args…)` with `%s` (and `%d`, `%j`) substituted: the script log Cosmos
   // DB returns when the request enables it (x-ms-documentdb-script-log-results).
-  var logLines = [];
   global.console = {
     log: function (format) {
-      var args = Array.prototype.slice.call(arguments, 1);
+      var args = slice.call(arguments, 1);
       var text = String(format).replace(/%[sdj]/g, function (m) {
         if (!args.length) return m;
         var a = args.shift();
@@ -121,35 +103,80 @@
     },
   };
 
-  // The `__` shorthand for the collection (its fluent query API is `underscore.js`) is read into
-  // the realm the first time a script touches `__`: few scripts use it, and reading and running
-  // its code in every realm was about a quarter of making one. `loadUnderscore` is the engine's
-  // (fresh.rs); the getter and setter replace themselves with a plain property, as
-  // `global.__ = …` made before.
-  function setUnderscore(value) {
-    defineProperty(global, "__", { value: value, writable: true, enumerable: true, configurable: true });
-  }
+  // The `__` shorthand for the collection (its fluent query API is `underscore.js`). Its code is
+  // read into the realm the first time a script touches `__` (few scripts use it; `loadUnderscore`
+  // is the engine's, fresh.rs), and each call that touches it gets its own `__`, made from that
+  // call's collection. Assigning `__` makes it a plain property, as on any global (the realm is
+  // then retired after the call: harden.js's check sees the global changed).
+  var makeUnderscore;
   defineProperty(global, "__", {
     get: function () {
-      var u = loadUnderscore()(collection, enqueue, selfLinkOf);
-      setUnderscore(u);
-      return u;
+      if (underscore === undefined) {
+        if (makeUnderscore === undefined) makeUnderscore = loadUnderscore();
+        underscore = makeUnderscore(collection, enqueue, selfLinkOf);
+      }
+      return underscore;
     },
-    set: setUnderscore,
+    set: function (value) {
+      defineProperty(global, "__", { value: value, writable: true, enumerable: true, configurable: true });
+    },
     enumerable: true,
     configurable: true,
   });
 
   // The engine's side of the API: handed to the engine, never stored where a script can reach
-  // it. Each call runs in a realm of its own (sandbox.rs), so this state is the call's alone.
+  // it.
   return {
-    begin: function (self, alt, request, response, maxRu, deadline) {
+    // A new call: its state, and new objects for everything `getContext()` leads to (a script
+    // may add to them; the next call does not see it).
+    begin: function (self, alt, requestJson, responseJson, maxRu, deadline) {
+      ops = [];
+      callbacks = {};
+      nextId = 1;
+      logLines = [];
+      underscore = undefined;
+      compiled = false;
+      spentRu = 0;
       softMaxRu = maxRu == null ? Infinity : maxRu * 0.8;
       softDeadline = deadline == null ? Infinity : deadline;
       selfLink = self;
       altLink = alt;
-      requestBody = request == null ? undefined : parse(request);
-      responseBody = response == null ? undefined : parse(response);
+      requestBody = requestJson == null ? undefined : parse(requestJson);
+      responseBody = responseJson == null ? undefined : parse(responseJson);
+      collection = {
+        getSelfLink: selfLinkOf,
+        getAltLink: altLinkOf,
+        readDocument: readDocument,
+        readDocuments: readDocuments,
+        createDocument: createDocument,
+        upsertDocument: upsertDocument,
+        replaceDocument: replaceDocument,
+        deleteDocument: deleteDocument,
+        queryDocuments: queryDocuments,
+      };
+      request = {
+        getBody: getRequestBody,
+        setBody: setRequestBody,
+        getValue: getRequestBody,
+        setValue: setRequestBody,
+        appendValue: appendRequest,
+      };
+      response = {
+        getBody: getResponseBody,
+        setBody: setResponseBody,
+        getValue: getResponseBody,
+        setValue: setResponseBody,
+        appendValue: appendResponse,
+      };
+      context = {
+        getCollection: getCollection,
+        getRequest: getRequest,
+        getResponse: getResponse,
+      };
+    },
+    // Marks the running call as one that compiled code at run time (harden.js).
+    dynamicCode: function () {
+      compiled = true;
     },
     // The queued operations, read by the engine straight out of the realm (plain.rs) or, when
     // they hold more than plain data, through `json`.
@@ -193,6 +220,7 @@
       out.request = requestBody;
       out.response = responseBody;
       out.log = logLines.join("\n");
+      out.compiled = compiled;
       return stringify(out);
     },
   };

@@ -1,10 +1,9 @@
 //! Where JavaScript runs: a QuickJS runtime (its heap, memory cap, stack cap and interrupt) and
-//! a fresh realm (a QuickJS context: its own global object, `Object.prototype`, `JSON`, …) for
-//! every call. Nothing a call does to its globals or built-ins can be seen by the next call, of
-//! this database or another: the realm it changed is gone.
+//! a realm (a QuickJS context: its own global object, `Object.prototype`, `JSON`, …).
 //!
-//! A procedure or trigger call has a runtime of its own too, made ahead of time off the writer
-//! (`fresh.rs`). The checks of new script texts keep one runtime per thread (making one costs
+//! Procedures and triggers run in hardened realms, one runtime each, kept per database
+//! (`fresh.rs`); a user-defined function's query page makes a realm of its own (`udf.rs`). The
+//! checks of new script texts keep one runtime per thread (making one costs
 //! more than a realm) unless a check exhausted its heap or was stopped by the interrupt: then
 //! the next starts on a new runtime, whatever the one that poisoned it left behind.
 
@@ -123,6 +122,17 @@ impl Sandbox {
             stop,
             ticks,
         })
+    }
+
+    /// Whether a Promise job waits to run (it would run in a later call of the runtime).
+    pub fn job_pending(&self) -> bool {
+        self.runtime.is_job_pending()
+    }
+
+    /// The bytes the runtime's heap holds (QuickJS counts them by walking it: not for every
+    /// call).
+    pub fn memory_used(&self) -> i64 {
+        self.runtime.memory_usage().malloc_size
     }
 
     /// A realm no earlier call has touched.
