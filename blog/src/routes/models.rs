@@ -41,7 +41,7 @@ pub async fn models(
     users: web::Data<SeededUsers>,
 ) -> Result<HttpResponse, WebError> {
     if measurements.claim_first_sample() {
-        sample::run(&req, users.0).await?;
+        charge_to_this_request(&sample::run(&req, users.0).await?);
     }
     let rows = Request::ALL
         .iter()
@@ -108,7 +108,23 @@ pub async fn measure(
 ) -> Result<HttpResponse, WebError> {
     let me = ctx.require_user()?;
     limit.take_for(Some(me), &req)?;
-    sample::run(&req, users.0).await?;
-    ctx.flash("Measured Q1–Q6 on every model.");
+    let spent = sample::run(&req, users.0).await?;
+    charge_to_this_request(&spent);
+    ctx.flash(format!(
+        "Measured Q1–Q6 on every model: {} requests, {:.2} RU.",
+        spent.calls().len(),
+        spent.total()
+    ));
     Ok(see_other("/models"))
+}
+
+/// A sample run's cost is the request's that ran it: added up per routing on its ledger, it is
+/// the page's footer (the first view) or the "last action" the page a form post redirects to
+/// shows, and the response's x-ms-request-charge.
+fn charge_to_this_request(spent: &cosmos::RequestCharge) {
+    if let Some(ledger) = cosmos::ledger::current() {
+        for row in sample::summary(spent) {
+            ledger.record(row);
+        }
+    }
 }

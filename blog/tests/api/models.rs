@@ -247,6 +247,13 @@ async fn models_page_measures_every_model_beside_the_article() {
     assert!(app.blog.measurements().get("V1", Request::Q6).is_none());
     let first = app.visitor().get("/models").await;
     assert_eq!(first.status, 200);
+    // ...and that view paid for them: its charge is the sample's, in rows per routing.
+    let rows = first.engine_calls();
+    assert!(
+        first.request_charge() > 50.0 && rows.iter().all(|c| c.0.starts_with("Q1–Q6 sample")),
+        "{} RU: {rows:?}",
+        first.request_charge()
+    );
     for v in ["V1", "V2", "V3"] {
         assert!(app.blog.measurements().get(v, Request::Q6).is_some(), "{v}");
     }
@@ -264,6 +271,27 @@ async fn models_page_measures_every_model_beside_the_article() {
     assert!(page.body.contains("<svg") && page.body.contains("2063.54"));
     let r = v.submit("/models", "/models/measure", &[]).await;
     assert_eq!(r.status, 303, "{}", r.body);
+    // Issue 37: the run's RU is the post's (it said 1.00 RU, the session read): the page it
+    // lands on says what the sample spent, per routing, in "your last action" and the flash.
+    let sample_ru = r.request_charge();
+    let landed = v.get("/models").await;
+    let rows = landed.last_action_calls();
+    assert!(
+        rows.iter()
+            .any(|c| c.0.starts_with("Q1–Q6 sample on V1, V2 and V3: ")
+                && c.0.contains("fan-out call")),
+        "{rows:?}"
+    );
+    let sum: f64 = rows.iter().map(|c| c.3).sum();
+    assert!(
+        sample_ru > 50.0 && (sum - sample_ru).abs() < 0.05 * rows.len() as f64,
+        "the post's {sample_ru} RU and its rows {rows:?}"
+    );
+    assert!(
+        landed.body.contains("Measured Q1–Q6 on every model: "),
+        "{}",
+        landed.body
+    );
     let m = app.blog.measurements();
     let q6 = |version| m.get(version, Request::Q6).expect("Q6 measured").ru_mean();
     assert!(
