@@ -386,3 +386,38 @@ async fn a_missing_products_page_shows_the_404s_charge() {
         "the footer's total is the header's"
     );
 }
+
+/// Issue 37: another customer's order is a 404 (it is not in the visitor's partition), and the
+/// page shows the point read that found nothing — 1 RU, as Cosmos DB charges a 404 — beside the
+/// session read, not the session read alone.
+#[tokio::test(flavor = "multi_thread")]
+async fn another_customers_order_is_a_404_that_shows_its_read() {
+    let app = spawn_app().await;
+    let theirs = app
+        .store
+        .containers
+        .customer
+        .query_all::<String>(
+            "SELECT VALUE c.id FROM c WHERE c.type = 'salesOrder'",
+            cosmos::NO_PARAMS,
+            cosmos::QueryOptions {
+                partition_key: Some("cust-demo".into()),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap()
+        .items;
+    let order = theirs.first().expect("the demo customer has seeded orders");
+    let other = app.new_customer("nosy@example.com").await;
+    let r = other.get(&format!("/orders/{order}")).await;
+    assert_eq!(r.status, 404, "{}", r.body);
+    let calls = r.engine_calls();
+    assert!(
+        calls
+            .iter()
+            .any(|c| c.0.contains("[Q10] read sales order") && c.3 >= 1.0),
+        "the order's read is in the footer: {calls:?}"
+    );
+    assert!(r.request_charge() >= 2.0, "session + order read: {calls:?}");
+}
