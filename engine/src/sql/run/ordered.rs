@@ -119,7 +119,16 @@ impl<'a> Run<'a> {
             .iter()
             .map(|t| {
                 token.ranges.iter().position(|(s, e, _)| {
-                    *s <= t.start && e.is_none_or(|e| t.end.is_some_and(|te| te <= e))
+                    let holds = |c: u64| *s <= c && e.is_none_or(|e| c < e);
+                    // A range the target lies in (the parent of a split partition), or one that
+                    // holds every logical partition the target is (a query on a key resumed
+                    // from a token of a feed range of that key, as azure-cosmos's
+                    // `test_full_partition_key_query_pagination_resume_and_count_is_index_only`
+                    // does): positions are the partition's index keys either way.
+                    (*s <= t.start && e.is_none_or(|e| t.end.is_some_and(|te| te <= e)))
+                        || t.epks
+                            .as_ref()
+                            .is_some_and(|epks| epks.iter().all(|epk| holds(epk.coordinate())))
                 })
             })
             .collect();
