@@ -328,3 +328,31 @@ async fn a_post_the_worker_cannot_decode_is_set_aside_and_the_worker_goes_on() {
     assert_eq!(dead[0]["change"]["id"], "broken");
     assert!(dead[0]["error"].as_str().unwrap().contains("invalid type"));
 }
+
+/// Issue 37: the blog is gzipped when asked, as the shop and the explorer are, and the charge
+/// header survives it.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_home_page_is_gzipped_when_asked_and_keeps_its_charge() {
+    let app = spawn_app().await;
+    let v = app.visitor();
+    let r = v
+        .client
+        .get(format!("{}/", v.base))
+        .header("Accept-Encoding", "gzip")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(r.headers()["content-encoding"], "gzip");
+    assert!(r.headers().contains_key("x-ms-request-charge"));
+    let body = r.bytes().await.unwrap();
+    assert_eq!(&body[..2], &[0x1f, 0x8b], "a gzip stream");
+    let plain = v.get("/").await;
+    assert!(plain.headers.get("content-encoding").is_none());
+    assert!(
+        body.len() * 3 < plain.body.len(),
+        "{} bytes gzipped, {} plain",
+        body.len(),
+        plain.body.len()
+    );
+}

@@ -97,3 +97,31 @@ async fn heat_maps_have_an_axis_and_a_legend_and_containers_their_size() {
         "a container without throughput is never 'at budget': {names}"
     );
 }
+
+/// Issue 37: the explorer is gzipped when asked like the sites — `/partitions` (every
+/// container's heat map: SVG that repeats its markup) most of all.
+#[tokio::test]
+async fn the_partitions_page_is_gzipped_when_asked() {
+    let app = spawn_app(false).await;
+    let v = app.visitor();
+    let r = v
+        .client
+        .get(format!("{}/partitions", v.base))
+        .header("Accept-Encoding", "gzip")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(r.headers()["content-encoding"], "gzip");
+    let body = r.bytes().await.unwrap();
+    assert_eq!(&body[..2], &[0x1f, 0x8b], "a gzip stream");
+    let plain = app.get("/partitions").await;
+    assert!(plain.headers.get("content-encoding").is_none());
+    assert!(plain.body.contains("<svg class=\"heat\""));
+    assert!(
+        body.len() * 3 < plain.body.len(),
+        "{} bytes gzipped, {} plain",
+        body.len(),
+        plain.body.len()
+    );
+}
