@@ -92,7 +92,7 @@ impl Engine {
         )?;
         let reports = copy.check()?;
         drop(copy);
-        match super::failed(&reports) {
+        match super::report::failed(&reports) {
             None => Ok(()),
             Some(Error::Corrupt(why)) => Err(Error::Corrupt(format!(
                 "the backup copied damage ({why}); the data file {} is damaged: run `engine check` on it, restore it from an earlier backup",

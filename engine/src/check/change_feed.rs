@@ -2,7 +2,8 @@
 
 use std::collections::HashSet;
 
-use super::{Container, Problems};
+use super::report::Problems;
+use super::snapshot::Container;
 use crate::error::Result;
 use crate::storage::keys;
 

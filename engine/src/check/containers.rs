@@ -10,7 +10,7 @@ use std::ops::Bound;
 use heed::types::Bytes;
 use heed::{Database, RoTxn};
 
-use super::Problems;
+use super::report::Problems;
 use crate::error::Result;
 use crate::storage::{keys, Store};
 

@@ -2,7 +2,8 @@
 
 use std::collections::{BTreeMap, HashSet};
 
-use super::{Container, Problems};
+use super::report::Problems;
+use super::snapshot::Container;
 use crate::error::Result;
 use crate::index;
 use crate::storage::keys::{self, DocHeader};

@@ -2,7 +2,8 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use super::{Container, Problems};
+use super::report::Problems;
+use super::snapshot::Container;
 use crate::error::Result;
 use crate::index::{self, CompiledPolicy};
 use crate::storage::keys::{self, DocHeader};

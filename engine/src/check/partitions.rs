@@ -2,7 +2,8 @@
 
 use std::collections::BTreeMap;
 
-use super::{Container, Problems};
+use super::report::Problems;
+use super::snapshot::Container;
 use crate::error::Result;
 use crate::partition::Epk;
 use crate::storage::keys;

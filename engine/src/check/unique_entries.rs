@@ -9,7 +9,8 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::{Container, Problems};
+use super::report::Problems;
+use super::snapshot::Container;
 use crate::error::Result;
 use crate::storage::keys::{self, DocHeader};
 use crate::ttl;
