@@ -14,7 +14,7 @@ use engine::{
 use serde_json::{json, Value};
 
 fn key(i: usize) -> PartitionKey {
-    if i % 3 == 0 {
+    if i.is_multiple_of(3) {
         PartitionKey::Number(i as f64)
     } else {
         PartitionKey::from(format!("key-{i}"))
