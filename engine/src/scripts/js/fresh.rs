@@ -21,6 +21,7 @@ use std::time::{Duration, Instant};
 
 use rquickjs::{qjs, Context, Function, Object, Persistent};
 
+use super::freeze::freeze_reachable;
 use super::sandbox::{compile, eval_bytecode, Sandbox};
 
 /// Cosmos DB's server-side API, given to every realm before its script runs.
@@ -83,9 +84,16 @@ impl Fresh {
             let harden = Function::from_value(eval_bytecode(&js, harden_bytes)?)?;
             let random = c_function(&js, random, c"random")?;
             let dynamic: Function = host.get("dynamicCode")?;
-            let checks: Object =
-                harden.call((js.globals(), class_prototypes(&js)?, random, dynamic))?;
+            let checks: Object = harden.call((js.globals(), random, dynamic))?;
             let clean: Function = checks.get("clean")?;
+            let mut roots = class_prototypes(&js)?;
+            let originals: rquickjs::Array = checks.get("originals")?;
+            for v in originals.iter::<rquickjs::Value>() {
+                roots.push(v?);
+            }
+            let global = js.globals().into_value();
+            roots.push(global.clone());
+            freeze_reachable(&js, &global, &roots)?;
             Ok((Persistent::save(&js, host), Persistent::save(&js, clean)))
         })?;
         Ok(Fresh {
@@ -136,14 +144,13 @@ fn c_function<'js>(
     }
 }
 
-/// The prototype of every class the runtime knows (QuickJS's own and rquickjs's), for harden.js
-/// to freeze: among them the intrinsics only syntax reaches (generator and async function
+/// The prototype of every class the runtime knows (QuickJS's own and rquickjs's), for
+/// freeze.rs: among them the intrinsics only syntax reaches (generator and async function
 /// prototypes, the iterators of arrays, maps, sets, strings and regular expressions, the
 /// iterator helpers, the async-from-sync iterator), whether or not a path from the global object
 /// leads to them.
-fn class_prototypes<'js>(js: &rquickjs::Ctx<'js>) -> rquickjs::Result<rquickjs::Array<'js>> {
-    let out = rquickjs::Array::new(js.clone())?;
-    let mut n = 0;
+fn class_prototypes<'js>(js: &rquickjs::Ctx<'js>) -> rquickjs::Result<Vec<rquickjs::Value<'js>>> {
+    let mut out = Vec::new();
     // SAFETY: `JS_GetClassProto` is only asked for registered class ids (which are below the
     // runtime's class count, the bound it asserts); it returns a new reference, owned by the
     // `Value` made from it.
@@ -156,12 +163,13 @@ fn class_prototypes<'js>(js: &rquickjs::Ctx<'js>) -> rquickjs::Result<rquickjs::
             }
             let v = rquickjs::Value::from_raw(js.clone(), qjs::JS_GetClassProto(ctx, id));
             if v.is_object() {
-                out.set(n, v)?;
-                n += 1;
+                out.push(v);
             }
         }
-        let f = rquickjs::Value::from_raw(js.clone(), qjs::JS_GetFunctionProto(ctx));
-        out.set(n, f)?;
+        out.push(rquickjs::Value::from_raw(
+            js.clone(),
+            qjs::JS_GetFunctionProto(ctx),
+        ));
     }
     Ok(out)
 }

@@ -2,14 +2,15 @@
 // "harden" of SES / Hardened JavaScript): afterwards no script can change anything a later call
 // of the realm would see, so the realm serves many calls (fresh.rs says when it is retired).
 //
-// One function expression, called by the engine with the global object, the realm's class
-// prototypes (every intrinsic QuickJS keeps for syntax — generators, async functions, iterators,
-// arguments objects — whether or not a path from the global object leads to it), the engine's
+// One function expression, called by the engine with the global object, the engine's
 // `Math.random` (no state in the realm) and the prelude's `dynamicCode()` (marks the call as one
 // that compiled code at run time: `eval`, `Function` and its kin can declare global `let`s,
-// which no property check sees, so such a call retires its realm). Returns the checks the
-// engine runs after each call.
-(function (global, roots, random, dynamicCode) {
+// which no property check sees, so such a call retires its realm). It tames and locks what
+// needs more than freezing; the engine then freezes every object reachable from the global
+// object, the realm's class prototypes (the intrinsics only syntax reaches included) and the
+// originals this function wrapped (freeze.rs). Returns those originals and the check the engine
+// runs after each call.
+(function (global, random, dynamicCode) {
   "use strict";
   var O = Object;
   var ownKeys = Reflect.ownKeys;
@@ -18,8 +19,6 @@
   var describe = O.getOwnPropertyDescriptor;
   var define = O.defineProperty;
   var protoOf = O.getPrototypeOf;
-  var freeze = O.freeze;
-  var isFrozen = O.isFrozen;
   var isExtensible = O.isExtensible;
   var hasOwn = O.prototype.hasOwnProperty;
   var GlobalProto = protoOf(global);
@@ -49,6 +48,7 @@
     return tamed;
   }
   var originalEval = global.eval;
+  var originals = [originalEval, Function];
   define(global, "eval", {
     value: {
       eval: function (source) {
@@ -65,6 +65,7 @@
   ];
   for (var i = 0; i < kinds.length; i++) {
     var prototype = protoOf(kinds[i][1]);
+    originals.push(prototype.constructor);
     tame(prototype.constructor, kinds[i][0], prototype);
   }
 
@@ -105,32 +106,11 @@
     }
   }
 
-  // 4. Freeze everything reachable from the global object and the class prototypes: own
-  // properties (values, getters, setters, string and symbol keys) and prototypes, transitively.
-  // The global object itself stays extensible (a sloppy-mode `x = 1` must still work); its
+  // 4. The global object stays extensible (a sloppy-mode `x = 1` must still work); its own
   // properties become read-only and permanent, except `__`, which scripts may replace or delete
-  // (prelude.js) and which the after-call check compares.
-  var seen = new Set();
-  var todo = [global];
-  for (var r = 0; r < roots.length; r++) todo.push(roots[r]);
-  while (todo.length) {
-    var o = todo.pop();
-    if (o === null || (typeof o !== "object" && typeof o !== "function") || seen.has(o)) continue;
-    seen.add(o);
-    var keys = ownKeys(o);
-    for (var k = 0; k < keys.length; k++) {
-      var d = describe(o, keys[k]);
-      if ("value" in d) todo.push(d.value);
-      else {
-        todo.push(d.get);
-        todo.push(d.set);
-      }
-    }
-    todo.push(protoOf(o));
-  }
-  seen.forEach(function (o) {
-    if (o !== global) freeze(o);
-  });
+  // (prelude.js) and which the after-call check compares. Everything else reachable — from the
+  // global object, the realm's class prototypes and the originals wrapped above — the engine
+  // freezes next (freeze.rs).
   var globals = ownKeys(global);
   for (var g = 0; g < globals.length; g++) {
     if (globals[g] === "__") continue;
@@ -139,20 +119,32 @@
     else define(global, globals[g], { configurable: false });
   }
   var count = globals.length;
+  var baseline = new Set(globals);
   var underscore = describe(global, "__");
-  seen = null;
 
   return {
-    // Whether the call left the realm as it found it: no global added, replaced or removed,
-    // the global object's prototype and extensibility unchanged, no code compiled at run time
-    // (the caller passes that flag), nothing of the frozen realm unfrozen (impossible by the
-    // language's rules; checked on the roots as a tripwire).
+    originals: originals,
+    // Whether the call left the realm as it found it, once the globals it added (by a
+    // sloppy-mode assignment or `var` in code it compiled) are deleted: none replaced or
+    // removed, none added that cannot be deleted, the global object's prototype and
+    // extensibility unchanged, no code compiled at run time (the caller passes that flag; such
+    // code may have declared a global `let`, which is no property).
     clean: function (compiled) {
       if (compiled) return false;
       if (!isExtensible(global) || protoOf(global) !== GlobalProto) return false;
-      if (ownKeys(global).length !== count) return false;
       var u = describe(global, "__");
-      return !!u && u.get === underscore.get && u.set === underscore.set && isFrozen(GlobalProto);
+      if (!u || u.get !== underscore.get || u.set !== underscore.set) return false;
+      var now = ownKeys(global);
+      if (now.length === count) return true;
+      for (var i = 0; i < now.length; i++) {
+        if (baseline.has(now[i])) continue;
+        try {
+          delete global[now[i]];
+        } catch (e) {
+          return false;
+        }
+      }
+      return ownKeys(global).length === count;
     },
   };
 })

@@ -11,6 +11,7 @@
 
 mod call;
 mod collection;
+mod freeze;
 mod fresh;
 mod plain;
 mod sandbox;
