@@ -6,7 +6,8 @@
 //!   with partitions × 100, not with items.
 //!
 //! `cargo bench -p engine --bench query` (`BENCH_LARGE=0` stops at 100 K items; `QUERY_ONLY=N`
-//! runs N single-partition queries of each side over 10 K items, for callgrind).
+//! runs N single-partition queries of each side over 10 K items, for callgrind: the engine's
+//! loops `engine_queries` (its way) and `engine_queries_as_before`, SQLite's `sqlite_queries`).
 
 use std::time::{Duration, Instant};
 
@@ -49,12 +50,42 @@ async fn category(c: &ContainerClient, k: u64) {
     assert_eq!(r.items.len(), 25);
 }
 
+/// A `Value` under another type: the engine hands it the stored JSON and the caller's thread
+/// parses it with serde_json, as every `Value` was built before the engine built them itself
+/// on the storage thread (issue 36).
+#[derive(serde::Deserialize)]
+#[serde(transparent)]
+#[allow(dead_code)]
+struct AsBefore(Value);
+
+/// [`category`] with the items parsed as before: serde_json on the caller's thread.
+async fn category_as_before(c: &ContainerClient, k: u64) {
+    let r = c
+        .query_items::<AsBefore>(
+            "SELECT * FROM c WHERE c.categoryId = @id",
+            &[("@id", json!(format!("cat{k}")))],
+            QueryOptions::default(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(r.items.len(), 25);
+}
+
 /// `calls` engine queries (for callgrind: `callgrind_annotate --inclusive=yes`, this function's
-/// count divided by `calls` is one query, the setup left out).
+/// count divided by `calls` is the caller's thread's share of one query; the storage thread's
+/// is `blocking::query_page::{{closure}}::{{closure}}`'s).
 #[inline(never)]
 async fn engine_queries(c: &ContainerClient, calls: u64, categories: u64) {
     for i in 0..calls {
         category(c, i * 37 % categories).await;
+    }
+}
+
+/// [`engine_queries`] with the items parsed as before.
+#[inline(never)]
+async fn engine_queries_as_before(c: &ContainerClient, calls: u64, categories: u64) {
+    for i in 0..calls {
+        category_as_before(c, i * 37 % categories).await;
     }
 }
 
@@ -107,8 +138,8 @@ impl SqliteSide {
 /// What [`side_by_side`] measured: medians of (engine, SQLite), and the SQLite side back.
 struct Sides {
     wall: (Duration, Duration),
-    /// CPU time of the calling thread: the whole call only where it ran on that thread alone
-    /// (inline, single-threaded runtime), and what a loaded machine does not change.
+    /// CPU time of the calling thread: all of SQLite's call, the engine's share that runs on
+    /// the caller's async thread (its storage thread's work is not in it).
     cpu: (Duration, Duration),
     sqlite: SqliteSide,
 }
@@ -124,17 +155,13 @@ fn thread_cpu() -> Duration {
     Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
 }
 
-/// How the engine's call is made in [`side_by_side`].
+/// How the engine's items are built in [`side_by_side`].
 #[derive(Clone, Copy, PartialEq)]
 enum Call {
-    /// Awaited as is: the engine runs the query on the calling thread (its shape is known cheap).
-    Inline,
-    /// Inside a hop to tokio's blocking pool and back: what each call paid before (issue 36).
-    BlockingPool,
-    /// Inside `tokio::task::block_in_place` (multi-thread runtimes only).
-    BlockInPlace,
-    /// On a dedicated light-read thread that spins 50 µs for its next job, then parks.
-    LightThread,
+    /// `Value`s built on the storage thread from the mapped pages (the engine's way).
+    Values,
+    /// The stored JSON copied out and parsed by serde_json on the caller's thread (before).
+    AsBefore,
 }
 
 /// Medians of 1 050 engine queries made as `how` says and 1 000 SQLite queries, 50 of each in
@@ -146,37 +173,7 @@ fn side_by_side(
     sqlite: SqliteSide,
     how: Call,
 ) -> Sides {
-    /// A thread of its own that spins 50 µs for the next job before it sleeps.
-    fn light_thread() -> std::sync::mpsc::Sender<Box<dyn FnOnce() + Send>> {
-        let (tx, rx) = std::sync::mpsc::channel::<Box<dyn FnOnce() + Send>>();
-        std::thread::spawn(move || {
-            let mut idle_since = Instant::now();
-            loop {
-                match rx.try_recv() {
-                    Ok(job) => {
-                        job();
-                        idle_since = Instant::now();
-                    }
-                    Err(std::sync::mpsc::TryRecvError::Empty)
-                        if idle_since.elapsed() < Duration::from_micros(50) =>
-                    {
-                        std::hint::spin_loop()
-                    }
-                    Err(std::sync::mpsc::TryRecvError::Empty) => match rx.recv() {
-                        Ok(job) => {
-                            job();
-                            idle_since = Instant::now();
-                        }
-                        Err(_) => return,
-                    },
-                    Err(_) => return,
-                }
-            }
-        });
-        tx
-    }
-    let light = (how == Call::LightThread).then(light_thread);
-    let (c, h) = (c.clone(), rt.handle().clone());
+    let c = c.clone();
     rt.block_on(rt.spawn(async move {
         let mut sqlite = sqlite;
         let (mut engine_times, mut sqlite_times) = (Vec::new(), Vec::new());
@@ -194,24 +191,8 @@ fn side_by_side(
             let k = i * 37 % 4000;
             let (started, cpu) = (Instant::now(), thread_cpu());
             match how {
-                Call::Inline => category(&c, k).await,
-                Call::BlockingPool => {
-                    let (c, h) = (c.clone(), h.clone());
-                    tokio::task::spawn_blocking(move || h.block_on(category(&c, k)))
-                        .await
-                        .unwrap()
-                }
-                Call::BlockInPlace => tokio::task::block_in_place(|| h.block_on(category(&c, k))),
-                Call::LightThread => {
-                    let (c, h) = (c.clone(), h.clone());
-                    let (tx, rx) = tokio::sync::oneshot::channel();
-                    let job = move || {
-                        h.block_on(category(&c, k));
-                        let _ = tx.send(());
-                    };
-                    light.as_ref().unwrap().send(Box::new(job)).unwrap();
-                    rx.await.unwrap()
-                }
+                Call::Values => category(&c, k).await,
+                Call::AsBefore => category_as_before(&c, k).await,
             }
             engine_times.push(started.elapsed());
             engine_cpu.push(thread_cpu().saturating_sub(cpu));
@@ -294,13 +275,14 @@ fn main() {
 
     if let Some(calls) = only {
         rt.block_on(engine_queries(&c, calls, n / 25));
+        rt.block_on(engine_queries_as_before(&c, calls, n / 25));
         sqlite_queries(&conn, calls, n / 25);
         println!("{calls} queries of each side");
         return;
     }
 
-    // 1. Single-partition query returning 25 items, the engine's way and then each other way a
-    // small read could leave an async thread, each beside SQLite in turn.
+    // 1. Single-partition query returning 25 items, the engine's way and as before, each beside
+    // SQLite in turn, on a single-threaded runtime (an actix worker) and a multi-thread one.
     let charge = rt
         .block_on(c.query_items::<Value>(
             "SELECT * FROM c WHERE c.categoryId = 'cat7'",
@@ -316,37 +298,27 @@ fn main() {
         .build()
         .unwrap();
     // One untimed round first: the first rows of a run paid for pages the load had left cold.
-    sqlite = side_by_side(&actix_like, &c, sqlite, Call::Inline).sqlite;
+    sqlite = side_by_side(&actix_like, &c, sqlite, Call::Values).sqlite;
     for (how, on_one_thread, name) in [
         (
-            Call::Inline,
+            Call::Values,
             true,
-            "inline (the engine's way), single-threaded runtime as an actix worker",
+            "Values built on the storage thread (the engine's way), single-threaded runtime as an actix worker",
         ),
         (
-            Call::Inline,
-            false,
-            "inline (the engine's way), multi-thread runtime",
-        ),
-        (
-            Call::BlockingPool,
+            Call::AsBefore,
             true,
-            "with a hop to tokio's blocking pool and back (before), single-threaded runtime",
+            "stored JSON parsed by serde_json on the caller's thread (before), single-threaded runtime",
         ),
         (
-            Call::BlockingPool,
+            Call::Values,
             false,
-            "with a hop to tokio's blocking pool and back (before), multi-thread runtime",
+            "Values built on the storage thread, multi-thread runtime",
         ),
         (
-            Call::BlockInPlace,
+            Call::AsBefore,
             false,
-            "in tokio::task::block_in_place, multi-thread runtime",
-        ),
-        (
-            Call::LightThread,
-            false,
-            "on a light-read thread (spins 50 µs, then parks), multi-thread runtime",
+            "parsed on the caller's thread (before), multi-thread runtime",
         ),
     ] {
         let rt = if on_one_thread { &actix_like } else { &rt };
@@ -360,9 +332,9 @@ fn main() {
             us(q),
             us(e) / us(q)
         );
-        if how == Call::Inline && on_one_thread {
+        if on_one_thread {
             println!(
-                "  the same calls' CPU time on their thread: engine {:.1} µs, SQLite {:.1} µs, engine/SQLite {:.2}",
+                "  CPU time on the calling thread (the engine's storage thread not counted): engine {:.1} µs, SQLite {:.1} µs, engine/SQLite {:.2}",
                 us(ec),
                 us(qc),
                 us(ec) / us(qc)

@@ -15,23 +15,24 @@ use crate::sql::{self, Params};
 
 /// A result row as `T`; a `Value` is handed over as it is, without a copy.
 fn typed<T: DeserializeOwned + 'static>(v: Value) -> Result<T> {
-    let any: Box<dyn std::any::Any> = Box::new(v);
-    match any.downcast::<T>() {
-        Ok(t) => Ok(*t),
-        Err(any) => {
-            let v = *any.downcast::<Value>().expect("the box holds a Value");
-            serde_json::from_value(v).map_err(|e| {
-                Error::bad(
-                    "query",
-                    format!("a result does not fit the requested type: {e}"),
-                )
-            })
-        }
+    let mut slot = Some(v);
+    let any: &mut dyn std::any::Any = &mut slot;
+    if let Some(t) = any.downcast_mut::<Option<T>>() {
+        return Ok(t.take().expect("just filled"));
     }
+    let v = slot.expect("not taken");
+    serde_json::from_value(v).map_err(|e| {
+        Error::bad(
+            "query",
+            format!("a result does not fit the requested type: {e}"),
+        )
+    })
 }
 
 /// A stored item passed through as a result row: bytes that are not JSON are damage (500),
-/// JSON that does not fit `T` is the caller's type (400).
+/// JSON that does not fit `T` is the caller's type (400). (A `Value` was built on the storage
+/// thread, `PageRequest::values`: what reaches here as JSON for a `Value` is an item that did
+/// not parse there.)
 fn stored_row<T: DeserializeOwned>(bytes: &[u8]) -> Result<T> {
     let damaged = |why: String| {
         Error::Corrupt(format!(
@@ -155,6 +156,8 @@ impl ContainerClient {
                 // A query confined to one logical partition is the cheap kind (and what a
                 // 1 RU page makes): it must not queue behind fan-outs.
                 let routed = options.partition_key.is_some();
+                // A `Value` is built on the storage thread, from the mapped page (issue 36).
+                let want_values = std::any::TypeId::of::<T>() == std::any::TypeId::of::<Value>();
                 super::blocking::query_page(routed, qhash, shape, move || {
                     // Every partition the query will visit admits it as a request of its own:
                     // one hot partition throttles a fan-out.
@@ -188,6 +191,7 @@ impl ContainerClient {
                                     epk_range: options.epk_range.as_ref(),
                                     budget,
                                     continuation: options.continuation.as_deref(),
+                                    values: want_values,
                                 };
                                 // The page's own failure keeps its charge (the outer
                                 // `Result` is the read transaction's).
@@ -237,7 +241,6 @@ impl ContainerClient {
             .into_iter()
             .map(|row| match row {
                 Row::Value(v) => typed::<T>(v),
-                // Validated once as a whole, then parsed as text (cheaper than per string).
                 Row::Json(bytes) => stored_row::<T>(&bytes),
             })
             .collect::<Result<Vec<T>>>()?;

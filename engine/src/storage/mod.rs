@@ -8,6 +8,7 @@ pub mod audit;
 pub mod feed_entry;
 pub mod keys;
 pub mod pages;
+pub mod stored_json;
 
 use std::path::Path;
 

@@ -36,6 +36,7 @@ use crate::partition::FeedRange;
 use crate::partition::{Epk, KeyScope, PartitionKey};
 use crate::ru::Meter;
 use crate::storage::keys::DocHeader;
+use crate::storage::stored_json::ValueBuilder;
 use crate::storage::Store;
 use crate::ttl;
 use token::{pack, unpack, Resume, Token};
@@ -239,6 +240,10 @@ pub struct PageRequest<'a> {
     pub budget: PageBudget,
     /// The token the previous page handed out; `None` for the first page.
     pub continuation: Option<&'a str>,
+    /// The caller wants `Value`s: stored items passed through are parsed here, from the mapped
+    /// page, instead of copied out for the caller to parse (`Row::Json` stays for other types
+    /// and for an item that does not parse, which the caller reports as damage).
+    pub values: bool,
 }
 
 /// Runs one page of `req` on container `def`, resuming where its continuation stopped.
@@ -411,6 +416,9 @@ struct Run<'a> {
     rows: Vec<Row>,
     /// The rows are exactly the candidate items (see `Plan::exact_with`).
     exact: bool,
+    /// Builds exactly selected items into `Value`s when the caller wants those
+    /// (`PageRequest::values`).
+    values: Option<ValueBuilder>,
     /// A count answered by counting the items storage selects (`count.rs`).
     counting: bool,
     /// An ORDER BY run as "sort the few candidates" instead of a merge (priced as the merge).
@@ -474,6 +482,7 @@ impl<'a> Run<'a> {
             index_ready: false,
             matched_docs: 0,
             exact: false,
+            values: req.values.then(ValueBuilder::new),
             counting: false,
             sorting_few: false,
             last_key: None,
@@ -601,7 +610,15 @@ impl<'a> Run<'a> {
         };
         if self.exact {
             self.matched_docs += 1;
-            return Ok(self.push(Row::Json(json.to_vec()), token));
+            let parsed = self.values.as_mut().and_then(|b| {
+                let text = std::str::from_utf8(json).ok()?;
+                b.parse(text).ok()
+            });
+            let row = match parsed {
+                Some(v) => Row::Value(v),
+                None => Row::Json(json.to_vec()),
+            };
+            return Ok(self.push(row, token));
         }
         let doc = crate::item::parse_stored(json)?;
         self.emit(doc, token)
