@@ -28,6 +28,12 @@ async fn each_processor_shows_its_leases_checkpoints_and_lag() {
         "a lease per partition"
     );
     assert!(r.body.contains("No error."));
+    // Issue 37: checkpoints read as dates, not epoch seconds.
+    assert!(
+        r.body.contains("<time title=\"_ts ") && r.body.contains(" UTC</time>"),
+        "{}",
+        r.body
+    );
     eventually("the lag is 0", || async {
         app.get("/changefeed")
             .await

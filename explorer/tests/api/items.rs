@@ -9,6 +9,12 @@ async fn a_logical_partition_is_browsed_page_by_page() {
     let first = v.get("/dbs/shop/colls/products/items?pk=bikes").await;
     assert_eq!(first.status, 200);
     assert_eq!(first.body.matches("/items/bike-").count(), 20);
+    // Issue 37: `_ts` reads as a date (the raw seconds in its title), not epoch seconds.
+    assert!(
+        first.body.contains("<time title=\"_ts ") && first.body.contains(" UTC</time>"),
+        "{}",
+        first.body
+    );
     assert!(
         !first.body.contains("helmet-"),
         "one logical partition only"
