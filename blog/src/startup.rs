@@ -22,6 +22,7 @@ pub const SITE: sitekit::Site = sitekit::Site {
     tagline: "the blogging platform of the Cosmos DB partitioning article (V3 model)",
     cookie_name: "blog_session",
     base: "",
+    patterns: true,
 };
 
 /// The same pages on the article's earlier models, for measuring (the site links to V3).
@@ -30,6 +31,7 @@ pub const SITE_V2: sitekit::Site = sitekit::Site {
     tagline: "V2: usernames and counts denormalized, Q3 and Q6 fan out (compare at /models)",
     cookie_name: "blog_session",
     base: "/v2",
+    patterns: true,
 };
 
 pub const SITE_V1: sitekit::Site = sitekit::Site {
@@ -37,6 +39,7 @@ pub const SITE_V1: sitekit::Site = sitekit::Site {
     tagline: "V1: nothing denormalized, extra queries for names and counts (compare at /models)",
     cookie_name: "blog_session",
     base: "/v1",
+    patterns: true,
 };
 
 #[derive(Debug, Clone)]
@@ -160,6 +163,10 @@ impl Blog {
                 .app_data(measurements.clone())
                 .app_data(users.clone())
                 .app_data(feed_cache.clone())
+                .route(
+                    sitekit::http::assets::PATTERNS_PATH,
+                    sitekit::http::assets::patterns_route(include_str!("../ACCESS_PATTERNS.md")),
+                )
                 .route("/models", web::get().to(routes::models::models))
                 .route("/models.json", web::get().to(routes::models::models_json))
                 .route("/models/measure", web::post().to(routes::models::measure))

@@ -14,6 +14,7 @@ pub const SITE: sitekit::Site = sitekit::Site {
     tagline: "the engine as the Cosmos DB portal's Data Explorer shows it",
     cookie_name: "explorer_session",
     base: "",
+    patterns: false,
 };
 
 #[derive(Clone)]

@@ -17,6 +17,7 @@ pub const SITE: sitekit::Site = sitekit::Site {
     tagline: "the shop of the Cosmos DB modeling articles",
     cookie_name: "webstore_session",
     base: "",
+    patterns: true,
 };
 
 #[derive(Debug, Clone)]

@@ -356,3 +356,27 @@ async fn the_home_page_is_gzipped_when_asked_and_keeps_its_charge() {
         plain.body.len()
     );
 }
+
+/// Issue 37: the footer says where its codes (`[Q6] …`) are explained — on every model's pages —
+/// and the blog serves that file.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_footer_links_to_the_access_patterns_the_blog_serves() {
+    let app = spawn_app().await;
+    for path in ["/", "/v1/signin", "/v2/signin"] {
+        let r = app.visitor().get(path).await;
+        assert!(
+            r.body
+                .contains(r#"<a href="/access-patterns" id="access-patterns">"#),
+            "{path}: {}",
+            r.body
+        );
+    }
+    let r = app.visitor().get("/access-patterns").await;
+    assert_eq!(r.status, 200);
+    assert_eq!(r.headers["content-type"], "text/plain; charset=utf-8");
+    assert!(
+        r.body.starts_with("# Blog access patterns") && r.body.contains("Q6"),
+        "{}",
+        r.body
+    );
+}

@@ -30,6 +30,22 @@ async fn site_css(req: HttpRequest) -> HttpResponse {
         .body(SITE_CSS)
 }
 
+/// Where a site serves its access patterns (the footer links there when
+/// [`Site::patterns`](crate::Site::patterns) says it does).
+pub const PATTERNS_PATH: &str = "/access-patterns";
+
+/// `GET` [`PATTERNS_PATH`]: an app's `ACCESS_PATTERNS.md` as the repository has it (plain
+/// text: a browser shows it; no Markdown renderer for one page), so the codes in a page's
+/// footer (`[Q4] read product`) lead to the pattern's query, partition key and measured RU.
+pub fn patterns_route(markdown: &'static str) -> actix_web::Route {
+    web::get().to(move || async move {
+        HttpResponse::Ok()
+            .content_type("text/plain; charset=utf-8")
+            .insert_header((header::CACHE_CONTROL, "public, max-age=3600"))
+            .body(markdown)
+    })
+}
+
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/static/site.css", web::get().to(site_css));
 }

@@ -206,6 +206,7 @@ mod tests {
                 tagline: "t",
                 cookie_name: "t",
                 base: "",
+                patterns: false,
             },
             actix_web::cookie::Key::generate(),
         );

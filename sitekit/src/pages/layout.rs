@@ -28,6 +28,10 @@ pub struct Site {
     /// Where the site is mounted: "" for `/`, "/v1" for a copy under `/v1/` (templates prefix
     /// their links with it; each mount has its own sign-in).
     pub base: &'static str,
+    /// Whether the site serves its access patterns at
+    /// [`PATTERNS_PATH`](crate::http::assets::PATTERNS_PATH) (the footer then says where its
+    /// codes are explained).
+    pub patterns: bool,
 }
 
 impl Site {
@@ -36,6 +40,7 @@ impl Site {
         tagline: "",
         cookie_name: "session",
         base: "",
+        patterns: false,
     };
 }
 

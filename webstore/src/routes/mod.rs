@@ -9,8 +9,16 @@ mod shop;
 
 use actix_web::web;
 
+/// What the footer's codes (`[Q4] read product`) stand for: served at
+/// [`PATTERNS_PATH`](sitekit::http::assets::PATTERNS_PATH).
+const ACCESS_PATTERNS: &str = include_str!("../../ACCESS_PATTERNS.md");
+
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/", web::get().to(shop::home))
+        .route(
+            sitekit::http::assets::PATTERNS_PATH,
+            sitekit::http::assets::patterns_route(ACCESS_PATTERNS),
+        )
         .route("/categories/{category_id}", web::get().to(shop::category))
         .route(
             "/products/{category_id}/{product_id}",

@@ -319,6 +319,25 @@ async fn the_shops_main_pages_explain_their_pattern() {
     let ops: Vec<String> = home.engine_calls().into_iter().map(|c| c.0).collect();
     assert!(ops.iter().any(|o| o.starts_with("[Q1] ")), "{ops:?}");
     assert!(ops.iter().any(|o| o.starts_with("[Q2] ")), "{ops:?}");
+    // ...and the footer links to where the codes are explained, which the shop serves.
+    assert!(
+        home.body
+            .contains(r#"<a href="/access-patterns" id="access-patterns">"#),
+        "{}",
+        home.body
+    );
+    let patterns = app.visitor().get("/access-patterns").await;
+    assert_eq!(patterns.status, 200);
+    assert_eq!(
+        patterns.headers["content-type"],
+        "text/plain; charset=utf-8"
+    );
+    assert!(
+        patterns.body.starts_with("# WebStore access patterns")
+            && patterns.body.contains("[Q4] `product_by_id`"),
+        "{}",
+        patterns.body
+    );
 }
 
 /// Issue 37: a query's row in the footer shows the query's text, escaped as HTML (the tag query's
