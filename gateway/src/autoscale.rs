@@ -148,11 +148,11 @@ impl AutoscaleStore {
 /// After a DELETE answered `segments` (names): a database's or a container's autoscale entry
 /// goes with it. The delete has happened; a file that cannot be rewritten is logged (the entry
 /// is harmless meanwhile, its offer id is never given again) and dropped at the next open.
-pub(crate) fn after_delete(state: &crate::State, segments: &[&str]) {
+pub(crate) fn after_delete(store: &AutoscaleStore, engine: &engine::Engine, segments: &[&str]) {
     if !matches!(segments, ["dbs", _] | ["dbs", _, "colls", _]) {
         return;
     }
-    if let Err(e) = state.autoscale.forget_deleted(&state.engine) {
+    if let Err(e) = store.forget_deleted(engine) {
         tracing::warn!(target: "gateway", "{FILE}: a deleted resource's entry stays: {e}");
     }
 }

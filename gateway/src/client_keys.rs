@@ -169,11 +169,11 @@ impl ClientKeyStore {
 /// After a DELETE answered `segments` (names): a deleted database's keys go with it. The delete
 /// has happened; a file that cannot be rewritten is logged (no database is given that number
 /// again) and the keys dropped at the next open.
-pub(crate) fn after_delete(state: &crate::State, segments: &[&str]) {
+pub(crate) fn after_delete(store: &ClientKeyStore, engine: &engine::Engine, segments: &[&str]) {
     if !matches!(segments, ["dbs", _]) {
         return;
     }
-    if let Err(e) = state.client_keys.forget_deleted(&state.engine) {
+    if let Err(e) = store.forget_deleted(engine) {
         tracing::warn!(target: "gateway", "{FILE}: a deleted database's keys stay: {e}");
     }
 }

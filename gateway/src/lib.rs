@@ -31,6 +31,7 @@ mod routes;
 mod script_store;
 mod server;
 mod session;
+mod state;
 #[cfg(feature = "testing")]
 pub mod testing;
 pub mod tls;
@@ -103,25 +104,6 @@ pub enum StartError {
     },
 }
 
-/// What every request handler shares.
-pub(crate) struct State {
-    pub engine: engine::Engine,
-    pub key: MasterKey,
-    pub limits: Limits,
-    /// The address the gateway listens on (the database account names it as its endpoint).
-    pub addr: SocketAddr,
-    /// `http` or `https`.
-    pub scheme: &'static str,
-    /// JavaScript scripts created over the REST API (kept in the data directory).
-    pub scripts: script_store::ScriptStore,
-    /// Autoscale settings of offers (kept in the data directory; `autoscale`).
-    pub autoscale: autoscale::AutoscaleStore,
-    /// Client encryption keys of databases (kept in the data directory; `client_keys`).
-    pub client_keys: client_keys::ClientKeyStore,
-    /// The names answered (`GatewayOptions::allowed_hosts`, loopback, the address bound).
-    pub hosts: netguard::AllowedHosts,
-}
-
 pub struct Gateway;
 
 impl Gateway {
@@ -151,7 +133,7 @@ impl Gateway {
         let autoscale = autoscale::AutoscaleStore::open(engine).map_err(StartError::Autoscale)?;
         let client_keys =
             client_keys::ClientKeyStore::open(engine).map_err(StartError::ClientKeys)?;
-        let state = web::Data::new(Arc::new(State {
+        let state = web::Data::new(Arc::new(state::State {
             engine: engine.clone(),
             key,
             limits: options.limits.clone(),

@@ -9,7 +9,7 @@ use engine::DatabaseDef;
 use serde_json::Value;
 
 use crate::error::{GatewayError, Result};
-use crate::State;
+use crate::state::State;
 
 /// A request after authentication, with its body read.
 pub(crate) struct Ctx<'a> {

@@ -23,7 +23,8 @@ use actix_web::rt::net::TcpStream;
 use actix_web::{web, App};
 use netguard::PerAddress;
 
-use crate::{routes, State};
+use crate::routes;
+use crate::state::State;
 
 /// Serves the gateway's routes on `listener` (plain HTTP/1.1 and h2c, or https with `tls`).
 pub(crate) fn serve(

@@ -35,7 +35,8 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use crate::error::{GatewayError, Result};
 use crate::headers;
 use crate::request::Ctx;
-use crate::{auth, hosts, limits, paths, resource_token, State};
+use crate::state::State;
+use crate::{auth, hosts, limits, paths, resource_token};
 
 pub(crate) async fn dispatch(
     req: HttpRequest,
@@ -92,8 +93,8 @@ pub(crate) async fn dispatch(
     }
     let mut response = route(&ctx, &method, &segs).await?;
     if method == Method::DELETE {
-        crate::autoscale::after_delete(&state, &segs);
-        crate::client_keys::after_delete(&state, &segs);
+        crate::autoscale::after_delete(&state.autoscale, &state.engine, &segs);
+        crate::client_keys::after_delete(&state.client_keys, &state.engine, &segs);
     }
     crate::session::content_location(&ctx, &mut response);
     if let ["dbs", db, "colls", c, _, ..] = segs.as_slice() {
