@@ -107,6 +107,7 @@ fn run(
         let clean = fresh.clean(&js).map_err(|e| setup_failed(id, e))?;
         let run = Run {
             sandbox,
+            globals: fresh.globals,
             call: &call,
             id,
             body,
@@ -161,6 +162,8 @@ enum Caller<'s, 'c, 'a, 't> {
 
 struct Run<'r, 's, 'c, 'a, 't> {
     sandbox: &'r Sandbox,
+    /// The hardened global object's own property count.
+    globals: u32,
     call: &'r std::cell::RefCell<super::sandbox::Call>,
     id: &'r str,
     body: &'r str,
@@ -322,7 +325,8 @@ impl Run<'_, '_, '_, '_, '_> {
             _ => String::new(),
         };
         let compiled = out.remove("compiled") != Some(Value::Bool(false));
-        let clean: bool = clean.call((compiled,)).map_err(caught)?;
+        let added = super::fresh::global_keys(js) != Some(self.globals);
+        let clean: bool = clean.call((compiled, added)).map_err(caught)?;
         Ok(Outcome {
             request: out.remove("request"),
             response: out.remove("response"),

@@ -36,8 +36,10 @@ const READY: usize = 4;
 const MAX_USED: usize = 32;
 /// Realms kept for the next call of their database (a few hundred KB each).
 const MAX_KEPT: usize = 16;
-/// How long running the prelude may take while a sandbox is made.
-const PREPARE_BUDGET: Duration = Duration::from_secs(1);
+/// How long running the prelude and hardening may take while a realm is made (a few
+/// milliseconds; generous, as it is the engine's own code: a slow machine or valgrind must not
+/// fail it).
+const PREPARE_BUDGET: Duration = Duration::from_secs(10);
 
 /// A runtime and its one realm, the prelude run in it and the realm hardened.
 pub(super) struct Fresh {
@@ -50,6 +52,8 @@ pub(super) struct Fresh {
     pub sandbox: Sandbox,
     /// Calls run in this realm so far.
     pub calls: u32,
+    /// How many own properties the hardened global object has.
+    pub globals: u32,
 }
 
 // SAFETY: every part of a `Fresh` belongs to its own QuickJS runtime, which nothing outside the
@@ -65,7 +69,7 @@ impl Fresh {
         let sandbox = Sandbox::new()?;
         let realm = sandbox.realm()?;
         let _call = sandbox.begin(Instant::now() + PREPARE_BUDGET);
-        let (host, clean) = realm.with(|js| -> Result<_, rquickjs::Error> {
+        let (host, clean, globals) = realm.with(|js| -> Result<_, rquickjs::Error> {
             let bytes = match PRELUDE_BYTECODE.get() {
                 Some(b) => b,
                 None => {
@@ -94,7 +98,8 @@ impl Fresh {
             let global = js.globals().into_value();
             roots.push(global.clone());
             freeze_reachable(&js, &global, &roots)?;
-            Ok((Persistent::save(&js, host), Persistent::save(&js, clean)))
+            let globals = global_keys(&js).ok_or(rquickjs::Error::Unknown)?;
+            Ok((Persistent::save(&js, host), Persistent::save(&js, clean), globals))
         })?;
         Ok(Fresh {
             host,
@@ -102,6 +107,7 @@ impl Fresh {
             realm,
             sandbox,
             calls: 0,
+            globals,
         })
     }
 
@@ -114,6 +120,26 @@ impl Fresh {
     pub fn clean<'js>(&self, js: &rquickjs::Ctx<'js>) -> rquickjs::Result<Function<'js>> {
         self.clean.clone().restore(js)
     }
+}
+
+/// How many own properties (string and symbol keys) `js`'s global object has: the after-call
+/// check compares it with the hardened realm's count before it looks any closer (a JavaScript
+/// `Reflect.ownKeys` of the global object was ~45 K instructions a call, this ~3 K).
+pub(super) fn global_keys(js: &rquickjs::Ctx<'_>) -> Option<u32> {
+    let global = js.globals();
+    let mut tab: *mut qjs::JSPropertyEnum = std::ptr::null_mut();
+    let mut len: u32 = 0;
+    let flags = (qjs::JS_GPN_STRING_MASK | qjs::JS_GPN_SYMBOL_MASK) as i32;
+    let ctx = js.as_raw().as_ptr();
+    // SAFETY: `global` is a live object of this realm; the table QuickJS allocates is freed
+    // with its atoms right away.
+    unsafe {
+        if qjs::JS_GetOwnPropertyNames(ctx, &mut tab, &mut len, global.as_raw(), flags) < 0 {
+            return None;
+        }
+        qjs::JS_FreePropertyEnum(ctx, tab, len);
+    }
+    Some(len)
 }
 
 /// A C function of `js`'s realm with no data of its own.

@@ -129,13 +129,14 @@
     // removed, none added that cannot be deleted, the global object's prototype and
     // extensibility unchanged, no code compiled at run time (the caller passes that flag; such
     // code may have declared a global `let`, which is no property).
-    clean: function (compiled) {
+    // `added`: whether the global object's property count changed (the engine counts, fresh.rs).
+    clean: function (compiled, added) {
       if (compiled) return false;
       if (!isExtensible(global) || protoOf(global) !== GlobalProto) return false;
       var u = describe(global, "__");
       if (!u || u.get !== underscore.get || u.set !== underscore.set) return false;
+      if (!added) return true;
       var now = ownKeys(global);
-      if (now.length === count) return true;
       for (var i = 0; i < now.length; i++) {
         if (baseline.has(now[i])) continue;
         try {
