@@ -99,7 +99,11 @@ impl Fresh {
             roots.push(global.clone());
             freeze_reachable(&js, &global, &roots)?;
             let globals = global_keys(&js).ok_or(rquickjs::Error::Unknown)?;
-            Ok((Persistent::save(&js, host), Persistent::save(&js, clean), globals))
+            Ok((
+                Persistent::save(&js, host),
+                Persistent::save(&js, clean),
+                globals,
+            ))
         })?;
         Ok(Fresh {
             host,
