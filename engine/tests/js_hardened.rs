@@ -364,3 +364,25 @@ fn a_script_that_throws_or_times_out_never_leaves_its_realm_in_use() {
         }
     });
 }
+
+#[test]
+fn a_realm_never_serves_another_database() {
+    let rt = common::rt();
+    let t = common::open(options());
+    rt.block_on(async {
+        let (a, b) = ("hardened-db-a", "hardened-db-b");
+        let ca = container_in(&t, a).await;
+        let cb = container_in(&t, b).await;
+        let ok = "function ok() { getContext().getResponse().setBody(1); }";
+        // Two clean calls in A: the second runs in the realm the first left.
+        assert_eq!(run(&ca, "ok", ok).await.unwrap(), json!(1));
+        assert_eq!(run(&ca, "ok", ok).await.unwrap(), json!(1));
+        assert_eq!(counts(a).reused, 1);
+        // B's first call finds A's realm kept, and does not take it.
+        assert_eq!(run(&cb, "ok", ok).await.unwrap(), json!(1));
+        assert_eq!(counts(b).reused, 0);
+        // A's realm is still there for A.
+        assert_eq!(run(&ca, "ok", ok).await.unwrap(), json!(1));
+        assert_eq!(counts(a).reused, 2);
+    });
+}
