@@ -1,6 +1,6 @@
 //! Items a `SELECT *` passes through are built into `Value`s by the engine on its storage thread
-//! (`storage/stored_json.rs`, issue 36), no longer by serde_json on the caller's: for every item
-//! shape the result must be the very `Value` serde_json builds from the same stored JSON —
+//! (`sql/run`, `PageRequest::values`, issue 36), no longer on the caller's: for every item shape
+//! the result must be the very `Value` serde_json builds from the same stored JSON —
 //! numbers (big integers, floats, -0.0), escapes, unicode, deep nesting, key order.
 
 mod common;

@@ -8,7 +8,6 @@ pub mod audit;
 pub mod feed_entry;
 pub mod keys;
 pub mod pages;
-pub mod stored_json;
 
 use std::path::Path;
 

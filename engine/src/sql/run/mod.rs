@@ -36,7 +36,6 @@ use crate::partition::FeedRange;
 use crate::partition::{Epk, KeyScope, PartitionKey};
 use crate::ru::Meter;
 use crate::storage::keys::DocHeader;
-use crate::storage::stored_json::ValueBuilder;
 use crate::storage::Store;
 use crate::ttl;
 use token::{pack, unpack, Resume, Token};
@@ -416,9 +415,9 @@ struct Run<'a> {
     rows: Vec<Row>,
     /// The rows are exactly the candidate items (see `Plan::exact_with`).
     exact: bool,
-    /// Builds exactly selected items into `Value`s when the caller wants those
-    /// (`PageRequest::values`).
-    values: Option<ValueBuilder>,
+    /// Parses exactly selected items into `Value`s here, on the storage thread, when the caller
+    /// wants those (`PageRequest::values`): its async thread then only receives them.
+    values: bool,
     /// A count answered by counting the items storage selects (`count.rs`).
     counting: bool,
     /// An ORDER BY run as "sort the few candidates" instead of a merge (priced as the merge).
@@ -482,7 +481,7 @@ impl<'a> Run<'a> {
             index_ready: false,
             matched_docs: 0,
             exact: false,
-            values: req.values.then(ValueBuilder::new),
+            values: req.values,
             counting: false,
             sorting_few: false,
             last_key: None,
@@ -610,10 +609,13 @@ impl<'a> Run<'a> {
         };
         if self.exact {
             self.matched_docs += 1;
-            let parsed = self.values.as_mut().and_then(|b| {
-                let text = std::str::from_utf8(json).ok()?;
-                b.parse(text).ok()
-            });
+            // Straight from the mapped page, no copy per row. An item that does not parse goes
+            // to the caller as stored, whose parse reports the damage as before.
+            let parsed = self
+                .values
+                .then(|| std::str::from_utf8(json).ok())
+                .flatten()
+                .and_then(|text| serde_json::from_str::<serde_json::Value>(text).ok());
             let row = match parsed {
                 Some(v) => Row::Value(v),
                 None => Row::Json(json.to_vec()),
