@@ -88,13 +88,7 @@ pub struct AutoscaleStore {
 impl AutoscaleStore {
     pub fn open(engine: &engine::Engine) -> Result<Self, String> {
         let path = engine.path().join(FILE);
-        let all = match std::fs::read(&path) {
-            Ok(bytes) => {
-                serde_json::from_slice(&bytes).map_err(|e| format!("{}: {e}", path.display()))?
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => BTreeMap::new(),
-            Err(e) => return Err(format!("{}: {e}", path.display())),
-        };
+        let all = crate::json_file::read_or_default(&path)?;
         let store = AutoscaleStore {
             path,
             all: Mutex::new(all),

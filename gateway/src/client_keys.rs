@@ -61,13 +61,7 @@ pub struct ClientKeyStore {
 impl ClientKeyStore {
     pub fn open(engine: &engine::Engine) -> Result<Self, String> {
         let path = engine.path().join(FILE);
-        let all = match std::fs::read(&path) {
-            Ok(bytes) => {
-                serde_json::from_slice(&bytes).map_err(|e| format!("{}: {e}", path.display()))?
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Keys::default(),
-            Err(e) => return Err(format!("{}: {e}", path.display())),
-        };
+        let all = crate::json_file::read_or_default(&path)?;
         let store = ClientKeyStore {
             path,
             all: Mutex::new(all),

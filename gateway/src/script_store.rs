@@ -95,13 +95,7 @@ impl ScriptStore {
     /// Loads the file and registers every script whose container still exists.
     pub fn open(engine: &Engine) -> Result<Self, String> {
         let path = engine.path().join(FILE);
-        let saved: Vec<StoredScript> = match std::fs::read(&path) {
-            Ok(bytes) => {
-                serde_json::from_slice(&bytes).map_err(|e| format!("{}: {e}", path.display()))?
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-            Err(e) => return Err(format!("{}: {e}", path.display())),
-        };
+        let saved: Vec<StoredScript> = crate::json_file::read_or_default(&path)?;
         let containers: Vec<_> = engine
             .databases()
             .iter()
