@@ -1,11 +1,11 @@
-//! Partitioning: partition key values, their hashes, physical partition ranges and splits.
+//! Partitioning: partition key values, their hashes and physical partition ranges (splitting one
+//! is the writer's: `writer/split.rs`).
 
 pub mod cosmos;
 mod hash;
 pub mod key;
 pub mod map;
 pub mod range;
-pub mod split;
 pub mod v1;
 
 pub(crate) use key::KeyScope;

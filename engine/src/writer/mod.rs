@@ -13,6 +13,7 @@ mod purge;
 mod reindex;
 mod resources;
 mod settings;
+mod split;
 
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::sync::Arc;
@@ -22,7 +23,6 @@ use tokio::sync::{mpsc, oneshot};
 
 use crate::catalog::{self, Catalog, ContainerDef, DatabaseDef};
 use crate::error::{Error, Result};
-use crate::partition::split;
 use crate::scripts::run;
 use crate::storage::Store;
 use crate::ttl;
