@@ -18,6 +18,7 @@
 
 #![warn(unnameable_types)]
 
+mod blocking;
 mod catalog;
 mod changefeed;
 mod check;

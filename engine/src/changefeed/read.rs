@@ -199,7 +199,7 @@ impl ContainerClient {
         // A page reads up to `max_item_count` items: on the heavy lane, never on the caller's
         // async thread (a processor's worker shares it with the app's requests).
         let (c, max) = (self.clone(), options.max_item_count.max(1));
-        let (items, meter, visited, token) = crate::client::blocking::heavy(move || {
+        let (items, meter, visited, token) = crate::blocking::heavy(move || {
             let (items, meter, visited) = c.read_page(&mut token, max)?;
             Ok::<_, Error>((items, meter, visited, token))
         })
@@ -242,7 +242,7 @@ impl ContainerClient {
     /// them, so it runs on the heavy lane.
     pub async fn change_feed_pending(&self, continuation: &str) -> Result<u64> {
         let (c, continuation) = (self.clone(), continuation.to_owned());
-        crate::client::blocking::heavy(move || c.count_pending(&continuation)).await
+        crate::blocking::heavy(move || c.count_pending(&continuation)).await
     }
 
     fn count_pending(&self, continuation: &str) -> Result<u64> {

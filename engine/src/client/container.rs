@@ -144,7 +144,7 @@ impl ContainerClient {
         let (raw, retries) = self
             .retrying(|| {
                 let (me, id, pk) = (self.clone(), id.to_owned(), pk.clone());
-                super::blocking::light(move || me.read_item_raw_charged(&id, &pk))
+                crate::blocking::light(move || me.read_item_raw_charged(&id, &pk))
             })
             .await?;
         let mut r = raw.into_typed_stored::<T>(id, || format!("{}/{}", self.database, self.id))?;

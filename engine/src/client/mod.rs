@@ -1,7 +1,6 @@
 //! The public API, shaped like the Azure Cosmos DB SDKs: engine → database → container.
 
 pub mod batch;
-pub(crate) mod blocking;
 mod by_rid;
 pub mod charged;
 pub mod container;

@@ -132,7 +132,7 @@ impl ContainerClient {
         }
         sql::check_params(&query, &params)?;
         let qhash = run::query_hash(sql, &params);
-        let shape = super::blocking::shape_of(&self.database, &self.id, sql);
+        let shape = crate::blocking::shape_of(&self.database, &self.id, sql);
         let shared = self.shared()?;
         let engine_opts = &self.engine.inner.opts;
         let budget = PageBudget {
@@ -158,7 +158,7 @@ impl ContainerClient {
                 let routed = options.partition_key.is_some();
                 // A `Value` is built on the storage thread, from the mapped page (issue 36).
                 let want_values = std::any::TypeId::of::<T>() == std::any::TypeId::of::<Value>();
-                super::blocking::query_page(routed, qhash, shape, move || {
+                crate::blocking::query_page(routed, qhash, shape, move || {
                     // Every partition the query will visit admits it as a request of its own:
                     // one hot partition throttles a fan-out.
                     let def = shared.def.load_full();

@@ -29,7 +29,7 @@ impl ContainerClient {
         let ((items, meter), retries) = self
             .retrying(|| {
                 let (me, shared, ttl) = (self.clone(), shared.clone(), def.default_ttl);
-                super::blocking::heavy(move || {
+                crate::blocking::heavy(move || {
                     shared.throughput.admit(pp)?;
                     me.scan_prefix::<T>(&prefix, ttl, now)
                 })
@@ -67,7 +67,7 @@ impl ContainerClient {
         };
         let now = ttl::now();
         let me = self.clone();
-        let (items, next, meter, visited) = super::blocking::heavy(move || {
+        let (items, next, meter, visited) = crate::blocking::heavy(move || {
             let store = &me.engine.inner.store;
             store.read(|rtxn| {
                 let def = me.definition_in(rtxn)?;

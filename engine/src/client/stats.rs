@@ -48,11 +48,11 @@ pub struct ContainerStats {
 
 impl ContainerClient {
     /// Metrics of every physical partition, with its `top` largest logical partitions. It walks
-    /// every logical partition: on the heavy lane (`blocking.rs`), never on the caller's async
+    /// every logical partition: on the heavy lane (`crate::blocking`), never on the caller's async
     /// thread, so a page that shows it does not stall the requests beside it.
     pub async fn stats(&self, top: usize) -> Result<ContainerStats> {
         let c = self.clone();
-        super::blocking::heavy(move || c.stats_now(top)).await
+        crate::blocking::heavy(move || c.stats_now(top)).await
     }
 
     /// Read in one snapshot, with the partition map and counters of that snapshot. What it walks

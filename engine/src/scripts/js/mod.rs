@@ -55,7 +55,7 @@ impl JavaScript {
     /// check a stranger's text on its request workers).
     pub async fn compile(body: &str) -> Result<Self> {
         let body = body.to_owned();
-        crate::client::blocking::heavy(move || JavaScript::new(&body)).await
+        crate::blocking::heavy(move || JavaScript::new(&body)).await
     }
 
     /// How `database`'s calls used their realms so far in this process, as `(reused,
