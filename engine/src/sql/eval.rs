@@ -218,7 +218,7 @@ fn eval_inner(e: &Expr, row: &Bindings, cx: &Scope<'_>) -> Result<Val, QueryErro
                 .map(|a| eval(a, row, cx))
                 .collect::<Result<Vec<_>, _>>()?;
             match name.strip_prefix("udf.") {
-                Some(udf) => crate::scripts::js::udf::call(udf, &vals)?,
+                Some(udf) => super::udf::call(udf, &vals)?,
                 // Its pattern can be refused: an error, not `undefined`.
                 None if name == "REGEXMATCH" => functions::regex_match(&vals)?,
                 None => functions::call(name, &vals),

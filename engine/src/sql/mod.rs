@@ -14,6 +14,7 @@ pub mod parser;
 pub mod plan;
 pub mod run;
 mod single_key;
+pub mod udf;
 pub mod value;
 pub mod value_set;
 

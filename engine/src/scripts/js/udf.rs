@@ -2,7 +2,8 @@
 //! on the thread that runs the query page.
 //!
 //! The query engine evaluates expressions without knowing the container, so the container's
-//! functions are set for the thread while one of its query pages runs ([`with_functions`]).
+//! functions are set for the thread while one of its query pages runs ([`with_functions`],
+//! which installs [`call`] as the query language's hook, `sql::udf`).
 //! The page's first call makes a sandbox of its own (a runtime and one realm, `sandbox.rs`),
 //! which its later calls share and which goes when the page ends: what a function does to its
 //! realm (a polluted `Object.prototype`, a full heap) ends with its page, and no other page, of
@@ -65,7 +66,7 @@ pub fn with_functions<R>(
         realm: None,
     };
     let before = PAGE.with(|c| c.replace(Some(page)));
-    let out = f();
+    let out = crate::sql::udf::with_caller(call, f);
     let page = PAGE.with(|c| c.replace(before)).expect("set above");
     let mut usage = page.usage;
     if let Some(realm) = &page.realm {
