@@ -24,6 +24,7 @@ mod changefeed;
 mod check;
 mod client;
 mod error;
+mod geojson;
 mod index;
 mod item;
 mod partition;

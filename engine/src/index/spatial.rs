@@ -11,8 +11,6 @@
 use geo::{BoundingRect, Geometry};
 use serde_json::Value;
 
-use crate::sql::functions::spatial;
-
 /// Cells a query region is covered with, at most (each is one index range).
 pub const MAX_CELLS: usize = 32;
 
@@ -34,7 +32,7 @@ pub fn entry(v: &Value) -> Option<Vec<u8>> {
     if !v.is_object() {
         return None;
     }
-    Some(match spatial::geometry(v).ok()? {
+    Some(match crate::geojson::geometry(v).ok()? {
         Geometry::Point(p) => {
             let mut t = vec![TAG_POINT];
             t.extend_from_slice(&morton(p.x(), p.y()).to_be_bytes());

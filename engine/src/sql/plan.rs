@@ -368,8 +368,8 @@ fn scalar(v: &Value) -> bool {
 /// `ST_INTERSECTS(path, g)` (either order) with a constant geometry `g`: the region a match must
 /// lie in, as cells of the spatial index.
 fn spatial_predicate(e: &Expr, root: &str, params: &Params) -> Option<Predicate> {
+    use crate::geojson::geometry;
     use crate::index::spatial::{around, bounds, cover};
-    use crate::sql::functions::spatial::geometry;
     let path_and_shape = |args: &[Expr], either: bool| {
         let geo = |x: &Expr| constant_value(x, params).and_then(|v| geometry(&v).ok());
         match (root_path(&args[0], root), geo(&args[1])) {
