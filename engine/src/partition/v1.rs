@@ -121,8 +121,9 @@ fn write_value(v: &PartitionKey, out: &mut Vec<u8>) {
     }
 }
 
+/// EPKs are upper-case hex (the SDKs compare them as strings).
 fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02X}")).collect()
+    crate::storage::keys::hex(bytes).to_ascii_uppercase()
 }
 
 /// The Cosmos EPK (hash v1) of a key.
