@@ -21,6 +21,11 @@ use crate::ttl;
 use crate::writer::apply::not_found;
 use crate::writer::ops::{ItemOp, ItemOpKind, ItemOutcome, WriteOp, WriteOutput};
 
+/// The queries parsed for one container, by text: kept with the container by the catalog
+/// (`catalog::Attached`), which is below the query language.
+#[derive(Default)]
+struct ParsedQueries(parking_lot::Mutex<std::collections::HashMap<String, Arc<crate::sql::Query>>>);
+
 #[derive(Clone)]
 pub struct ContainerClient {
     pub(crate) engine: Engine,
@@ -79,12 +84,12 @@ impl ContainerClient {
 
     /// A parsed query, cached by its text (the same statements run again and again).
     pub(crate) fn parsed(&self, sql: &str) -> Result<Arc<crate::sql::Query>> {
-        let shared = self.shared()?;
-        if let Some(q) = shared.queries.lock().get(sql) {
+        let parsed = self.shared()?.attached.get::<ParsedQueries>();
+        if let Some(q) = parsed.0.lock().get(sql) {
             return Ok(q.clone());
         }
         let q = Arc::new(crate::sql::parse(sql)?);
-        let mut cache = shared.queries.lock();
+        let mut cache = parsed.0.lock();
         if cache.len() >= 512 {
             cache.clear();
         }

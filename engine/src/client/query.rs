@@ -174,7 +174,10 @@ impl ContainerClient {
                     for pp in &visited {
                         shared.throughput.admit(*pp)?;
                     }
-                    let functions = shared.scripts.read().functions.clone();
+                    let functions = crate::scripts::Scripts::of(&shared)
+                        .read()
+                        .functions
+                        .clone();
                     let deadline = std::time::Instant::now() + budget.hard_limit();
                     let (page, udf) =
                         crate::scripts::js::udf::with_functions(functions, deadline, || {

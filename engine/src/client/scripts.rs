@@ -11,7 +11,7 @@ use super::response::Diagnostics;
 use crate::error::{Error, Failed, Result};
 use crate::partition::PartitionKey;
 use crate::ru::Meter;
-use crate::scripts::{RequestedTriggers, StoredProcedure, Trigger, TriggerOperation};
+use crate::scripts::{RequestedTriggers, Scripts, StoredProcedure, Trigger, TriggerOperation};
 use crate::writer::ops::{ItemOpKind, WriteOp, WriteOutput};
 
 #[derive(Debug, Clone)]
@@ -48,7 +48,8 @@ impl ContainerClient {
             return Ok(out);
         }
         let shared = self.shared()?;
-        let scripts = shared.scripts.read();
+        let registered = Scripts::of(&shared);
+        let scripts = registered.read();
         let applies = |op: TriggerOperation| {
             op == TriggerOperation::All
                 || matches!(
@@ -106,7 +107,8 @@ impl ScriptsClient {
     pub fn create_stored_procedure(&self, id: &str, procedure: impl StoredProcedure) -> Result<()> {
         crate::catalog::validate_resource_id("stored procedure", id)?;
         let shared = self.container.shared()?;
-        let mut scripts = shared.scripts.write();
+        let registered = Scripts::of(&shared);
+        let mut scripts = registered.write();
         if scripts.procedures.contains_key(id) {
             return Err(Error::Conflict { id: id.to_owned() });
         }
@@ -119,9 +121,7 @@ impl ScriptsClient {
     /// Registers or replaces a stored procedure (apps call it at every start).
     pub fn upsert_stored_procedure(&self, id: &str, procedure: impl StoredProcedure) -> Result<()> {
         crate::catalog::validate_resource_id("stored procedure", id)?;
-        self.container
-            .shared()?
-            .scripts
+        Scripts::of(&*self.container.shared()?)
             .write()
             .procedures
             .insert(id.to_owned(), Arc::new(procedure));
@@ -131,9 +131,7 @@ impl ScriptsClient {
     /// Registers or replaces a trigger.
     pub fn upsert_trigger(&self, id: &str, trigger: Trigger) -> Result<()> {
         crate::catalog::validate_resource_id("trigger", id)?;
-        self.container
-            .shared()?
-            .scripts
+        Scripts::of(&*self.container.shared()?)
             .write()
             .triggers
             .insert(id.to_owned(), trigger);
@@ -151,7 +149,8 @@ impl ScriptsClient {
         // "sample udf"); only an id that reads as a name can be called as `udf.<id>(...)`.
         crate::catalog::validate_resource_id("user-defined function", id)?;
         let shared = self.container.shared()?;
-        let mut scripts = shared.scripts.write();
+        let registered = Scripts::of(&shared);
+        let mut scripts = registered.write();
         let mut functions = (*scripts.functions).clone();
         functions.insert(id.to_owned(), function);
         scripts.functions = Arc::new(functions);
@@ -177,8 +176,7 @@ impl ScriptsClient {
     ) -> Result<StoredProcedureResponse<T>, Failed> {
         let pk = partition_key.into();
         let shared = self.container.shared()?;
-        let procedure = shared
-            .scripts
+        let procedure = Scripts::of(&shared)
             .read()
             .procedures
             .get(id)

@@ -2,7 +2,7 @@
 
 use super::scripts::ScriptsClient;
 use crate::error::Result;
-use crate::scripts::{Trigger, TriggerOperation};
+use crate::scripts::{Scripts, Trigger, TriggerOperation};
 
 /// A registered trigger: its name, whether it runs before or after the write, and on what.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,7 +33,8 @@ impl ScriptList {
 impl ScriptsClient {
     pub fn list(&self) -> Result<ScriptList> {
         let shared = self.container.shared()?;
-        let scripts = shared.scripts.read();
+        let registered = Scripts::of(&shared);
+        let scripts = registered.read();
         let mut stored_procedures: Vec<String> = scripts.procedures.keys().cloned().collect();
         stored_procedures.sort();
         let mut triggers: Vec<TriggerInfo> = scripts
@@ -80,7 +81,7 @@ impl ScriptsClient {
     /// manage scripts at run time, such as the gateway's REST API.
     pub fn delete_stored_procedure(&self, id: &str) -> Result<()> {
         let shared = self.container.shared()?;
-        let removed = shared.scripts.write().procedures.remove(id);
+        let removed = Scripts::of(&shared).write().procedures.remove(id);
         removed.map(|_| ()).ok_or_else(|| crate::Error::NotFound {
             what: format!("stored procedure '{id}'"),
         })
@@ -89,7 +90,7 @@ impl ScriptsClient {
     /// Unregisters a trigger (404 when there is none of that name).
     pub fn delete_trigger(&self, id: &str) -> Result<()> {
         let shared = self.container.shared()?;
-        let removed = shared.scripts.write().triggers.remove(id);
+        let removed = Scripts::of(&shared).write().triggers.remove(id);
         removed.map(|_| ()).ok_or_else(|| crate::Error::NotFound {
             what: format!("trigger '{id}'"),
         })
@@ -98,7 +99,8 @@ impl ScriptsClient {
     /// Unregisters a user-defined function (404 when there is none of that name).
     pub fn delete_user_defined_function(&self, id: &str) -> Result<()> {
         let shared = self.container.shared()?;
-        let mut scripts = shared.scripts.write();
+        let registered = Scripts::of(&shared);
+        let mut scripts = registered.write();
         if !scripts.functions.contains_key(id) {
             return Err(crate::Error::NotFound {
                 what: format!("user-defined function '{id}'"),

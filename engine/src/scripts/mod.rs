@@ -15,6 +15,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+use parking_lot::RwLock;
 use serde_json::Value;
 
 use crate::error::Result;
@@ -157,6 +158,14 @@ pub struct Scripts {
     pub(crate) triggers: HashMap<String, Trigger>,
     /// JavaScript user-defined functions, shared with the query threads while a page runs.
     pub(crate) functions: js::udf::Functions,
+}
+
+impl Scripts {
+    /// The scripts registered on `container`: kept with it by the catalog (`catalog::Attached`),
+    /// which, below this layer, does not know their type.
+    pub(crate) fn of(container: &crate::catalog::ContainerShared) -> Arc<RwLock<Scripts>> {
+        container.attached.get()
+    }
 }
 
 /// The triggers one write asked for, resolved by name.

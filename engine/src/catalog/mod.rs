@@ -1,6 +1,10 @@
 //! Resource definitions (databases and containers) as persisted in the `meta` database, and the
 //! in-memory catalog readers consult without touching storage.
 
+mod attached;
+
+pub use attached::Attached;
+
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -426,12 +430,11 @@ pub struct ContainerShared {
     /// Bumped after every commit that wrote to the container: change-feed workers wait on it
     /// instead of polling.
     pub commits: tokio::sync::watch::Sender<u64>,
-    /// Stored procedures and triggers registered by the app.
-    pub scripts: RwLock<crate::scripts::Scripts>,
     /// The last definition parsed from storage by a reader, with the hash of its bytes.
     pub snapshot_def: parking_lot::Mutex<Option<(u64, Arc<ContainerDef>)>>,
-    /// Parsed queries by text.
-    pub queries: parking_lot::Mutex<HashMap<String, Arc<crate::sql::Query>>>,
+    /// What the layers above keep with the container (its scripts, its parsed queries),
+    /// dropped with it.
+    pub attached: Attached,
 }
 
 /// The in-memory catalog, published by the writer after each commit.
@@ -511,9 +514,8 @@ impl Catalog {
                         def: ArcSwap::from_pointee(def),
                         throughput,
                         commits: tokio::sync::watch::Sender::new(0),
-                        scripts: RwLock::default(),
                         snapshot_def: Default::default(),
-                        queries: Default::default(),
+                        attached: Attached::default(),
                     }),
                 );
             }
