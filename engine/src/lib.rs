@@ -39,7 +39,7 @@ mod unique;
 mod users;
 mod writer;
 
-pub use catalog::{ContainerDef, DatabaseDef};
+pub use catalog::{ComputedProperty, ContainerDef, DatabaseDef};
 pub use changefeed::{
     ChangeFeedMode, ChangeFeedOptions, ChangeFeedPage, ChangeFeedProcessor,
     ChangeFeedProcessorBuilder, ChangeFeedStart, Checkpoint, FeedRange, HandlerFailure, LeaseLag,
@@ -71,7 +71,6 @@ pub use scripts::js::JavaScript;
 pub use scripts::{
     PreTriggerCall, ScriptBudget, ScriptContext, StoredProcedure, Trigger, TriggerOperation,
 };
-pub use sql::computed::ComputedProperty;
 pub use sql::run::{PartitionCost, QueryMetrics};
 pub use sql::QueryError;
 pub use storage::StorageOptions;

@@ -2,8 +2,10 @@
 //! in-memory catalog readers consult without touching storage.
 
 mod attached;
+mod computed;
 
 pub use attached::Attached;
+pub use computed::ComputedProperty;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -18,7 +20,6 @@ use crate::error::{Error, Result};
 use crate::index::CompiledPolicy;
 use crate::partition::cosmos::EpkRange;
 use crate::partition::{PartitionKey, PartitionKeyDefinition, PartitionMap, Placement};
-use crate::sql::computed::{self, ComputedProperty};
 use crate::storage::Store;
 use crate::throughput::{SharedBudget, Throughput};
 
@@ -91,15 +92,15 @@ pub struct ContainerDef {
     /// The unique key policy: per unique key, its paths (enforced by `unique.rs`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) unique_keys: Vec<Vec<String>>,
-    /// Computed properties (`sql::computed`): evaluated by queries, never stored in items.
+    /// Computed properties (`computed.rs`): evaluated by queries, never stored in items.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) computed_properties: Vec<ComputedProperty>,
     /// The indexing policy, compiled once per definition.
     #[serde(skip)]
     compiled_policy: std::sync::OnceLock<Arc<CompiledPolicy>>,
-    /// The computed properties, parsed once per definition.
+    /// The computed properties as the query language compiled them (`computed.rs`).
     #[serde(skip)]
-    compiled_computed: std::sync::OnceLock<Arc<Vec<computed::Compiled>>>,
+    compiled_computed: computed::CompiledSlot,
 }
 
 /// Progress of an index rebuild, recorded with the container so a restart resumes it
@@ -169,27 +170,6 @@ impl ContainerDef {
         next.compile_policy()?;
         next.index_rebuild = Some(IndexRebuild::start());
         Ok(next)
-    }
-
-    /// This definition with other computed properties (checked as the service checks them).
-    pub(crate) fn with_computed_properties(
-        &self,
-        props: Vec<ComputedProperty>,
-    ) -> Result<ContainerDef> {
-        computed::compile(&props)?;
-        let mut next = self.clone();
-        next.computed_properties = props;
-        next.compiled_computed = Default::default();
-        Ok(next)
-    }
-
-    /// The computed properties as the query evaluator takes them.
-    pub(crate) fn computed(&self) -> Result<Arc<Vec<computed::Compiled>>> {
-        if let Some(c) = self.compiled_computed.get() {
-            return Ok(c.clone());
-        }
-        let c = Arc::new(computed::compile(&self.computed_properties)?);
-        Ok(self.compiled_computed.get_or_init(|| c).clone())
     }
 
     fn compile_policy(&self) -> Result<Arc<CompiledPolicy>> {

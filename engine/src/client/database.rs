@@ -114,7 +114,7 @@ impl DatabaseClient {
             })
             .await?
         {
-            WriteOutput::Container(def) => Ok(def),
+            WriteOutput::Container(def) => Ok(*def),
             _ => Err(Error::Corrupt("unexpected writer answer".into())),
         }
     }
@@ -154,7 +154,7 @@ impl DatabaseClient {
             })
             .await?
         {
-            WriteOutput::Container(def) => Ok(def),
+            WriteOutput::Container(def) => Ok(*def),
             _ => Err(Error::Corrupt("unexpected writer answer".into())),
         }
     }
@@ -191,7 +191,7 @@ impl DatabaseClient {
             })
             .await?
         {
-            WriteOutput::Container(def) => Ok(def),
+            WriteOutput::Container(def) => Ok(*def),
             _ => Err(Error::Corrupt("unexpected writer answer".into())),
         }
     }

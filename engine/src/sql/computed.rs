@@ -9,29 +9,23 @@
 //! everywhere but in `SELECT *`, which returns the item as stored. Computed properties are not
 //! indexed here: a filter on one reads every candidate item of the query's scope.
 
-use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
 use serde_json::Value;
 
 use super::ast::{Expr, From, Query, Select};
+pub use crate::catalog::ComputedProperty;
+use crate::catalog::ContainerDef;
 use crate::error::{Error, Result};
 
 /// The service's limit of computed properties per container.
 pub const MAX_COMPUTED_PROPERTIES: usize = 20;
 
-/// One definition as the REST API carries it: `{"name": "cp_lower", "query": "SELECT VALUE
-/// LOWER(c.name) FROM c"}`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ComputedProperty {
-    pub name: String,
-    pub query: String,
-}
-
-impl ComputedProperty {
-    pub fn new(name: &str, query: &str) -> Self {
-        ComputedProperty {
-            name: name.into(),
-            query: query.into(),
-        }
+impl ContainerDef {
+    /// Its computed properties as the evaluator takes them, compiled once per definition. Here,
+    /// not in `catalog`: the catalog, below the query language, keeps them without their type.
+    pub(crate) fn computed(&self) -> Result<Arc<Vec<Compiled>>> {
+        self.compiled_computed(compile)
     }
 }
 

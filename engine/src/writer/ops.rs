@@ -5,13 +5,12 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::catalog::ContainerDef;
+use crate::catalog::{ComputedProperty, ContainerDef};
 use crate::error::Error;
 use crate::item::PatchOperation;
 use crate::partition::PartitionKey;
 use crate::ru::Meter;
 use crate::scripts::{RequestedTriggers, StoredProcedure};
-use crate::sql::computed::ComputedProperty;
 
 /// Settings of a new container (the API's `ContainerProperties`).
 #[derive(Debug, Clone)]
@@ -30,7 +29,7 @@ pub struct ContainerProperties {
     /// Cosmos DB's unique key policy: each entry the paths of one unique key (set at creation,
     /// immutable).
     pub unique_keys: Vec<Vec<String>>,
-    /// Computed properties (`sql::computed`): queried as `c.<name>`, never stored.
+    /// Computed properties (`catalog::ComputedProperty`, compiled by `sql::computed`): queried as `c.<name>`, never stored.
     pub computed_properties: Vec<ComputedProperty>,
     /// Cosmos DB's partition key hash version: 2 (`None`, the default) or 1, which places
     /// items by hash v1 as the service does for such containers (`partition::v1`).
@@ -258,7 +257,8 @@ pub struct BatchFailure {
 #[derive(Debug)]
 pub enum WriteOutput {
     Database(crate::catalog::DatabaseDef),
-    Container(ContainerDef),
+    /// Boxed: a definition is some 400 bytes, every other answer half that or less.
+    Container(Box<ContainerDef>),
     Item(ItemOutcome),
     Batch(Result<Vec<ItemOutcome>, BatchFailure>),
     Script(ScriptOutcome),

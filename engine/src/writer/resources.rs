@@ -131,14 +131,16 @@ pub(super) fn apply_resource(
             )?;
             def.unique_keys = props.unique_keys.clone();
             if !props.computed_properties.is_empty() {
-                def = def.with_computed_properties(props.computed_properties.clone())?;
+                let props = props.computed_properties.clone();
+                let compiled = crate::sql::computed::compile(&props)?;
+                def = def.with_computed_properties(props, compiled);
             }
             def.database_rid = state.databases[database].number();
             state.next_rid += 1;
             dirty.next_rid = true;
             state.containers.insert(rid, def.clone());
             dirty.containers.insert(rid);
-            Ok(WriteOutput::Container(def))
+            Ok(WriteOutput::Container(Box::new(def)))
         }
         WriteOp::DeleteContainer { database, id } => {
             let rid = state.rid_of(database, id).ok_or_else(|| Error::NotFound {
@@ -158,7 +160,7 @@ pub(super) fn apply_resource(
             let def = state.containers.get_mut(&rid).expect("rid_of found it");
             def.throughput = *throughput;
             dirty.containers.insert(rid);
-            Ok(WriteOutput::Container(def.clone()))
+            Ok(WriteOutput::Container(Box::new(def.clone())))
         }
         WriteOp::ReplaceIndexingPolicy {
             database,
@@ -171,7 +173,7 @@ pub(super) fn apply_resource(
             let def = state.containers.get_mut(&rid).expect("rid_of found it");
             *def = def.with_indexing_policy(crate::index::policy::complete(policy)?)?;
             dirty.containers.insert(rid);
-            Ok(WriteOutput::Container(def.clone()))
+            Ok(WriteOutput::Container(Box::new(def.clone())))
         }
         WriteOp::ReplaceContainerSettings {
             database,

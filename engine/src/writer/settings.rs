@@ -8,8 +8,8 @@
 
 use super::apply::Ctx;
 use super::{Dirty, State};
+use crate::catalog::ComputedProperty;
 use crate::error::{Error, Result};
-use crate::sql::computed::ComputedProperty;
 use crate::storage::keys::{self, DocHeader};
 use crate::ttl;
 
@@ -37,7 +37,8 @@ pub(super) fn replace(
     let def = state.containers.get(&rid).expect("rid_of found it");
     let mut next = match computed_properties {
         Some(props) if props != def.computed_properties() => {
-            def.with_computed_properties(props.to_vec())?
+            // Checked (and compiled) by the query language, which the catalog is below.
+            def.with_computed_properties(props.to_vec(), crate::sql::computed::compile(props)?)
         }
         _ => def.clone(),
     };
@@ -49,7 +50,7 @@ pub(super) fn replace(
     }
     state.containers.insert(rid, next.clone());
     dirty.containers.insert(rid);
-    Ok(WriteOutput::Container(next))
+    Ok(WriteOutput::Container(Box::new(next)))
 }
 
 /// Moves every item's `expiry` entry from where `old` put it to where `new` puts it (none when
