@@ -15,6 +15,7 @@ use crate::error::{Error, Failed, Result};
 use crate::item::{self, PatchOperation};
 use crate::partition::PartitionKey;
 use crate::ru::Meter;
+use crate::scripts::run::TriggeredWrite;
 use crate::scripts::RequestedTriggers;
 use crate::storage::keys::{self, DocHeader};
 use crate::ttl;
@@ -380,7 +381,16 @@ impl ContainerClient {
         let write = if triggers.is_empty() {
             WriteOp::Item { rid, op, index }
         } else {
-            WriteOp::ItemWithTriggers { rid, op, triggers }
+            let budget = self.engine.inner.opts.script_budget;
+            let script = TriggeredWrite {
+                op,
+                triggers,
+                budget,
+            };
+            WriteOp::Script {
+                rid,
+                script: Box::new(script),
+            }
         };
         match self.engine.submit(write).await {
             Ok(WriteOutput::Item(o)) => {

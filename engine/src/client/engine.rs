@@ -105,7 +105,6 @@ impl Engine {
                     max_logical_partition_bytes: opts.max_logical_partition_bytes,
                 },
                 split_threshold_bytes: opts.split_threshold_bytes,
-                script_budget: opts.script_budget,
             };
             let handle = if read_only {
                 writer::load_catalog(&store, &catalog)?;

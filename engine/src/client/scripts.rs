@@ -11,6 +11,7 @@ use super::response::Diagnostics;
 use crate::error::{Error, Failed, Result};
 use crate::partition::PartitionKey;
 use crate::ru::Meter;
+use crate::scripts::run::ProcedureCall;
 use crate::scripts::{RequestedTriggers, Scripts, StoredProcedure, Trigger, TriggerOperation};
 use crate::writer::ops::{ItemOpKind, WriteOp, WriteOutput};
 
@@ -196,12 +197,16 @@ impl ScriptsClient {
         let (out, retries) = self
             .container
             .retrying(|| {
-                let op = WriteOp::Procedure {
-                    rid,
+                let call = ProcedureCall {
                     partition_key: pk.clone(),
                     name: id.to_owned(),
                     procedure: procedure.clone(),
                     args: args.to_vec(),
+                    budget: self.container.engine.inner.opts.script_budget,
+                };
+                let op = WriteOp::Script {
+                    rid,
+                    script: Box::new(call),
                 };
                 let submit = self.container.engine.submit(op);
                 let shared = shared.clone();

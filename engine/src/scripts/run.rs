@@ -1,4 +1,5 @@
-//! Running scripts on the writer thread, each in its own nested transaction.
+//! Running scripts on the writer thread, each in its own nested transaction: a stored procedure
+//! call and a write with triggers are the writer's `Script`s (`writer::script`).
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -13,21 +14,54 @@ use crate::partition::PartitionKey;
 use crate::ru::Meter;
 use crate::writer::apply::{apply_item, Ctx};
 use crate::writer::atomic::atomically;
-use crate::writer::ops::{Failure, ItemOp, ItemOpKind, ItemOutcome, ScriptOutcome};
+use crate::writer::ops::{Failure, ItemOp, ItemOpKind, ItemOutcome, ScriptOutcome, WriteOutput};
+use crate::writer::script::Script;
 
-/// Runs a stored procedure in its own nested transaction. The outer `Err` is a storage failure
-/// (the whole write group fails); the inner one a failed procedure, rolled back and charged for
-/// the work it did.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn run_procedure(
+/// A call of a stored procedure in one logical partition, as the writer runs it.
+pub(crate) struct ProcedureCall {
+    pub partition_key: PartitionKey,
+    pub name: String,
+    pub procedure: Arc<dyn StoredProcedure>,
+    pub args: Vec<Value>,
+    pub budget: ScriptBudget,
+}
+
+impl Script for ProcedureCall {
+    /// Runs the procedure in its own nested transaction; a failed one is rolled back and charged
+    /// for the work it did.
+    fn run(&self, ctx: &mut Ctx, def: &mut ContainerDef) -> Result<Result<WriteOutput, Failure>> {
+        let ran = run_procedure(ctx, def, self)?;
+        Ok(ran.map(WriteOutput::Script))
+    }
+}
+
+/// A write with pre- and post-triggers, as the writer runs it: all of it commits, or none of it.
+pub(crate) struct TriggeredWrite {
+    pub op: ItemOp,
+    pub triggers: RequestedTriggers,
+    pub budget: ScriptBudget,
+}
+
+impl Script for TriggeredWrite {
+    fn run(&self, ctx: &mut Ctx, def: &mut ContainerDef) -> Result<Result<WriteOutput, Failure>> {
+        let ran = run_item_with_triggers(ctx, def, &self.op, &self.triggers, self.budget)?;
+        Ok(ran.map(WriteOutput::Item))
+    }
+}
+
+fn run_procedure(
     ctx: &mut Ctx,
     def: &mut ContainerDef,
-    partition_key: &PartitionKey,
-    name: &str,
-    procedure: &Arc<dyn StoredProcedure>,
-    args: &[Value],
-    budget: ScriptBudget,
+    call: &ProcedureCall,
 ) -> Result<Result<ScriptOutcome, Failure>> {
+    let ProcedureCall {
+        partition_key,
+        name,
+        procedure,
+        args,
+        budget,
+    } = call;
+    let budget = *budget;
     let partition = def
         .partitions
         .owner(&def.partition_key.epk(partition_key))
@@ -60,8 +94,7 @@ pub(crate) fn run_procedure(
     Ok(out.map_err(|error| Failure { error, meter: used }))
 }
 
-/// A write with pre- and post-triggers: all of it commits, or none of it.
-pub(crate) fn run_item_with_triggers(
+fn run_item_with_triggers(
     ctx: &mut Ctx,
     def: &mut ContainerDef,
     op: &ItemOp,

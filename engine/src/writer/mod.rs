@@ -12,6 +12,7 @@ pub mod ops;
 mod purge;
 mod reindex;
 mod resources;
+pub mod script;
 mod settings;
 mod split;
 
@@ -23,7 +24,6 @@ use tokio::sync::{mpsc, oneshot};
 
 use crate::catalog::{self, Catalog, ContainerDef, DatabaseDef};
 use crate::error::{Error, Result};
-use crate::scripts::run;
 use crate::storage::Store;
 use crate::ttl;
 use apply::{Ctx, Limits};
@@ -40,7 +40,6 @@ pub struct WriterOptions {
     pub limits: Limits,
     /// A physical partition splits when its items exceed this many bytes.
     pub split_threshold_bytes: u64,
-    pub script_budget: crate::scripts::ScriptBudget,
 }
 
 /// The writer's authoritative copy of the catalog; published to readers after each commit.
@@ -151,9 +150,7 @@ impl Writer {
             let busy = !scripts.is_empty() || self.rebuild_pending();
             let mut plain = Vec::new();
             let mut take = |job: Job, plain: &mut Vec<Job>| match job.op {
-                WriteOp::Procedure { .. } | WriteOp::ItemWithTriggers { .. } => {
-                    scripts.push_back(job)
-                }
+                WriteOp::Script { .. } => scripts.push_back(job),
                 _ => plain.push(job),
             };
             if open {
@@ -332,30 +329,12 @@ impl Writer {
                 }
                 Ok(WriteOutput::Batch(out))
             }
-            WriteOp::ItemWithTriggers { rid, op, triggers } => {
+            WriteOp::Script { rid, script } => {
                 let def = self.state.container_mut(*rid)?;
-                match run::run_item_with_triggers(ctx, def, op, triggers, self.opts.script_budget)?
-                {
+                match script.run(ctx, def)? {
                     Ok(out) => {
                         dirty.containers.insert(*rid);
-                        Ok(WriteOutput::Item(out))
-                    }
-                    Err(failure) => Ok(WriteOutput::Failed(failure)),
-                }
-            }
-            WriteOp::Procedure {
-                rid,
-                partition_key,
-                name,
-                procedure,
-                args,
-            } => {
-                let def = self.state.container_mut(*rid)?;
-                let budget = self.opts.script_budget;
-                match run::run_procedure(ctx, def, partition_key, name, procedure, args, budget)? {
-                    Ok(out) => {
-                        dirty.containers.insert(*rid);
-                        Ok(WriteOutput::Script(out))
+                        Ok(out)
                     }
                     Err(failure) => Ok(WriteOutput::Failed(failure)),
                 }

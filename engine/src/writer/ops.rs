@@ -1,7 +1,6 @@
 //! What callers ask the writer to do, and what it answers. Operations are plain data (not
-//! closures) so a group can be re-applied after the map grows.
-
-use std::sync::Arc;
+//! closures) so a group can be re-applied after the map grows; a script, which the writer runs
+//! through a trait (`script.rs`), runs by `&self` for the same reason.
 
 use serde_json::Value;
 
@@ -10,7 +9,6 @@ use crate::error::Error;
 use crate::item::PatchOperation;
 use crate::partition::PartitionKey;
 use crate::ru::Meter;
-use crate::scripts::{RequestedTriggers, StoredProcedure};
 
 /// Settings of a new container (the API's `ContainerProperties`).
 #[derive(Debug, Clone)]
@@ -188,19 +186,11 @@ pub enum WriteOp {
         op: ItemOp,
         index: bool,
     },
-    /// One item operation with triggers, atomically.
-    ItemWithTriggers {
+    /// A stored procedure, or an item operation with triggers, atomically: work of the scripts
+    /// layer, run in the writer's transaction (`script.rs`).
+    Script {
         rid: u32,
-        op: ItemOp,
-        triggers: RequestedTriggers,
-    },
-    /// A stored procedure in one logical partition, atomically.
-    Procedure {
-        rid: u32,
-        partition_key: PartitionKey,
-        name: String,
-        procedure: Arc<dyn StoredProcedure>,
-        args: Vec<Value>,
+        script: Box<dyn super::script::Script>,
     },
     /// Deletes expired items and change-log records past retention (sent by the TTL thread).
     Purge,

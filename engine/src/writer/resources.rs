@@ -192,8 +192,7 @@ pub(super) fn apply_resource(
         | WriteOp::Batch { .. }
         | WriteOp::Purge
         | WriteOp::Users(_)
-        | WriteOp::ItemWithTriggers { .. }
-        | WriteOp::Procedure { .. } => {
+        | WriteOp::Script { .. } => {
             unreachable!("handled by the writer")
         }
     }
