@@ -1,5 +1,5 @@
 //! Items a `SELECT *` passes through are built into `Value`s by the engine on its storage thread
-//! (`sql/run`, `PageRequest::values`, issue 36), no longer on the caller's: for every item shape
+//! (`sql/run`, `PageRequest::decode`, issue 36), no longer on the caller's: for every item shape
 //! the result must be the very `Value` serde_json builds from the same stored JSON —
 //! numbers (big integers, floats, -0.0), escapes, unicode, deep nesting, key order.
 
@@ -8,8 +8,8 @@ mod common;
 use engine::{ContainerProperties, EngineOptions, PartitionKey, QueryOptions};
 use serde_json::{json, Value};
 
-/// A `Value` under another type: the engine hands over the stored JSON and serde_json parses
-/// it on the caller's thread (the reference path).
+/// A `Value` under another type: serde_json's own parse of the stored JSON through a
+/// transparent wrapper (the reference path).
 #[derive(serde::Deserialize)]
 #[serde(transparent)]
 struct ParsedBySerdeJson(Value);

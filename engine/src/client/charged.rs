@@ -123,7 +123,7 @@ impl ChargedContainer {
             .await
     }
 
-    pub async fn query_items<T: DeserializeOwned + 'static>(
+    pub async fn query_items<T: DeserializeOwned + Send + 'static>(
         &self,
         sql: &str,
         params: &[(impl AsRef<str>, Value)],
@@ -132,7 +132,7 @@ impl ChargedContainer {
         self.0.query_page(sql, params, options).await
     }
 
-    pub async fn query_all<T: DeserializeOwned + 'static>(
+    pub async fn query_all<T: DeserializeOwned + Send + 'static>(
         &self,
         sql: &str,
         params: &[(impl AsRef<str>, Value)],

@@ -13,6 +13,7 @@ pub mod query;
 pub mod read_feed;
 pub(crate) mod registry;
 pub mod response;
+mod rows;
 pub mod scripts;
 pub mod scripts_list;
 pub mod stats;

@@ -7,51 +7,12 @@ use serde_json::Value;
 
 use super::container::ContainerClient;
 use super::response::{Diagnostics, FeedResponse};
+use super::rows;
 use crate::error::{Error, Failed, Result};
 use crate::partition::PartitionKey;
 use crate::ru::Meter;
-use crate::sql::run::{self, PageBudget, PageRequest, QueryMetrics, Row};
+use crate::sql::run::{self, PageBudget, PageRequest, QueryMetrics};
 use crate::sql::{self, Params};
-
-/// A result row as `T`; a `Value` is handed over as it is, without a copy.
-fn typed<T: DeserializeOwned + 'static>(v: Value) -> Result<T> {
-    let mut slot = Some(v);
-    let any: &mut dyn std::any::Any = &mut slot;
-    if let Some(t) = any.downcast_mut::<Option<T>>() {
-        return Ok(t.take().expect("just filled"));
-    }
-    let v = slot.expect("not taken");
-    serde_json::from_value(v).map_err(|e| {
-        Error::bad(
-            "query",
-            format!("a result does not fit the requested type: {e}"),
-        )
-    })
-}
-
-/// A stored item passed through as a result row: bytes that are not JSON are damage (500),
-/// JSON that does not fit `T` is the caller's type (400). (A `Value` was built on the storage
-/// thread, `PageRequest::values`: what reaches here as JSON for a `Value` is an item that did
-/// not parse there.)
-fn stored_row<T: DeserializeOwned>(bytes: &[u8]) -> Result<T> {
-    let damaged = |why: String| {
-        Error::Corrupt(format!(
-            "a stored item {why}: the data file is damaged; run `engine check`, restore from a backup"
-        ))
-    };
-    // Validated once as a whole, then parsed as text (cheaper than per string).
-    let text = std::str::from_utf8(bytes).map_err(|e| damaged(format!("is not UTF-8 ({e})")))?;
-    serde_json::from_str(text).map_err(|e| {
-        if e.is_syntax() || e.is_eof() {
-            damaged(format!("does not parse as JSON ({e})"))
-        } else {
-            Error::bad(
-                "query",
-                format!("a result does not fit the requested type: {e}"),
-            )
-        }
-    })
-}
 
 /// For queries without parameters: `c.query_all::<Value>(sql, NO_PARAMS, options)`.
 pub const NO_PARAMS: &[(&str, Value)] = &[];
@@ -99,7 +60,7 @@ pub fn query_values(
 
 impl ContainerClient {
     /// Runs one page of `sql` with `params` (`@name` → value).
-    pub async fn query_items<T: DeserializeOwned + 'static>(
+    pub async fn query_items<T: DeserializeOwned + Send + 'static>(
         &self,
         sql: &str,
         params: &[(impl AsRef<str>, Value)],
@@ -110,7 +71,7 @@ impl ContainerClient {
 
     /// [`Self::query_items`], failing with its charge: a page that fails after reading (its
     /// hard time limit, a runtime error of the evaluator) costs what it read.
-    pub(crate) async fn query_page<T: DeserializeOwned + 'static>(
+    pub(crate) async fn query_page<T: DeserializeOwned + Send + 'static>(
         &self,
         sql: &str,
         params: &[(impl AsRef<str>, Value)],
@@ -144,7 +105,7 @@ impl ContainerClient {
                 .max_duration_per_page
                 .unwrap_or(engine_opts.query_page_max_duration),
         };
-        let (page, retries) = self
+        let ((page, items), retries) = self
             .retrying(|| {
                 let (me, shared, query, params, options) = (
                     self.clone(),
@@ -156,8 +117,6 @@ impl ContainerClient {
                 // A query confined to one logical partition is the cheap kind (and what a
                 // 1 RU page makes): it must not queue behind fan-outs.
                 let routed = options.partition_key.is_some();
-                // A `Value` is built on the storage thread, from the mapped page (issue 36).
-                let want_values = std::any::TypeId::of::<T>() == std::any::TypeId::of::<Value>();
                 crate::blocking::query_page(routed, qhash, shape, move || {
                     // Every partition the query will visit admits it as a request of its own:
                     // one hot partition throttles a fan-out.
@@ -194,7 +153,7 @@ impl ContainerClient {
                                     epk_range: options.epk_range.as_ref(),
                                     budget,
                                     continuation: options.continuation.as_deref(),
-                                    values: want_values,
+                                    decode: rows::decode_stored::<T>,
                                 };
                                 // The page's own failure keeps its charge (the outer
                                 // `Result` is the read transaction's).
@@ -205,7 +164,9 @@ impl ContainerClient {
                         Ok(mut p) => {
                             p.meter.udf_calls += udf.calls;
                             p.meter.script_ticks += udf.ticks;
-                            Ok(p)
+                            // The rows as `T` here too, off the caller's async thread.
+                            let items = rows::into_items::<T>(std::mem::take(&mut p.rows));
+                            Ok((p, items))
                         }
                         Err(mut f) => {
                             f.meter_mut().udf_calls += udf.calls;
@@ -239,14 +200,7 @@ impl ContainerClient {
             };
             shared.throughput.charge(c.partition, charge * share);
         }
-        let items = page
-            .rows
-            .into_iter()
-            .map(|row| match row {
-                Row::Value(v) => typed::<T>(v),
-                Row::Json(bytes) => stored_row::<T>(&bytes),
-            })
-            .collect::<Result<Vec<T>>>()?;
+        let items = items?;
         let mut diagnostics = Diagnostics::from_meter(&page.meter, page.partitions);
         diagnostics.throttle_retries = retries;
         Ok(FeedResponse {
@@ -259,7 +213,7 @@ impl ContainerClient {
     }
 
     /// Runs `sql` to the end, page after page; the charge and metrics are the sums.
-    pub async fn query_all<T: DeserializeOwned + 'static>(
+    pub async fn query_all<T: DeserializeOwned + Send + 'static>(
         &self,
         sql: &str,
         params: &[(impl AsRef<str>, Value)],
@@ -269,7 +223,7 @@ impl ContainerClient {
     }
 
     /// [`Self::query_all`], failing with the charge of every page it ran, the failed one too.
-    pub(crate) async fn query_all_charged<T: DeserializeOwned + 'static>(
+    pub(crate) async fn query_all_charged<T: DeserializeOwned + Send + 'static>(
         &self,
         sql: &str,
         params: &[(impl AsRef<str>, Value)],
