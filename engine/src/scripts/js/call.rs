@@ -11,8 +11,9 @@ use rquickjs::{Function, Object};
 use serde_json::Value;
 
 use super::collection::{perform, Op};
+use super::compiled::Compiled;
 use super::fresh::{self, Fresh};
-use super::plain::Plain;
+use super::plain::{to_js, Plain};
 use super::sandbox::{exception_text, script_error, setup_failed, Sandbox};
 use crate::error::{Error, Result};
 use crate::scripts::{PreTriggerCall, ScriptContext};
@@ -95,6 +96,9 @@ fn run(
     let mut fresh: Fresh = fresh::take(&database).map_err(|e| setup_failed(id, e))?;
     fresh.calls += 1;
     let sandbox = &fresh.sandbox;
+    // Out of `fresh` while the realm runs the call (the code it holds stays values of the
+    // realm), back before the realm is kept or retired.
+    let mut compiled = std::mem::take(&mut fresh.compiled);
     let call = std::cell::RefCell::new(
         sandbox.begin_budgeted(started + budget.max_duration, budget.max_javascript),
     );
@@ -108,6 +112,7 @@ fn run(
         let clean = fresh.clean(&js).map_err(|e| setup_failed(id, e))?;
         let run = Run {
             sandbox,
+            compiled: &mut compiled,
             globals: fresh.globals,
             call: &call,
             id,
@@ -122,6 +127,7 @@ fn run(
         };
         run.go(&js, host, clean)
     });
+    fresh.compiled = compiled;
     let call = call.into_inner();
     let ticks = sandbox.ticks(&call);
     // The realm serves the database's next call only after a clean call: no error (a throw, a
@@ -163,6 +169,8 @@ enum Caller<'s, 'c, 'a, 't> {
 
 struct Run<'r, 's, 'c, 'a, 't> {
     sandbox: &'r Sandbox,
+    /// The code of the scripts the realm ran.
+    compiled: &'r mut Compiled,
     /// The hardened global object's own property count.
     globals: u32,
     call: &'r std::cell::RefCell<super::sandbox::Call>,
@@ -236,8 +244,8 @@ impl Run<'_, '_, '_, '_, '_> {
             ))
             .map_err(caught)?;
         let function: Function = self
-            .sandbox
-            .eval(js, &format!("({}\n)", self.body))
+            .compiled
+            .function(js, self.body)
             .and_then(Function::from_value)
             .map_err(|e| match e {
                 rquickjs::Error::Exception => {
@@ -252,7 +260,7 @@ impl Run<'_, '_, '_, '_, '_> {
         let mut call_args = rquickjs::function::Args::new(js.clone(), self.args.len());
         for a in self.args {
             call_args
-                .push_arg(js.json_parse(a.to_string()).map_err(caught)?)
+                .push_arg(to_js(js, a).map_err(caught)?)
                 .map_err(caught)?;
         }
         self.javascript(|| function.call_arg::<rquickjs::Value>(call_args))
@@ -268,15 +276,17 @@ impl Run<'_, '_, '_, '_, '_> {
             let queue: rquickjs::Value = self.javascript(|| take.call(())).map_err(caught)?;
             // Plain data is read as it is; anything else as JSON.stringify writes it.
             let ops = match self.javascript(|| plain.read(&queue)).map_err(caught)? {
-                Some(ops) => serde_json::from_value::<Vec<Op>>(ops),
+                Some(ops) => ops,
                 None => {
                     let text: String = self
                         .javascript(|| stringify.call((queue,)))
                         .map_err(caught)?;
                     serde_json::from_str(&text)
+                        .map_err(|e| Error::bad("script", format!("script '{id}': {e}")))?
                 }
-            }
-            .map_err(|e| Error::bad("script", format!("script '{id}': {e}")))?;
+            };
+            let ops =
+                Op::list(ops).map_err(|e| Error::bad("script", format!("script '{id}': {e}")))?;
             queued = false;
             for op in ops {
                 let result = match self.ctx.as_deref_mut() {
@@ -292,7 +302,7 @@ impl Run<'_, '_, '_, '_, '_> {
                 let (err, res, continuation) = match result {
                     Ok(done) if op.cb => (
                         None,
-                        Some(js.json_parse(done.resource.to_string()).map_err(caught)?),
+                        Some(to_js(js, &done.resource).map_err(caught)?),
                         done.continuation,
                     ),
                     Ok(done) => (None, None, done.continuation),

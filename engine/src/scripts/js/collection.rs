@@ -3,23 +3,54 @@
 
 use std::collections::HashMap;
 
-use serde::Deserialize;
 use serde_json::Value;
 
 use crate::error::{Error, Result};
 use crate::scripts::ScriptContext;
 
 /// One operation as `prelude.js` queues it.
-#[derive(Deserialize)]
 pub(super) struct Op {
     pub id: u64,
     kind: String,
     args: Vec<Value>,
-    #[serde(default)]
     options: Value,
     /// Whether the script gave a callback (without one, nothing receives the result).
-    #[serde(default)]
     pub cb: bool,
+}
+
+impl Op {
+    /// The operations of a `takeOps()` list (`prelude.js`): `{id, kind, args, options, cb}`
+    /// each. Their parts are moved out of the list, not copied (the documents in `args`).
+    pub fn list(queued: Value) -> std::result::Result<Vec<Op>, String> {
+        let Value::Array(items) = queued else {
+            return Err("the queued operations are not a list".into());
+        };
+        items.into_iter().map(Op::of).collect()
+    }
+
+    fn of(op: Value) -> std::result::Result<Op, String> {
+        let Value::Object(mut op) = op else {
+            return Err("a queued operation is not an object".into());
+        };
+        let id = op.get("id").and_then(Value::as_u64);
+        let cb = op.get("cb").map_or(Some(false), Value::as_bool);
+        let (Some(id), Some(cb)) = (id, cb) else {
+            return Err("a queued operation has no id".into());
+        };
+        let (Some(Value::String(kind)), Some(Value::Array(args))) =
+            (op.remove("kind"), op.remove("args"))
+        else {
+            return Err(format!("queued operation {id} has no kind or arguments"));
+        };
+        let options = op.remove("options").unwrap_or(Value::Null);
+        Ok(Op {
+            id,
+            kind,
+            args,
+            options,
+            cb,
+        })
+    }
 }
 
 /// What an operation answers: its resource, and for a feed (`readDocuments`,

@@ -21,8 +21,9 @@ use std::time::{Duration, Instant};
 
 use rquickjs::{qjs, Context, Function, Object, Persistent};
 
+use super::compiled::{compile, eval_bytecode, Compiled};
 use super::freeze::freeze_reachable;
-use super::sandbox::{compile, eval_bytecode, Sandbox};
+use super::sandbox::Sandbox;
 
 /// Cosmos DB's server-side API, given to every realm before its script runs.
 const PRELUDE: &str = include_str!("prelude.js");
@@ -48,6 +49,8 @@ pub(super) struct Fresh {
     host: Persistent<Object<'static>>,
     /// harden.js's after-call check.
     clean: Persistent<Function<'static>>,
+    /// The code of the scripts this realm ran (values of the realm: freed before it).
+    pub compiled: Compiled,
     pub realm: Context,
     pub sandbox: Sandbox,
     /// Calls run in this realm so far.
@@ -108,6 +111,7 @@ impl Fresh {
         Ok(Fresh {
             host,
             clean,
+            compiled: Compiled::default(),
             realm,
             sandbox,
             calls: 0,
@@ -265,6 +269,9 @@ pub(super) struct RealmCounts {
     /// Realms retired after a call (an error, a change to the global object, dynamic code, a
     /// pending job, hygiene).
     pub retired: u64,
+    /// Calls that read their script's code into their realm (the realm had not kept it:
+    /// `compiled.rs`).
+    pub read: u64,
 }
 
 /// [`RealmCounts`] of `database`.
@@ -280,6 +287,14 @@ fn count(pool: &mut Pool, database: &str, f: impl FnOnce(&mut RealmCounts)) {
     match counts.get_mut(database) {
         Some(c) => f(c),
         None => f(counts.entry(database.to_owned()).or_default()),
+    }
+}
+
+/// Adds the script reads of `f`'s calls since the last count to `database`'s.
+fn count_reads(pool: &mut Pool, database: &str, f: &mut Fresh) {
+    let reads = std::mem::take(&mut f.compiled.reads);
+    if reads > 0 {
+        count(pool, database, |c| c.read += reads);
     }
 }
 
@@ -325,8 +340,9 @@ pub(super) fn take(database: &str) -> Result<Fresh, rquickjs::Error> {
 
 /// Keeps a realm whose call ended clean for `database`'s next call; the oldest kept realm
 /// beyond [`MAX_KEPT`] is freed.
-pub(super) fn keep(database: &str, f: Fresh) {
+pub(super) fn keep(database: &str, mut f: Fresh) {
     if let Ok(mut pool) = POOL.lock() {
+        count_reads(&mut pool, database, &mut f);
         pool.kept.push_back((database.to_owned(), f));
         if pool.kept.len() > MAX_KEPT {
             if let Some((_, old)) = pool.kept.pop_front() {
@@ -343,9 +359,10 @@ pub(super) fn keep(database: &str, f: Fresh) {
 }
 
 /// Retires the realm of a call of `database`'s that did not end clean.
-pub(super) fn retire(database: &str, f: Fresh) {
+pub(super) fn retire(database: &str, mut f: Fresh) {
     if let Ok(mut pool) = POOL.lock() {
         count(&mut pool, database, |c| c.retired += 1);
+        count_reads(&mut pool, database, &mut f);
     }
     dispose(f);
 }

@@ -11,6 +11,7 @@
 
 mod call;
 mod collection;
+mod compiled;
 mod freeze;
 mod fresh;
 mod plain;
@@ -66,6 +67,14 @@ impl JavaScript {
     pub fn realm_counts(database: &str) -> (u64, u64) {
         let c = fresh::counts(database);
         (c.reused, c.retired)
+    }
+
+    /// How many of `database`'s calls so far read their script's code into their realm, the
+    /// realm not having kept it from an earlier call (`compiled.rs`). For tests, as
+    /// [`JavaScript::realm_counts`].
+    #[doc(hidden)]
+    pub fn script_reads(database: &str) -> u64 {
+        fresh::counts(database).read
     }
 
     pub fn body(&self) -> &str {

@@ -1,7 +1,10 @@
-//! A script's plain data read straight out of its realm: what `JSON.parse(JSON.stringify(v))`
-//! would give, without writing and parsing the text. The operations a script queues (their
-//! documents included) crossed as JSON text, and `JSON.stringify` was the largest piece of a
-//! call's JavaScript overhead on the writer (BENCHMARKS.md, issue 32).
+//! Plain data across a realm's wall, both ways, without JSON text.
+//!
+//! Out: a script's plain data read straight out of its realm: what
+//! `JSON.parse(JSON.stringify(v))` would give, without writing and parsing the text. The
+//! operations a script queues (their documents included) crossed as JSON text, and
+//! `JSON.stringify` was the largest piece of a call's JavaScript overhead on the writer
+//! (BENCHMARKS.md, issue 32).
 //!
 //! Only what `JSON.stringify` treats as plain data is read here: objects and arrays of the
 //! realm's own plain classes without a `toJSON` method, strings, numbers, booleans, null, and
@@ -9,12 +12,20 @@
 //! Anything else — a `Date`, a boxed primitive, a `Proxy`, a BigInt, a string with a lone
 //! surrogate, nesting deeper than [`MAX_DEPTH`] (a cycle) — answers `None`, and the caller
 //! stringifies the value as before, so what the engine reads never differs.
+//!
+//! In: a JSON value made in the realm ([`to_js`]) as the realm's `JSON.parse` of its text makes
+//! it — the same objects, arrays, strings and numbers, each property defined (not assigned, so
+//! a `__proto__` key is a plain property and no setter runs) — without writing the text and
+//! tokenizing it again (arguments and what operations read, ~50 K instructions a call).
 
 use rquickjs::{qjs, Array, Atom, Ctx, Object, Type};
 use serde_json::{Map, Number, Value};
 
 /// Deeper than this, the value is left to `JSON.stringify` (which reports a cycle).
 const MAX_DEPTH: usize = 64;
+/// Deeper than this, a value goes in as JSON text (`JSON.parse` then stops it as too deep, as
+/// before; serde_json's own parser stops at 128).
+const MAX_DEPTH_IN: usize = 128;
 
 /// The class ids of this realm's plain objects and arrays.
 pub(super) struct Plain<'js> {
@@ -123,6 +134,123 @@ impl<'js> Plain<'js> {
     }
 }
 
+/// `v` made in `js`'s realm, as `JSON.parse` of its text makes it.
+pub(super) fn to_js<'js>(js: &Ctx<'js>, v: &Value) -> rquickjs::Result<rquickjs::Value<'js>> {
+    let ctx = js.as_raw().as_ptr();
+    // SAFETY: `ctx` is the live realm of `js`; `raw` answers an owned value or an exception.
+    unsafe {
+        let raw = raw(ctx, v, 0);
+        if qjs::JS_IsException(raw) {
+            return Err(rquickjs::Error::Exception);
+        }
+        Ok(rquickjs::Value::from_raw(js.clone(), raw))
+    }
+}
+
+/// `v` as an owned value of `ctx`'s realm, or `JS_EXCEPTION` (out of memory; too deep), which
+/// leaves nothing allocated behind.
+///
+/// # Safety
+/// `ctx` is a live realm, used on the thread that runs it.
+unsafe fn raw(ctx: *mut qjs::JSContext, v: &Value, depth: usize) -> qjs::JSValue {
+    // SAFETY: every value made here is owned once: moved into its container (which owns it
+    // even when defining it fails), returned, or freed on the way out of a failure.
+    unsafe {
+        match v {
+            Value::Null => qjs::JS_NULL,
+            Value::Bool(true) => qjs::JS_TRUE,
+            Value::Bool(false) => qjs::JS_FALSE,
+            // An integer is a JavaScript number: JSON.parse rounds the digits to the nearest
+            // double, as `as f64` does; `JS_NewFloat64` keeps what fits as an int.
+            Value::Number(n) => qjs::JS_NewFloat64(match n.as_i64() {
+                Some(i) => i as f64,
+                None => n.as_f64().unwrap_or(f64::NAN),
+            }),
+            Value::String(s) => qjs::JS_NewStringLen(ctx, s.as_ptr().cast(), s.len() as _),
+            _ if depth >= MAX_DEPTH_IN => too_deep(ctx, v),
+            Value::Array(items) => {
+                let mut values = Vec::with_capacity(items.len());
+                for item in items {
+                    let x = raw(ctx, item, depth + 1);
+                    if qjs::JS_IsException(x) {
+                        for made in values {
+                            qjs::JS_FreeValue(ctx, made);
+                        }
+                        return x;
+                    }
+                    values.push(x);
+                }
+                // Takes the values, on failure too.
+                qjs::JS_NewArrayFrom(ctx, values.len() as _, values.as_ptr())
+            }
+            Value::Object(map) => {
+                let object = qjs::JS_NewObject(ctx);
+                if qjs::JS_IsException(object) {
+                    return object;
+                }
+                for (key, item) in map {
+                    let atom = atom(ctx, key);
+                    if atom == qjs::JS_ATOM_NULL {
+                        qjs::JS_FreeValue(ctx, object);
+                        return qjs::JS_EXCEPTION;
+                    }
+                    let x = raw(ctx, item, depth + 1);
+                    // Takes `x`, on failure too.
+                    let defined = !qjs::JS_IsException(x)
+                        && qjs::JS_DefinePropertyValue(
+                            ctx,
+                            object,
+                            atom,
+                            x,
+                            qjs::JS_PROP_C_W_E as _,
+                        ) >= 0;
+                    qjs::JS_FreeAtom(ctx, atom);
+                    if !defined {
+                        qjs::JS_FreeValue(ctx, object);
+                        return qjs::JS_EXCEPTION;
+                    }
+                }
+                object
+            }
+        }
+    }
+}
+
+/// The atom of a property name. `JS_NewAtomLen` looks an existing atom up by its bytes as if
+/// they were Latin-1, so only ASCII goes that way; other names are made from a string, as
+/// `JSON.parse` makes them.
+unsafe fn atom(ctx: *mut qjs::JSContext, key: &str) -> qjs::JSAtom {
+    // SAFETY: `key`'s bytes are valid for its length; the string made is freed here.
+    unsafe {
+        if key.is_ascii() {
+            return qjs::JS_NewAtomLen(ctx, key.as_ptr().cast(), key.len() as _);
+        }
+        let s = qjs::JS_NewStringLen(ctx, key.as_ptr().cast(), key.len() as _);
+        if qjs::JS_IsException(s) {
+            return qjs::JS_ATOM_NULL;
+        }
+        let atom = qjs::JS_ValueToAtom(ctx, s);
+        qjs::JS_FreeValue(ctx, s);
+        atom
+    }
+}
+
+/// A value nested deeper than [`MAX_DEPTH_IN`], through `JSON.parse` of its text.
+unsafe fn too_deep(ctx: *mut qjs::JSContext, v: &Value) -> qjs::JSValue {
+    let Ok(text) = std::ffi::CString::new(v.to_string()) else {
+        return qjs::JS_EXCEPTION;
+    };
+    // SAFETY: `text` is NUL-terminated (JS_ParseJSON reads up to its length).
+    unsafe {
+        qjs::JS_ParseJSON(
+            ctx,
+            text.as_ptr(),
+            text.as_bytes().len() as _,
+            c"<input>".as_ptr(),
+        )
+    }
+}
+
 /// A JavaScript number as serde_json reads `JSON.stringify`'s text of it: not finite is `null`;
 /// an integral value below 1e21 is written as digits (the shortest that read back to it, then
 /// zeros), which serde_json reads as an integer when it fits.
@@ -148,6 +276,7 @@ fn number(f: f64) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn numbers_read_as_serde_reads_their_text() {
@@ -172,6 +301,133 @@ mod tests {
         }
         assert_eq!(number(f64::NAN), Value::Null);
         assert_eq!(number(f64::INFINITY), Value::Null);
+    }
+
+    /// Runs `f` in a realm of its own.
+    fn in_realm<R>(f: impl FnOnce(&Ctx<'_>) -> R) -> R {
+        let sandbox = crate::scripts::js::sandbox::Sandbox::new().unwrap();
+        let realm = sandbox.realm().unwrap();
+        let _call = sandbox.begin(std::time::Instant::now() + std::time::Duration::from_secs(60));
+        realm.with(|js| f(&js))
+    }
+
+    /// What `check` (a function of the made value and the parsed one) answers for `v` made by
+    /// [`to_js`] and by `JSON.parse` of its text, in one realm.
+    fn both(js: &Ctx<'_>, v: &Value, check: &str) -> String {
+        let made = to_js(js, v).unwrap();
+        let parsed = js.json_parse(v.to_string()).unwrap();
+        let check: rquickjs::Function = js.eval(format!("({check})")).unwrap();
+        check.call((made, parsed)).unwrap()
+    }
+
+    /// Writes a value with what JSON text cannot show: -0, property order, own and inherited
+    /// names, prototypes, attributes.
+    const DESCRIBE: &str = r#"function (made, parsed) {
+      function d(v) {
+        if (typeof v === "number") return Object.is(v, -0) ? "-0" : String(v);
+        if (typeof v !== "object" || v === null) return typeof v + ":" + JSON.stringify(v);
+        var proto = Object.getPrototypeOf(v) === Object.prototype ? "O" : Array.isArray(v) ? "A" : "?";
+        return proto + "{" + Reflect.ownKeys(v).map(function (k) {
+          var p = Object.getOwnPropertyDescriptor(v, k);
+          var attrs = (p.writable ? "w" : "") + (p.enumerable ? "e" : "") + (p.configurable ? "c" : "");
+          return JSON.stringify(k) + "/" + attrs + "=" + d(p.value);
+        }).join(",") + "}";
+      }
+      var a = d(made), b = d(parsed);
+      return a === b ? "same" : a + "\n  vs JSON.parse: " + b;
+    }"#;
+
+    fn corpus() -> Vec<Value> {
+        vec![
+            json!(null),
+            json!(true),
+            json!(0),
+            json!(-0.0),
+            json!(1.5),
+            json!(2147483647),
+            json!(2147483648_i64),
+            json!(-2147483649_i64),
+            json!(9007199254740993_i64),
+            json!(u64::MAX),
+            json!(i64::MIN),
+            json!(1e300),
+            json!(0.1),
+            json!("text"),
+            json!("é ü \u{1F600} \"quoted\" \\ \n"),
+            json!(""),
+            json!([]),
+            json!({}),
+            json!([1, [2, [3, {"a": null}]], "x"]),
+            json!({"b": 1, "a": 2, "10": 3, "2": 4, "01": 5, "-1": 6, "4294967295": 7, "1.5": 8}),
+            json!({"__proto__": {"polluted": true}, "constructor": 1, "toString": "s", "hasOwnProperty": 2}),
+            json!({"Ã©": 2, "é": 1, "\u{1F600}": 3, "": 4, "length": 5}),
+            json!({"id": "c1", "_rid": "AAAA", "_self": "dbs/x/colls/y/docs/AAAA/", "_etag": "\"0000\"", "_ts": 1764000000, "nested": {"tags": ["a", "b"], "n": -12.25}}),
+        ]
+    }
+
+    #[test]
+    fn values_go_in_as_json_parse_makes_them() {
+        in_realm(|js| {
+            for v in corpus() {
+                assert_eq!(both(js, &v, DESCRIBE), "same", "{v}");
+            }
+            // An array's own `__proto__` entry in an object stays data; nothing is inherited.
+            let proto = both(
+                js,
+                &json!({"__proto__": {"polluted": true}}),
+                "function (m) { return String(m.polluted) + Object.getPrototypeOf(m).polluted; }",
+            );
+            assert_eq!(proto, "undefinedundefined");
+        });
+    }
+
+    #[test]
+    fn values_nested_deeper_than_json_allows_go_in_as_json_parse_takes_them() {
+        let mut deep = json!(1);
+        for _ in 0..MAX_DEPTH_IN + 10 {
+            deep = json!([deep]);
+        }
+        in_realm(|js| {
+            assert_eq!(both(js, &deep, DESCRIBE), "same");
+            for depth in [300, 1_000] {
+                let mut deeper = json!(1);
+                for _ in 0..depth {
+                    deeper = json!({ "a": deeper });
+                }
+                let made = to_js(js, &deeper).is_ok();
+                let _ = js.catch();
+                let parsed = js.json_parse(deeper.to_string()).is_ok();
+                let _ = js.catch();
+                assert_eq!(made, parsed, "{depth} deep");
+            }
+        });
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_value_goes_in_as_json_parse_makes_it(v in any_json()) {
+            let same = in_realm(|js| both(js, &v, DESCRIBE));
+            proptest::prop_assert_eq!(same, "same");
+        }
+    }
+
+    fn any_json() -> impl proptest::strategy::Strategy<Value = Value> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            any::<u64>().prop_map(Value::from),
+            any::<f64>().prop_map(|f| Number::from_f64(f).map_or(Value::Null, Value::Number)),
+            ".{0,8}".prop_map(Value::String),
+        ];
+        leaf.prop_recursive(4, 48, 6, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+                proptest::collection::vec(("(__proto__|[0-9]{1,3}|.{0,5})", inner), 0..6)
+                    .prop_map(|kv| Value::Object(kv.into_iter().collect())),
+            ]
+        })
     }
 
     /// How JavaScript writes these numbers (shortest round trip, as Rust's `{}` below 1e21;

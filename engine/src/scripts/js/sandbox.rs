@@ -8,15 +8,12 @@
 //! the next starts on a new runtime, whatever the one that poisoned it left behind.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
-use std::ffi::CString;
-use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use rquickjs::context::intrinsic;
-use rquickjs::{qjs, Context, Ctx, Runtime};
+use rquickjs::{Context, Runtime};
 
 use crate::error::{Error, Result};
 
@@ -24,8 +21,6 @@ use crate::error::{Error, Result};
 /// the documents a transaction of one logical partition can touch).
 pub const MEMORY_LIMIT: usize = 64 << 20;
 const STACK_LIMIT: usize = 512 << 10;
-/// Compiled texts a runtime keeps (the prelude, the scripts it ran).
-const MAX_CACHED: usize = 256;
 
 /// What a realm has: the language and its standard library (no typed arrays, weak references
 /// or `Performance`, which no Cosmos DB script uses; making a realm is then a third cheaper).
@@ -73,14 +68,6 @@ pub(super) struct Sandbox {
     /// Interrupt-handler calls so far: QuickJS calls it once per 10 000 jumps and calls, so the
     /// count measures a script's work (charged as `ru::rate::SCRIPT_TICK`).
     ticks: Arc<AtomicU64>,
-}
-
-thread_local! {
-    /// Bytecode by source text, for the realms this thread runs code in. Reading bytecode into a
-    /// realm costs about a tenth of compiling the text again (the prelude: ~30 µs against
-    /// ~400 µs), and bytecode read into a realm belongs to that realm: nothing compiled once is
-    /// shared between calls but the bytes (which any runtime of this QuickJS can read).
-    static BYTECODE: RefCell<HashMap<String, Rc<[u8]>>> = RefCell::default();
 }
 
 /// One call's bookkeeping: its deadline is set, its ticks are counted from here, and, on the
@@ -140,32 +127,6 @@ impl Sandbox {
         Context::custom::<Intrinsics>(&self.runtime)
     }
 
-    /// Evaluates `source` as a sloppy-mode global script in `js`'s realm, from this thread's
-    /// bytecode of it (compiled on first use). A syntax error or a throw is the realm's pending
-    /// exception (`rquickjs::Error::Exception`), as with `Ctx::eval`.
-    pub fn eval<'js>(
-        &self,
-        js: &Ctx<'js>,
-        source: &str,
-    ) -> std::result::Result<rquickjs::Value<'js>, rquickjs::Error> {
-        let cached = BYTECODE.with(|c| c.borrow().get(source).cloned());
-        let bytes = match cached {
-            Some(b) => b,
-            None => {
-                let b: Rc<[u8]> = compile(js, source, false)?.into();
-                BYTECODE.with(|c| {
-                    let mut cache = c.borrow_mut();
-                    if cache.len() >= MAX_CACHED {
-                        cache.clear();
-                    }
-                    cache.insert(source.to_owned(), b.clone());
-                });
-                b
-            }
-        };
-        eval_bytecode(js, &bytes)
-    }
-
     /// Starts a call that must end by `deadline`.
     pub fn begin(&self, deadline: Instant) -> Call {
         self.stop_at(deadline, None);
@@ -216,68 +177,6 @@ impl Sandbox {
             .load(Ordering::Relaxed)
             .saturating_sub(call.ticks_before)
             .saturating_sub(1)
-    }
-}
-
-/// Runs bytecode [`compile`] made, in `js`'s realm: its value, or the realm's pending exception.
-pub(super) fn eval_bytecode<'js>(
-    js: &Ctx<'js>,
-    bytes: &[u8],
-) -> std::result::Result<rquickjs::Value<'js>, rquickjs::Error> {
-    // SAFETY: the bytes are QuickJS's own serialization of code this process compiled (never
-    // bytes from outside); `JS_EvalFunction` takes the function it is given.
-    unsafe {
-        let ctx = js.as_raw().as_ptr();
-        let flags = qjs::JS_READ_OBJ_BYTECODE as i32;
-        let f = qjs::JS_ReadObject(ctx, bytes.as_ptr(), bytes.len() as _, flags);
-        if qjs::JS_IsException(f) {
-            return Err(rquickjs::Error::Exception);
-        }
-        let v = qjs::JS_EvalFunction(ctx, f);
-        if qjs::JS_IsException(v) {
-            return Err(rquickjs::Error::Exception);
-        }
-        Ok(rquickjs::Value::from_raw(js.clone(), v))
-    }
-}
-
-/// `source` compiled (not run) and serialized as bytecode; `strip` leaves out its source text
-/// and line numbers (smaller, faster to read; for the engine's own prelude, whose functions a
-/// script has no business printing).
-pub(super) fn compile(
-    js: &Ctx<'_>,
-    source: &str,
-    strip: bool,
-) -> std::result::Result<Vec<u8>, rquickjs::Error> {
-    let text = CString::new(source)?;
-    let flags = (qjs::JS_EVAL_TYPE_GLOBAL | qjs::JS_EVAL_FLAG_COMPILE_ONLY) as i32;
-    // SAFETY: `text` is NUL-terminated and outlives the call; the compiled function is freed
-    // after it is written, the written buffer after it is copied.
-    unsafe {
-        let ctx = js.as_raw().as_ptr();
-        let f = qjs::JS_Eval(
-            ctx,
-            text.as_ptr(),
-            source.len() as _,
-            c"script".as_ptr(),
-            flags,
-        );
-        if qjs::JS_IsException(f) {
-            return Err(rquickjs::Error::Exception);
-        }
-        let mut size = 0;
-        let mut write = qjs::JS_WRITE_OBJ_BYTECODE as i32;
-        if strip {
-            write |= (qjs::JS_WRITE_OBJ_STRIP_SOURCE | qjs::JS_WRITE_OBJ_STRIP_DEBUG) as i32;
-        }
-        let p = qjs::JS_WriteObject(ctx, &mut size, f, write);
-        qjs::JS_FreeValue(ctx, f);
-        if p.is_null() {
-            return Err(rquickjs::Error::Exception);
-        }
-        let bytes = std::slice::from_raw_parts(p, size as usize).to_vec();
-        qjs::js_free(ctx, p.cast());
-        Ok(bytes)
     }
 }
 

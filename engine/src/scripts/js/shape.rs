@@ -85,7 +85,7 @@ fn bad(message: String) -> Error {
 
 /// Compiles `source` as a global script without running it; the syntax error if it does not.
 fn compiles(js: &Ctx<'_>, source: &str) -> std::result::Result<(), String> {
-    super::sandbox::compile(js, source, false)
+    super::compiled::compile(js, source, false)
         .map(drop)
         .map_err(|_| exception_text(js, js.catch()))
 }
