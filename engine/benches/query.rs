@@ -1,13 +1,14 @@
 //! Query benchmarks (see BENCHMARKS.md), each side by side in one run:
 //! - a single-partition query returning 25 items vs the same query on SQLite with an index on
-//!   the JSON property, over the same stored JSON (system properties included); both return
-//!   parsed JSON values;
+//!   the JSON property, over the same stored JSON (system properties included); both sides
+//!   return the items parsed into `Value`s, then (typed rows) into the app's `Product` struct;
 //! - ORDER BY ... TOP 100 over 100 K and 1 M items in 8 partitions: items read and RU must grow
 //!   with partitions × 100, not with items.
 //!
 //! `cargo bench -p engine --bench query` (`BENCH_LARGE=0` stops at 100 K items; `QUERY_ONLY=N`
-//! runs N single-partition queries of each side over 10 K items, for callgrind: the engine's
-//! loops `engine_queries` (its way) and `engine_queries_as_before`, SQLite's `sqlite_queries`).
+//! runs N single-partition queries of each side and each row type over 10 K items, for
+//! callgrind: the loops `engine_queries` and `sqlite_queries`, once with `Value` and once with
+//! `Product`).
 
 use std::time::{Duration, Instant};
 
@@ -37,31 +38,33 @@ fn median(runs: usize, mut f: impl FnMut()) -> Duration {
 
 mod common;
 
-/// One 25-item single-partition query (category `k`), as an app's handler makes it.
-async fn category(c: &ContainerClient, k: u64) {
-    let r = c
-        .query_items::<Value>(
-            "SELECT * FROM c WHERE c.categoryId = @id",
-            &[("@id", json!(format!("cat{k}")))],
-            QueryOptions::default(),
-        )
-        .await
-        .unwrap();
-    assert_eq!(r.items.len(), 25);
-}
-
-/// A `Value` under another type: the engine hands it the stored JSON and the caller's thread
-/// parses it with serde_json, as every `Value` was built before the engine built them itself
-/// on the storage thread (issue 36).
+/// The items as an app declares them (typed rows): its own fields; the system properties the
+/// stored JSON also holds are skipped.
 #[derive(serde::Deserialize)]
-#[serde(transparent)]
+#[serde(rename_all = "camelCase")]
 #[allow(dead_code)]
-struct AsBefore(Value);
+struct Product {
+    id: String,
+    category_id: String,
+    category_name: String,
+    sku: String,
+    name: String,
+    price: f64,
+    tags: Vec<Tag>,
+}
 
-/// [`category`] with the items parsed as before: serde_json on the caller's thread.
-async fn category_as_before(c: &ContainerClient, k: u64) {
+#[derive(serde::Deserialize)]
+#[allow(dead_code)]
+struct Tag {
+    id: String,
+    name: String,
+}
+
+/// One 25-item single-partition query (category `k`) with rows of type `T`, as an app's
+/// handler makes it.
+async fn category<T: serde::de::DeserializeOwned + Send + 'static>(c: &ContainerClient, k: u64) {
     let r = c
-        .query_items::<AsBefore>(
+        .query_items::<T>(
             "SELECT * FROM c WHERE c.categoryId = @id",
             &[("@id", json!(format!("cat{k}")))],
             QueryOptions::default(),
@@ -71,40 +74,46 @@ async fn category_as_before(c: &ContainerClient, k: u64) {
     assert_eq!(r.items.len(), 25);
 }
 
-/// `calls` engine queries (for callgrind: `callgrind_annotate --inclusive=yes`, this function's
-/// count divided by `calls` is the caller's thread's share of one query; the storage thread's
-/// is `blocking::query_page::{{closure}}::{{closure}}`'s).
+/// `calls` engine queries with rows of type `T` (for callgrind: `callgrind_annotate
+/// --inclusive=yes`, this function's count divided by `calls` is the caller's thread's share of
+/// one query; the storage thread's is `blocking::query_page::{{closure}}::{{closure}}`'s).
 #[inline(never)]
-async fn engine_queries(c: &ContainerClient, calls: u64, categories: u64) {
+async fn engine_queries<T: serde::de::DeserializeOwned + Send + 'static>(
+    c: &ContainerClient,
+    calls: u64,
+    categories: u64,
+) {
     for i in 0..calls {
-        category(c, i * 37 % categories).await;
+        category::<T>(c, i * 37 % categories).await;
     }
 }
 
-/// [`engine_queries`] with the items parsed as before.
+/// `calls` SQLite queries with rows of type `T`, the other side of [`engine_queries`].
 #[inline(never)]
-async fn engine_queries_as_before(c: &ContainerClient, calls: u64, categories: u64) {
-    for i in 0..calls {
-        category_as_before(c, i * 37 % categories).await;
-    }
-}
-
-/// `calls` SQLite queries, the other side of [`engine_queries`].
-#[inline(never)]
-fn sqlite_queries(conn: &rusqlite::Connection, calls: u64, categories: u64) {
+fn sqlite_queries<T: serde::de::DeserializeOwned>(
+    conn: &rusqlite::Connection,
+    calls: u64,
+    categories: u64,
+) {
     let mut stmt = conn
         .prepare("SELECT body FROM items WHERE json_extract(body, '$.categoryId') = ?1")
         .unwrap();
     for i in 0..calls {
-        let rows: Vec<Value> = stmt
-            .query_map([format!("cat{}", i * 37 % categories)], |r| {
-                r.get::<_, String>(0)
-            })
-            .unwrap()
-            .map(|s| serde_json::from_str(&s.unwrap()).unwrap())
-            .collect();
+        let rows = sqlite_rows::<T>(&mut stmt, i * 37 % categories);
         assert_eq!(rows.len(), 25);
     }
+}
+
+/// SQLite's rows of category `k` as `T`: each JSON column parsed by serde_json in place (no
+/// `String` copy), as the engine's are.
+fn sqlite_rows<T: serde::de::DeserializeOwned>(stmt: &mut rusqlite::Statement, k: u64) -> Vec<T> {
+    stmt.query_map([format!("cat{k}")], |r| {
+        r.get_ref(0)
+            .map(|v| serde_json::from_str::<T>(v.as_str().unwrap()).unwrap())
+    })
+    .unwrap()
+    .map(|r| r.unwrap())
+    .collect()
 }
 
 /// The SQLite side's prepared statement, moved into a runtime task with the loop that uses it.
@@ -123,14 +132,9 @@ impl SqliteSide {
         )
     }
 
-    /// The 25 items of category `k`, parsed as the engine's are.
-    fn category(&mut self, k: u64) {
-        let rows: Vec<Value> = self
-            .0
-            .query_map([format!("cat{k}")], |r| r.get::<_, String>(0))
-            .unwrap()
-            .map(|s| serde_json::from_str(&s.unwrap()).unwrap())
-            .collect();
+    /// The 25 items of category `k`, as `T`, as the engine's are.
+    fn category<T: serde::de::DeserializeOwned>(&mut self, k: u64) {
+        let rows = sqlite_rows::<T>(&mut self.0, k);
         assert_eq!(rows.len(), 25);
     }
 }
@@ -155,23 +159,23 @@ fn thread_cpu() -> Duration {
     Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
 }
 
-/// How the engine's items are built in [`side_by_side`].
+/// The row type both sides build in [`side_by_side`].
 #[derive(Clone, Copy, PartialEq)]
-enum Call {
-    /// `Value`s built on the storage thread from the mapped pages (the engine's way).
+enum Rows {
+    /// `serde_json::Value`.
     Values,
-    /// The stored JSON copied out and parsed by serde_json on the caller's thread (before).
-    AsBefore,
+    /// The app's struct, [`Product`] (typed rows).
+    Typed,
 }
 
-/// Medians of 1 050 engine queries made as `how` says and 1 000 SQLite queries, 50 of each in
-/// turn, from a task on `rt` (as an actix or tokio handler runs): both sides see the same
-/// machine load, however it changes during the run.
+/// Medians of 1 050 engine queries and 1 000 SQLite queries, both with rows of type `rows`, 50
+/// of each in turn, from a task on `rt` (as an actix or tokio handler runs): both sides see the
+/// same machine load, however it changes during the run.
 fn side_by_side(
     rt: &tokio::runtime::Runtime,
     c: &ContainerClient,
     sqlite: SqliteSide,
-    how: Call,
+    rows: Rows,
 ) -> Sides {
     let c = c.clone();
     rt.block_on(rt.spawn(async move {
@@ -181,18 +185,21 @@ fn side_by_side(
         // In blocks of 50 calls a side: each side runs warm, as in a loop of its own, and
         // both see the machine's load as it changes.
         for i in 0..2050u64 {
+            let k = i * 37 % 4000;
             if i / 50 % 2 == 1 {
                 let (started, cpu) = (Instant::now(), thread_cpu());
-                sqlite.category(i * 37 % 4000);
+                match rows {
+                    Rows::Values => sqlite.category::<Value>(k),
+                    Rows::Typed => sqlite.category::<Product>(k),
+                }
                 sqlite_times.push(started.elapsed());
                 sqlite_cpu.push(thread_cpu() - cpu);
                 continue;
             }
-            let k = i * 37 % 4000;
             let (started, cpu) = (Instant::now(), thread_cpu());
-            match how {
-                Call::Values => category(&c, k).await,
-                Call::AsBefore => category_as_before(&c, k).await,
+            match rows {
+                Rows::Values => category::<Value>(&c, k).await,
+                Rows::Typed => category::<Product>(&c, k).await,
             }
             engine_times.push(started.elapsed());
             engine_cpu.push(thread_cpu().saturating_sub(cpu));
@@ -274,23 +281,36 @@ fn main() {
     }
 
     if let Some(calls) = only {
-        rt.block_on(engine_queries(&c, calls, n / 25));
-        rt.block_on(engine_queries_as_before(&c, calls, n / 25));
-        sqlite_queries(&conn, calls, n / 25);
-        println!("{calls} queries of each side");
+        rt.block_on(engine_queries::<Value>(&c, calls, n / 25));
+        rt.block_on(engine_queries::<Product>(&c, calls, n / 25));
+        sqlite_queries::<Value>(&conn, calls, n / 25);
+        sqlite_queries::<Product>(&conn, calls, n / 25);
+        println!("{calls} queries of each side and row type");
         return;
     }
 
-    // 1. Single-partition query returning 25 items, the engine's way and as before, each beside
-    // SQLite in turn, on a single-threaded runtime (an actix worker) and a multi-thread one.
-    let charge = rt
-        .block_on(c.query_items::<Value>(
-            "SELECT * FROM c WHERE c.categoryId = 'cat7'",
-            engine::NO_PARAMS,
-            QueryOptions::default(),
-        ))
-        .unwrap()
-        .request_charge;
+    // 1. Single-partition query returning 25 items, as `Value`s and as typed rows, each side by
+    // side with SQLite building the same rows, on a single-threaded runtime (an actix worker)
+    // and a multi-thread one.
+    let charge_of = |typed: bool| {
+        let sql = "SELECT * FROM c WHERE c.categoryId = 'cat7'";
+        let opts = QueryOptions::default();
+        rt.block_on(async {
+            if typed {
+                c.query_items::<Product>(sql, engine::NO_PARAMS, opts)
+                    .await
+                    .unwrap()
+                    .request_charge
+            } else {
+                c.query_items::<Value>(sql, engine::NO_PARAMS, opts)
+                    .await
+                    .unwrap()
+                    .request_charge
+            }
+        })
+    };
+    let charge = charge_of(false);
+    assert_eq!(charge, charge_of(true), "typed rows cost what Values cost");
     let mut sqlite = SqliteSide::new(conn);
     // What each actix worker is: a single-threaded runtime.
     let actix_like = tokio::runtime::Builder::new_current_thread()
@@ -298,31 +318,27 @@ fn main() {
         .build()
         .unwrap();
     // One untimed round first: the first rows of a run paid for pages the load had left cold.
-    sqlite = side_by_side(&actix_like, &c, sqlite, Call::Values).sqlite;
-    for (how, on_one_thread, name) in [
+    sqlite = side_by_side(&actix_like, &c, sqlite, Rows::Values).sqlite;
+    for (rows, on_one_thread, name) in [
         (
-            Call::Values,
+            Rows::Values,
             true,
-            "Values built on the storage thread (the engine's way), single-threaded runtime as an actix worker",
+            "rows as Values, single-threaded runtime (an actix worker)",
         ),
         (
-            Call::AsBefore,
+            Rows::Typed,
             true,
-            "stored JSON parsed by serde_json on the caller's thread (before), single-threaded runtime",
+            "typed rows (Product), single-threaded runtime",
         ),
+        (Rows::Values, false, "rows as Values, multi-thread runtime"),
         (
-            Call::Values,
+            Rows::Typed,
             false,
-            "Values built on the storage thread, multi-thread runtime",
-        ),
-        (
-            Call::AsBefore,
-            false,
-            "parsed on the caller's thread (before), multi-thread runtime",
+            "typed rows (Product), multi-thread runtime",
         ),
     ] {
         let rt = if on_one_thread { &actix_like } else { &rt };
-        let sides = side_by_side(rt, &c, sqlite, how);
+        let sides = side_by_side(rt, &c, sqlite, rows);
         sqlite = sides.sqlite;
         let ((e, q), (ec, qc)) = (sides.wall, sides.cpu);
         let us = |d: Duration| d.as_secs_f64() * 1e6;
