@@ -14,8 +14,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::ast::{Expr, From, Query, Select};
-pub use crate::catalog::ComputedProperty;
-use crate::catalog::ContainerDef;
+use crate::catalog::{ComputedProperty, ContainerDef};
 use crate::error::{Error, Result};
 
 /// The service's limit of computed properties per container.
