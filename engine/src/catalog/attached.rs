@@ -9,23 +9,35 @@
 use std::any::Any;
 use std::sync::Arc;
 
-use parking_lot::Mutex;
+use parking_lot::RwLock;
+
+type Value = Arc<dyn Any + Send + Sync>;
 
 /// One container's attached values, at most one of each type.
 #[derive(Default)]
-pub struct Attached(Mutex<Vec<Arc<dyn Any + Send + Sync>>>);
+pub struct Attached(RwLock<Vec<Value>>);
 
 impl Attached {
-    /// The container's `T`, made with `T::default()` on first use.
+    /// The container's `T`, made with `T::default()` on first use. Every query asks (for its
+    /// parsed text, for the container's functions), so a value found takes only a read lock.
     pub fn get<T: Any + Send + Sync + Default>(&self) -> Arc<T> {
-        let mut all = self.0.lock();
-        if let Some(found) = all.iter().find(|a| (***a).is::<T>()) {
-            return Arc::downcast(found.clone()).expect("the value found is a T");
+        if let Some(found) = find(&self.0.read()) {
+            return found;
+        }
+        let mut all = self.0.write();
+        // Another thread may have made it between the two locks.
+        if let Some(found) = find(&all) {
+            return found;
         }
         let made = Arc::new(T::default());
         all.push(made.clone());
         made
     }
+}
+
+fn find<T: Any + Send + Sync>(all: &[Value]) -> Option<Arc<T>> {
+    let found = all.iter().find(|a| (***a).is::<T>())?;
+    Some(Arc::downcast(found.clone()).expect("the value found is a T"))
 }
 
 #[cfg(test)]
