@@ -8,7 +8,7 @@
 //! `cargo bench -p engine --bench query` (`BENCH_LARGE=0` stops at 100 K items; `QUERY_ONLY=N`
 //! runs N single-partition queries of each side and each row type over 10 K items, for
 //! callgrind: the loops `engine_queries` and `sqlite_queries`, once with `Value` and once with
-//! `Product`).
+//! `Product`; `QUERY_ROWS=values` or `typed` runs one of them).
 
 use std::time::{Duration, Instant};
 
@@ -281,11 +281,18 @@ fn main() {
     }
 
     if let Some(calls) = only {
-        rt.block_on(engine_queries::<Value>(&c, calls, n / 25));
-        rt.block_on(engine_queries::<Product>(&c, calls, n / 25));
-        sqlite_queries::<Value>(&conn, calls, n / 25);
-        sqlite_queries::<Product>(&conn, calls, n / 25);
-        println!("{calls} queries of each side and row type");
+        // `QUERY_ROWS=values|typed`: one row type only (callgrind merges a generic function's
+        // instances under one name).
+        let rows = std::env::var("QUERY_ROWS").unwrap_or_default();
+        if rows != "typed" {
+            rt.block_on(engine_queries::<Value>(&c, calls, n / 25));
+            sqlite_queries::<Value>(&conn, calls, n / 25);
+        }
+        if rows != "values" {
+            rt.block_on(engine_queries::<Product>(&c, calls, n / 25));
+            sqlite_queries::<Product>(&conn, calls, n / 25);
+        }
+        println!("{calls} queries of each side");
         return;
     }
 
