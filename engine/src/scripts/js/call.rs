@@ -275,22 +275,23 @@ impl Run<'_, '_, '_, '_, '_> {
         while queued {
             let queue: rquickjs::Value = self.javascript(|| take.call(())).map_err(caught)?;
             // Plain data is read as it is; anything else as JSON.stringify writes it.
-            let ops = match self.javascript(|| plain.read(&queue)).map_err(caught)? {
+            let ops = match self.javascript(|| plain.ops(&queue)).map_err(caught)? {
                 Some(ops) => ops,
                 None => {
                     let text: String = self
                         .javascript(|| stringify.call((queue,)))
                         .map_err(caught)?;
                     serde_json::from_str(&text)
+                        .map_err(|e| e.to_string())
+                        .and_then(Op::list)
                         .map_err(|e| Error::bad("script", format!("script '{id}': {e}")))?
                 }
             };
-            let ops =
-                Op::list(ops).map_err(|e| Error::bad("script", format!("script '{id}': {e}")))?;
             queued = false;
             for op in ops {
+                let (op_id, cb) = (op.id, op.cb);
                 let result = match self.ctx.as_deref_mut() {
-                    Some(c) => perform(c, &op, &mut known),
+                    Some(c) => perform(c, op, &mut known),
                     None => Err(Error::bad(
                         "script",
                         format!("pre-trigger '{id}' cannot use the collection here; it may only change the request body"),
@@ -300,7 +301,7 @@ impl Run<'_, '_, '_, '_, '_> {
                 // its size is the operation's cost, not the script's. Without a callback
                 // nothing would receive it.
                 let (err, res, continuation) = match result {
-                    Ok(done) if op.cb => (
+                    Ok(done) if cb => (
                         None,
                         Some(to_js(js, &done.resource).map_err(caught)?),
                         done.continuation,
@@ -320,7 +321,7 @@ impl Run<'_, '_, '_, '_, '_> {
                 let spent = self.ctx.as_ref().map_or(0.0, |c| c.meter.charge());
                 // How many operations the callbacks so far have queued.
                 let pending: f64 = self
-                    .javascript(|| complete.call((op.id, err, res, spent, continuation)))
+                    .javascript(|| complete.call((op_id, err, res, spent, continuation)))
                     .map_err(caught)?;
                 queued = pending > 0.0;
             }
@@ -328,9 +329,18 @@ impl Run<'_, '_, '_, '_, '_> {
         // The bodies and the log, in one object: a body that is absent stays absent (a
         // pre-trigger that left the request alone), one set to null is null.
         let finish = host_fn("finish")?;
-        let text: String = self.javascript(|| finish.call(())).map_err(caught)?;
-        let mut out: serde_json::Map<String, Value> = serde_json::from_str(&text)
-            .map_err(|e| Error::bad("script", format!("script '{id}': {e}")))?;
+        let finished: rquickjs::Value = self.javascript(|| finish.call(())).map_err(caught)?;
+        let out = match self.javascript(|| plain.read(&finished)).map_err(caught)? {
+            Some(Value::Object(out)) => Ok(out),
+            _ => {
+                let text: String = self
+                    .javascript(|| stringify.call((finished,)))
+                    .map_err(caught)?;
+                serde_json::from_str(&text)
+            }
+        };
+        let mut out: serde_json::Map<String, Value> =
+            out.map_err(|e| Error::bad("script", format!("script '{id}': {e}")))?;
         let log = match out.remove("log") {
             Some(Value::String(log)) => log,
             _ => String::new(),

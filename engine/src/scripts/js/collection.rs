@@ -28,6 +28,16 @@ impl Op {
         items.into_iter().map(Op::of).collect()
     }
 
+    pub fn new(id: u64, kind: String, args: Vec<Value>, options: Value, cb: bool) -> Op {
+        Op {
+            id,
+            kind,
+            args,
+            options,
+            cb,
+        }
+    }
+
     fn of(op: Value) -> std::result::Result<Op, String> {
         let Value::Object(mut op) = op else {
             return Err("a queued operation is not an object".into());
@@ -64,10 +74,12 @@ pub(super) struct Done {
 /// One queued collection operation, on the transaction's logical partition.
 pub(super) fn perform(
     c: &mut ScriptContext<'_, '_, '_>,
-    op: &Op,
+    op: Op,
     known: &mut HashMap<String, String>,
 ) -> Result<Done> {
-    let arg = |i: usize| op.args.get(i).cloned().unwrap_or(Value::Null);
+    // Each argument is taken once, moved (a document is not copied).
+    let mut args = op.args;
+    let mut arg = |i: usize| args.get_mut(i).map(std::mem::take).unwrap_or(Value::Null);
     let if_match = op
         .options
         .get("accessCondition")

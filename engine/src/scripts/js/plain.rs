@@ -18,7 +18,9 @@
 //! a `__proto__` key is a plain property and no setter runs) — without writing the text and
 //! tokenizing it again (arguments and what operations read, ~50 K instructions a call).
 
-use rquickjs::{qjs, Array, Atom, Ctx, Object, Type};
+use rquickjs::{qjs, Array, Ctx, Object};
+
+use super::collection::Op;
 use serde_json::{Map, Number, Value};
 
 /// Deeper than this, the value is left to `JSON.stringify` (which reports a cycle).
@@ -29,9 +31,24 @@ const MAX_DEPTH_IN: usize = 128;
 
 /// The class ids of this realm's plain objects and arrays.
 pub(super) struct Plain<'js> {
+    js: Ctx<'js>,
     object: qjs::JSClassID,
     array: qjs::JSClassID,
-    to_json: Atom<'js>,
+    /// The atoms `toJSON`, then [`OP_FIELDS`] (references this reader owns).
+    atoms: [qjs::JSAtom; 6],
+    to_json: qjs::JSAtom,
+}
+
+/// The fields of an operation `prelude.js` queues.
+const OP_FIELDS: [&str; 5] = ["id", "kind", "args", "options", "cb"];
+
+impl Drop for Plain<'_> {
+    fn drop(&mut self) {
+        for atom in self.atoms {
+            // SAFETY: the references `of` took, freed once (the null atom is never freed).
+            unsafe { qjs::JS_FreeAtom(self.ctx(), atom) }
+        }
+    }
 }
 
 /// One value read: a JSON value, nothing (left out of an object), or not plain data.
@@ -41,96 +58,281 @@ enum Read {
     NotPlain,
 }
 
+/// A value of the realm this reader owns a reference to (what a property read answered).
+struct Owned {
+    ctx: *mut qjs::JSContext,
+    value: qjs::JSValue,
+}
+
+impl Drop for Owned {
+    fn drop(&mut self) {
+        // SAFETY: an owned reference of this live realm, freed once.
+        unsafe { qjs::JS_FreeValue(self.ctx, self.value) }
+    }
+}
+
 impl<'js> Plain<'js> {
     pub fn of(js: &Ctx<'js>) -> rquickjs::Result<Plain<'js>> {
         let object = Object::new(js.clone())?;
         let array = Array::new(js.clone())?;
-        // SAFETY: both values are live objects of this realm.
+        // SAFETY: both values are live objects of this realm; the atoms are freed on drop (a
+        // null atom, which a failure leaves, is not).
         unsafe {
-            Ok(Plain {
+            let mut plain = Plain {
+                js: js.clone(),
                 object: qjs::JS_GetClassID(object.as_raw()),
                 array: qjs::JS_GetClassID(array.as_raw()),
-                to_json: Atom::from_str(js.clone(), "toJSON")?,
-            })
+                atoms: [qjs::JS_ATOM_NULL; 6],
+                to_json: qjs::JS_ATOM_NULL,
+            };
+            let ctx = js.as_raw().as_ptr();
+            for (i, name) in std::iter::once("toJSON").chain(OP_FIELDS).enumerate() {
+                plain.atoms[i] = qjs::JS_NewAtomLen(ctx, name.as_ptr().cast(), name.len() as _);
+                if plain.atoms[i] == qjs::JS_ATOM_NULL {
+                    return Err(rquickjs::Error::Exception);
+                }
+            }
+            plain.to_json = plain.atoms[0];
+            Ok(plain)
         }
     }
 
     /// `v` as `JSON.parse(JSON.stringify(v))` gives it, or `None` when it is not plain data
     /// (see the module's header). A getter on the way runs, as it would for `JSON.stringify`.
     pub fn read(&self, v: &rquickjs::Value<'js>) -> rquickjs::Result<Option<Value>> {
-        Ok(match self.value(v, 0)? {
+        // SAFETY: `v` is a live value of this reader's realm, borrowed for the read.
+        Ok(match unsafe { self.value(v.as_raw(), 0)? } {
             Read::Json(j) => Some(j),
             Read::Absent | Read::NotPlain => None,
         })
     }
 
-    fn value(&self, v: &rquickjs::Value<'js>, depth: usize) -> rquickjs::Result<Read> {
-        Ok(match v.type_of() {
-            Type::Undefined | Type::Symbol => Read::Absent,
-            // Left out, unless a `toJSON` (its own or a polluted prototype's) makes it data.
-            Type::Function | Type::Constructor => match v.as_object() {
-                Some(o) if !self.has_to_json(o)? => Read::Absent,
-                _ => Read::NotPlain,
-            },
-            Type::Null => Read::Json(Value::Null),
-            Type::Bool => Read::Json(Value::Bool(v.as_bool().unwrap_or(false))),
-            Type::Int => Read::Json(Value::from(v.as_int().unwrap_or(0))),
-            Type::Float => Read::Json(number(v.as_float().unwrap_or(f64::NAN))),
-            Type::String => match v.as_string().map(|s| s.to_string()) {
-                Some(Ok(s)) => Read::Json(Value::String(s)),
-                // Lone surrogates: JSON.stringify escapes them, and the engine refuses them.
-                _ => Read::NotPlain,
-            },
-            Type::Object | Type::Array if depth < MAX_DEPTH => match v.as_object() {
-                Some(o) => self.object(o, depth)?,
-                None => Read::NotPlain,
-            },
-            _ => Read::NotPlain,
-        })
-    }
-
-    fn has_to_json(&self, o: &Object<'js>) -> rquickjs::Result<bool> {
-        let to_json: rquickjs::Value = o.get(self.to_json.clone())?;
-        Ok(to_json.is_function())
-    }
-
-    fn object(&self, o: &Object<'js>, depth: usize) -> rquickjs::Result<Read> {
-        if self.has_to_json(o)? {
-            return Ok(Read::NotPlain);
+    /// The operations of a `takeOps()` list (`prelude.js`), or `None` when what a script gave
+    /// them (their arguments and options) is not plain data. The prelude makes each operation
+    /// (`{id, kind, args, options, cb}`, its own literal in a frozen realm), so those five are
+    /// read by name, and only the script's parts as plain data: no map is built for the
+    /// operation itself.
+    pub fn ops(&self, queue: &rquickjs::Value<'js>) -> rquickjs::Result<Option<Vec<Op>>> {
+        let ctx = self.ctx();
+        let queue = queue.as_raw();
+        // SAFETY: `queue` is a live value of this realm; every property read is owned by an
+        // `Owned`.
+        unsafe {
+            if !qjs::JS_IsObject(queue) || qjs::JS_GetClassID(queue) != self.array {
+                return Ok(None);
+            }
+            let mut len = 0i64;
+            if qjs::JS_GetLength(ctx, queue, &mut len) < 0 {
+                return Err(rquickjs::Error::Exception);
+            }
+            let mut ops = Vec::with_capacity(len.clamp(0, 1 << 10) as usize);
+            for i in 0..len.max(0) {
+                let op = qjs::JS_GetPropertyInt64(ctx, queue, i);
+                if qjs::JS_IsException(op) {
+                    return Err(rquickjs::Error::Exception);
+                }
+                let op = Owned { ctx, value: op };
+                let [_, id, kind, args, options, cb] = self.atoms;
+                let field = |atom| self.get(op.value, atom);
+                let (id, kind, args, options, cb) = (
+                    self.value(field(id)?.value, 2)?,
+                    self.value(field(kind)?.value, 2)?,
+                    self.value(field(args)?.value, 2)?,
+                    self.value(field(options)?.value, 2)?,
+                    self.value(field(cb)?.value, 2)?,
+                );
+                let options = match options {
+                    Read::Json(o) => o,
+                    Read::Absent => Value::Null,
+                    Read::NotPlain => return Ok(None),
+                };
+                match (id, kind, args, cb) {
+                    (
+                        Read::Json(Value::Number(id)),
+                        Read::Json(Value::String(kind)),
+                        Read::Json(Value::Array(args)),
+                        Read::Json(Value::Bool(cb)),
+                    ) if id.as_u64().is_some() => {
+                        ops.push(Op::new(id.as_u64().unwrap_or(0), kind, args, options, cb));
+                    }
+                    _ => return Ok(None),
+                }
+            }
+            Ok(Some(ops))
         }
-        // SAFETY: `o` is a live object.
-        let class = unsafe { qjs::JS_GetClassID(o.as_raw()) };
-        if class == self.array {
-            let Some(items) = o.as_array() else {
+    }
+
+    fn ctx(&self) -> *mut qjs::JSContext {
+        self.js.as_raw().as_ptr()
+    }
+
+    /// # Safety
+    /// `v` is a live value of this reader's realm (borrowed: the caller keeps its reference).
+    unsafe fn value(&self, v: qjs::JSValue, depth: usize) -> rquickjs::Result<Read> {
+        // SAFETY: as the caller promised; QuickJS's accessors of a live value.
+        unsafe {
+            Ok(match qjs::JS_VALUE_GET_NORM_TAG(v) {
+                qjs::JS_TAG_UNDEFINED | qjs::JS_TAG_SYMBOL => Read::Absent,
+                qjs::JS_TAG_NULL => Read::Json(Value::Null),
+                qjs::JS_TAG_BOOL => Read::Json(Value::Bool(qjs::JS_VALUE_GET_BOOL(v))),
+                qjs::JS_TAG_INT => Read::Json(Value::from(qjs::JS_VALUE_GET_INT(v))),
+                qjs::JS_TAG_FLOAT64 => Read::Json(number(qjs::JS_VALUE_GET_FLOAT64(v))),
+                qjs::JS_TAG_STRING | qjs::JS_TAG_STRING_ROPE => match self.string(v) {
+                    Some(s) => Read::Json(Value::String(s)),
+                    // Lone surrogates: JSON.stringify escapes them, and the engine refuses them.
+                    None => Read::NotPlain,
+                },
+                // Left out, unless a `toJSON` (its own or a polluted prototype's) makes it data.
+                qjs::JS_TAG_OBJECT if qjs::JS_IsFunction(self.ctx(), v) => {
+                    if self.has_to_json(v)? {
+                        Read::NotPlain
+                    } else {
+                        Read::Absent
+                    }
+                }
+                qjs::JS_TAG_OBJECT if depth < MAX_DEPTH => self.object(v, depth)?,
+                _ => Read::NotPlain,
+            })
+        }
+    }
+
+    /// A string value as UTF-8, or `None` when it holds a lone surrogate.
+    ///
+    /// # Safety
+    /// `v` is a live string of this reader's realm.
+    unsafe fn string(&self, v: qjs::JSValue) -> Option<String> {
+        let mut len = 0;
+        // SAFETY: QuickJS answers a buffer of `len` bytes (for an ASCII string its own bytes),
+        // freed here once copied.
+        unsafe {
+            let p = qjs::JS_ToCStringLen2(self.ctx(), &mut len, v, false);
+            if p.is_null() {
+                return None;
+            }
+            let bytes = std::slice::from_raw_parts(p.cast::<u8>(), len as usize);
+            let s = std::str::from_utf8(bytes).ok().map(str::to_owned);
+            qjs::JS_FreeCString(self.ctx(), p);
+            s
+        }
+    }
+
+    /// A property name as UTF-8, or `None` when it holds a lone surrogate.
+    unsafe fn name(&self, atom: qjs::JSAtom) -> Option<String> {
+        let mut len = 0;
+        // SAFETY: as `string`.
+        unsafe {
+            let p = qjs::JS_AtomToCStringLen(self.ctx(), &mut len, atom);
+            if p.is_null() {
+                return None;
+            }
+            let bytes = std::slice::from_raw_parts(p.cast::<u8>(), len as usize);
+            let s = std::str::from_utf8(bytes).ok().map(str::to_owned);
+            qjs::JS_FreeCString(self.ctx(), p);
+            s
+        }
+    }
+
+    /// Whether `o`'s `toJSON` (its own or inherited) is a function.
+    ///
+    /// # Safety
+    /// `o` is a live object of this reader's realm.
+    unsafe fn has_to_json(&self, o: qjs::JSValue) -> rquickjs::Result<bool> {
+        // SAFETY: the property read is owned, and freed by `Owned`.
+        unsafe {
+            let to_json = self.get(o, self.to_json)?;
+            Ok(qjs::JS_IsFunction(self.ctx(), to_json.value))
+        }
+    }
+
+    /// `o[atom]`, running a getter as `JSON.stringify` would.
+    unsafe fn get(&self, o: qjs::JSValue, atom: qjs::JSAtom) -> rquickjs::Result<Owned> {
+        // SAFETY: `o` is live (the caller's); the answer is an owned reference or an exception.
+        unsafe {
+            let value = qjs::JS_GetProperty(self.ctx(), o, atom);
+            if qjs::JS_IsException(value) {
+                return Err(rquickjs::Error::Exception);
+            }
+            Ok(Owned {
+                ctx: self.ctx(),
+                value,
+            })
+        }
+    }
+
+    /// # Safety
+    /// `o` is a live object of this reader's realm.
+    unsafe fn object(&self, o: qjs::JSValue, depth: usize) -> rquickjs::Result<Read> {
+        // SAFETY: `o` is live; every property read is owned by an `Owned`, the name table is
+        // freed with its atoms by `Names`.
+        unsafe {
+            if self.has_to_json(o)? {
                 return Ok(Read::NotPlain);
+            }
+            let class = qjs::JS_GetClassID(o);
+            let ctx = self.ctx();
+            if class == self.array {
+                let mut len = 0i64;
+                if qjs::JS_GetLength(ctx, o, &mut len) < 0 {
+                    return Err(rquickjs::Error::Exception);
+                }
+                let mut out = Vec::with_capacity(len.clamp(0, 1 << 16) as usize);
+                for i in 0..len.max(0) {
+                    let item = qjs::JS_GetPropertyInt64(ctx, o, i);
+                    if qjs::JS_IsException(item) {
+                        return Err(rquickjs::Error::Exception);
+                    }
+                    let item = Owned { ctx, value: item };
+                    match self.value(item.value, depth + 1)? {
+                        Read::Json(j) => out.push(j),
+                        Read::Absent => out.push(Value::Null),
+                        Read::NotPlain => return Ok(Read::NotPlain),
+                    }
+                }
+                return Ok(Read::Json(Value::Array(out)));
+            }
+            if class != self.object {
+                return Ok(Read::NotPlain);
+            }
+            let mut names = Names {
+                ctx,
+                tab: std::ptr::null_mut(),
+                len: 0,
             };
-            let mut out = Vec::with_capacity(items.len());
-            for i in 0..items.len() {
-                let item: rquickjs::Value = items.get(i)?;
-                match self.value(&item, depth + 1)? {
-                    Read::Json(j) => out.push(j),
-                    Read::Absent => out.push(Value::Null),
+            let flags = (qjs::JS_GPN_STRING_MASK | qjs::JS_GPN_ENUM_ONLY) as i32;
+            if qjs::JS_GetOwnPropertyNames(ctx, &mut names.tab, &mut names.len, o, flags) < 0 {
+                return Err(rquickjs::Error::Exception);
+            }
+            let mut out = Map::with_capacity(names.len as usize);
+            for i in 0..names.len as usize {
+                let atom = (*names.tab.add(i)).atom;
+                let item = self.get(o, atom)?;
+                match self.value(item.value, depth + 1)? {
+                    Read::Json(j) => match self.name(atom) {
+                        Some(name) => {
+                            out.insert(name, j);
+                        }
+                        None => return Ok(Read::NotPlain),
+                    },
+                    Read::Absent => {}
                     Read::NotPlain => return Ok(Read::NotPlain),
                 }
             }
-            return Ok(Read::Json(Value::Array(out)));
+            Ok(Read::Json(Value::Object(out)))
         }
-        if class != self.object {
-            return Ok(Read::NotPlain);
-        }
-        let mut out = Map::new();
-        for key in o.keys::<Atom>() {
-            let key = key?;
-            let item: rquickjs::Value = o.get(key.clone())?;
-            match self.value(&item, depth + 1)? {
-                Read::Json(j) => {
-                    out.insert(key.to_string()?, j);
-                }
-                Read::Absent => {}
-                Read::NotPlain => return Ok(Read::NotPlain),
-            }
-        }
-        Ok(Read::Json(Value::Object(out)))
+    }
+}
+
+/// An object's own property names, as `JS_GetOwnPropertyNames` answers them.
+struct Names {
+    ctx: *mut qjs::JSContext,
+    tab: *mut qjs::JSPropertyEnum,
+    len: u32,
+}
+
+impl Drop for Names {
+    fn drop(&mut self) {
+        // SAFETY: the table QuickJS made (or null, with no entries), freed once with its atoms.
+        unsafe { qjs::JS_FreePropertyEnum(self.ctx, self.tab, self.len) }
     }
 }
 
@@ -399,6 +601,41 @@ mod tests {
                 let parsed = js.json_parse(deeper.to_string()).is_ok();
                 let _ = js.catch();
                 assert_eq!(made, parsed, "{depth} deep");
+            }
+        });
+    }
+
+    #[test]
+    fn plain_data_reads_as_json_stringify_writes_it() {
+        in_realm(|js| {
+            let plain = Plain::of(js).unwrap();
+            for (source, is_plain) in [
+                ("({a: 1, b: 'x', c: [1, 'two', null, true, -0, 1.5, 1e21, 2e9]})", true),
+                ("({'10': 1, b: 2, '2': 3, 'é': 4, 'Ã©': 5, '😀': 6, '__proto__': 7})", true),
+                ("JSON.parse('{\"__proto__\": {\"x\": 1}}')", true),
+                ("({u: undefined, f: function () {}, s: Symbol('s'), n: NaN, i: -Infinity})", true),
+                ("[undefined, function () {}, Symbol('s'), , 1]", true),
+                ("(function () { var o = {a: 1}; Object.defineProperty(o, 'hidden', {value: 2}); o[Symbol('k')] = 3; return o; })()", true),
+                ("({get g() { return [1, 2]; }})", true),
+                ("({long: 'a'.repeat(1000) + 'b', nonAscii: 'ü€😀'})", true),
+                ("Object.create(null)", true),
+                ("({d: new Date(0)})", false),
+                ("({t: {toJSON: function () { return 'x'; }}})", false),
+                ("({boxed: new String('s')})", false),
+                ("({lone: String.fromCharCode(0xd800)})", false),
+                ("({m: new Map()})", false),
+                ("(function () { var a = []; a.push(a); return {a: a}; })()", false),
+                ("new Proxy({}, {})", false),
+            ] {
+                let v: rquickjs::Value = js.eval(source).unwrap();
+                let read = plain.read(&v).unwrap();
+                let text: Option<String> = js.json_stringify(v).ok().flatten().map(|s| s.to_string().unwrap());
+                if is_plain {
+                    let want: Value = serde_json::from_str(&text.unwrap()).unwrap();
+                    assert_eq!(read, Some(want), "{source}");
+                } else {
+                    assert_eq!(read, None, "{source}");
+                }
             }
         });
     }

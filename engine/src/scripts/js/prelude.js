@@ -83,10 +83,54 @@
   function appendResponse(name, v) {
     setResponseBody((responseBody === undefined ? "" : String(responseBody)) + v);
   }
-  function getCollection() { return collection; }
-  function getRequest() { return request; }
-  function getResponse() { return response; }
-  global.getContext = function () { return context; };
+  // What `getContext()` leads to: new objects in every call (a script may add to them; the next
+  // call does not see it), each made the first time the call asks for it.
+  function getCollection() {
+    if (collection === undefined) {
+      collection = {
+        getSelfLink: selfLinkOf,
+        getAltLink: altLinkOf,
+        readDocument: readDocument,
+        readDocuments: readDocuments,
+        createDocument: createDocument,
+        upsertDocument: upsertDocument,
+        replaceDocument: replaceDocument,
+        deleteDocument: deleteDocument,
+        queryDocuments: queryDocuments,
+      };
+    }
+    return collection;
+  }
+  function getRequest() {
+    if (request === undefined) {
+      request = {
+        getBody: getRequestBody,
+        setBody: setRequestBody,
+        getValue: getRequestBody,
+        setValue: setRequestBody,
+        appendValue: appendRequest,
+      };
+    }
+    return request;
+  }
+  function getResponse() {
+    if (response === undefined) {
+      response = {
+        getBody: getResponseBody,
+        setBody: setResponseBody,
+        getValue: getResponseBody,
+        setValue: setResponseBody,
+        appendValue: appendResponse,
+      };
+    }
+    return response;
+  }
+  global.getContext = function () {
+    if (context === undefined) {
+      context = { getCollection: getCollection, getRequest: getRequest, getResponse: getResponse };
+    }
+    return context;
+  };
 
   // `console.log(format, args…)` with `%s` (and `%d`, `%j`) substituted: the script log Cosmos
   // DB returns when the request enables it (x-ms-documentdb-script-log-results).
@@ -113,7 +157,7 @@
     get: function () {
       if (underscore === undefined) {
         if (makeUnderscore === undefined) makeUnderscore = loadUnderscore();
-        underscore = makeUnderscore(collection, enqueue, selfLinkOf);
+        underscore = makeUnderscore(getCollection(), enqueue, selfLinkOf);
       }
       return underscore;
     },
@@ -127,8 +171,7 @@
   // The engine's side of the API: handed to the engine, never stored where a script can reach
   // it.
   return {
-    // A new call: its state, and new objects for everything `getContext()` leads to (a script
-    // may add to them; the next call does not see it).
+    // A new call: its state (the objects `getContext()` leads to are made anew when asked for).
     begin: function (self, alt, requestJson, responseJson, maxRu, deadline) {
       ops = [];
       callbacks = {};
@@ -143,36 +186,8 @@
       altLink = alt;
       requestBody = requestJson == null ? undefined : parse(requestJson);
       responseBody = responseJson == null ? undefined : parse(responseJson);
-      collection = {
-        getSelfLink: selfLinkOf,
-        getAltLink: altLinkOf,
-        readDocument: readDocument,
-        readDocuments: readDocuments,
-        createDocument: createDocument,
-        upsertDocument: upsertDocument,
-        replaceDocument: replaceDocument,
-        deleteDocument: deleteDocument,
-        queryDocuments: queryDocuments,
-      };
-      request = {
-        getBody: getRequestBody,
-        setBody: setRequestBody,
-        getValue: getRequestBody,
-        setValue: setRequestBody,
-        appendValue: appendRequest,
-      };
-      response = {
-        getBody: getResponseBody,
-        setBody: setResponseBody,
-        getValue: getResponseBody,
-        setValue: setResponseBody,
-        appendValue: appendResponse,
-      };
-      context = {
-        getCollection: getCollection,
-        getRequest: getRequest,
-        getResponse: getResponse,
-      };
+      // Made when first asked for (most scripts use one or two of them).
+      collection = request = response = context = undefined;
     },
     // Marks the running call as one that compiled code at run time (harden.js).
     dynamicCode: function () {
@@ -213,15 +228,15 @@
       return ops.length;
     },
     // What the call leaves: the request and response bodies (absent when undefined) and the
-    // log, in one object with no prototype, so a polluted `Object.prototype.toJSON` cannot
-    // change what the engine reads.
+    // log, in one object with no prototype (nothing inherited can change what the engine
+    // reads), read by the engine as the queued operations are.
     finish: function () {
       var out = create(null);
       out.request = requestBody;
       out.response = responseBody;
       out.log = logLines.join("\n");
       out.compiled = compiled;
-      return stringify(out);
+      return out;
     },
   };
 })
