@@ -351,13 +351,17 @@ impl Inner {
         let fair = leases.len().div_ceil(owners.len());
         let mut mine = Vec::new();
         let mut free = Vec::new();
+        let mut leases_held = Vec::new();
         for lease in leases {
             if lease.owner == self.owner && lease.expires > now {
                 mine.push(lease);
             } else if !live(&lease) {
                 free.push(lease);
+            } else {
+                leases_held.push(lease);
             }
         }
+        let none_free = free.is_empty();
         for mut lease in free {
             if mine.len() >= fair {
                 break;
@@ -367,6 +371,16 @@ impl Inner {
             if self.save(&mut lease).await? {
                 self.remember(&lease);
                 mine.push(lease);
+            }
+        }
+        if none_free && mine.is_empty() {
+            if let Some(mut lease) = self.lease_to_steal(&leases_held, fair - mine.len(), fair) {
+                lease.owner = self.owner.clone();
+                lease.expires = expires;
+                if self.save(&mut lease).await? {
+                    self.remember(&lease);
+                    mine.push(lease);
+                }
             }
         }
         let mut mine = self.split_divided(mine, expires).await?;
@@ -379,6 +393,27 @@ impl Inner {
             }
         }
         Ok(mine)
+    }
+
+    /// With nothing free and no lease held, one lease of the process holding the most, if that
+    /// one holds more than its share (one more when this process needs several) — the .NET
+    /// SDK's `EqualPartitionsBalancingStrategy.GetLeaseToSteal`. Without it a process started
+    /// beside one that holds every lease would never get any: the holder counts only the
+    /// owners it sees on leases. The holder learns of the loss when its next checkpoint or
+    /// renewal finds the etag changed, and a batch it had in flight may then come twice; so
+    /// this process takes one lease only, and once it holds one the holder sees it and gives
+    /// back what is above its share between two batches (no batch in flight, nothing twice).
+    /// .NET steals on every round it is short; here that would race the holder's give-back.
+    fn lease_to_steal(&self, held: &[Lease], needed: usize, fair: usize) -> Option<Lease> {
+        let mut counts: std::collections::BTreeMap<&str, usize> = Default::default();
+        for lease in held {
+            *counts.entry(lease.owner.as_str()).or_default() += 1;
+        }
+        let (biggest, count) = counts.into_iter().max_by_key(|(_, n)| *n)?;
+        let spare = if needed > 1 { fair - 1 } else { fair };
+        (count > spare)
+            .then(|| held.iter().find(|l| l.owner == biggest).cloned())
+            .flatten()
     }
 
     /// Keeps `lease` as this process last wrote it, for the rounds between two listings and
