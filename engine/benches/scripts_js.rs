@@ -10,6 +10,10 @@
 //! totals divided by the difference of N is the instructions of one call (setup cancels out):
 //! `SCRIPTS_JS_ONLY=js SCRIPTS_JS_CALLS=200 valgrind --tool=callgrind --main-stacksize=67108864
 //! target/release/deps/scripts_js-*` (QuickJS needs the larger main stack under valgrind).
+//!
+//! `SCRIPTS_JS_ONLY=udf|sql` makes N single-partition queries of 20 items instead, the first
+//! through a JavaScript user-defined function (`udf.twice(c.n)`), the second with the same
+//! expression in the query language (`c.n * 2`): what a page's user-defined functions cost.
 
 use std::time::Instant;
 
@@ -102,6 +106,23 @@ fn main() {
             c.create_item(&json!({"id": format!("post{p}"), "postId": format!("post{p}"), "commentCount": 0}), None, None)
                 .await
                 .unwrap();
+        }
+        if let Ok(only @ ("udf" | "sql")) = std::env::var("SCRIPTS_JS_ONLY").as_deref() {
+            let calls: usize = std::env::var("SCRIPTS_JS_CALLS").ok().and_then(|n| n.parse().ok()).unwrap_or(100);
+            c.scripts()
+                .upsert_user_defined_function("twice", JavaScript::new("function twice(n) { return n * 2; }").unwrap())
+                .unwrap();
+            for i in 0..20 {
+                c.create_item(&json!({"id": format!("n{i}"), "postId": "numbers", "n": i}), None, None).await.unwrap();
+            }
+            let sql = if only == "udf" { "SELECT VALUE udf.twice(c.n) FROM c" } else { "SELECT VALUE c.n * 2 FROM c" };
+            let options = engine::QueryOptions { partition_key: Some("numbers".into()), ..Default::default() };
+            for _ in 0..calls {
+                let r = c.query_all::<Value>(sql, engine::NO_PARAMS, options.clone()).await.unwrap();
+                assert_eq!(r.items.len(), 20);
+            }
+            println!("{calls} queries ({only})");
+            return;
         }
         if let Ok(only) = std::env::var("SCRIPTS_JS_ONLY") {
             let calls: usize = std::env::var("SCRIPTS_JS_CALLS").ok().and_then(|n| n.parse().ok()).unwrap_or(100);

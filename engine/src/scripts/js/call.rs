@@ -18,14 +18,6 @@ use super::sandbox::{exception_text, script_error, setup_failed, Sandbox};
 use crate::error::{Error, Result};
 use crate::scripts::{PreTriggerCall, ScriptContext};
 
-/// Calls a realm serves before it is retired, however clean they were.
-const MAX_CALLS: u32 = 1000;
-/// Every this many calls, the realm's heap is measured ...
-const MEMORY_EVERY: u32 = 64;
-/// ... and the realm retired when it holds more than this (a hardened realm holds ~0.3 MB, and
-/// stays there over calls that leave nothing behind).
-const MEMORY_KEPT: i64 = 8 << 20;
-
 struct Outcome {
     request: Option<Value>,
     response: Option<Value>,
@@ -130,19 +122,7 @@ fn run(
     fresh.compiled = compiled;
     let call = call.into_inner();
     let ticks = sandbox.ticks(&call);
-    // The realm serves the database's next call only after a clean call: no error (a throw, a
-    // timeout, memory exhausted), nothing changed on the global object, no code compiled at
-    // run time, no Promise job left to run (it would run in a later call), and fewer than
-    // MAX_CALLS calls (hygiene: whatever a realm's heap holds after many calls is let go).
-    let reusable = matches!(&outcome, Ok(o) if o.clean)
-        && !sandbox.job_pending()
-        && fresh.calls < MAX_CALLS
-        && (!fresh.calls.is_multiple_of(MEMORY_EVERY) || sandbox.memory_used() < MEMORY_KEPT);
-    if reusable {
-        fresh::keep(&database, fresh);
-    } else {
-        fresh::retire(&database, fresh);
-    }
+    fresh::give_back(&database, fresh, matches!(&outcome, Ok(o) if o.clean));
     // Charged whether the call succeeded or not.
     match (ctx, pre) {
         (Some(c), _) => c.meter.script_ticks += ticks,

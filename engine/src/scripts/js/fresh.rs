@@ -51,6 +51,9 @@ pub(super) struct Fresh {
     clean: Persistent<Function<'static>>,
     /// The code of the scripts this realm ran (values of the realm: freed before it).
     pub compiled: Compiled,
+    /// For a realm of user-defined functions: the function set it serves (`udf.rs`), held so
+    /// the address it is kept under is never another set's while it is kept.
+    pub functions: Option<super::udf::Functions>,
     pub realm: Context,
     pub sandbox: Sandbox,
     /// Calls run in this realm so far.
@@ -112,6 +115,7 @@ impl Fresh {
             host,
             clean,
             compiled: Compiled::default(),
+            functions: None,
             realm,
             sandbox,
             calls: 0,
@@ -282,6 +286,19 @@ pub(super) fn counts(database: &str) -> RealmCounts {
         .unwrap_or_default()
 }
 
+/// The [`RealmCounts`] of every owner whose key starts with `prefix`, summed.
+pub(super) fn counts_of_all(prefix: &str) -> RealmCounts {
+    let mut sum = RealmCounts::default();
+    if let Some(counts) = POOL.lock().ok().as_ref().and_then(|p| p.counts.as_ref()) {
+        for (_, c) in counts.iter().filter(|(k, _)| k.starts_with(prefix)) {
+            sum.reused += c.reused;
+            sum.retired += c.retired;
+            sum.read += c.read;
+        }
+    }
+    sum
+}
+
 fn count(pool: &mut Pool, database: &str, f: impl FnOnce(&mut RealmCounts)) {
     let counts = pool.counts.get_or_insert_with(HashMap::new);
     match counts.get_mut(database) {
@@ -338,9 +355,35 @@ pub(super) fn take(database: &str) -> Result<Fresh, rquickjs::Error> {
     }
 }
 
+/// Calls a realm serves before it is retired, however clean they were.
+const MAX_CALLS: u32 = 1000;
+/// Every this many calls, the realm's heap is measured ...
+const MEMORY_EVERY: u32 = 64;
+/// ... and the realm retired when it holds more than this (a hardened realm holds ~0.3 MB, and
+/// stays there over calls that leave nothing behind).
+const MEMORY_KEPT: i64 = 8 << 20;
+
+/// Hands back the realm a call of `owner`'s ran in (`clean`: the call ended without an error
+/// and harden.js's check found the realm as it was). The realm serves the owner's next call
+/// only after a clean call: no error (a throw, a timeout, memory exhausted), nothing changed on
+/// the global object, no code compiled at run time, no Promise job left to run (it would run
+/// in a later call), and fewer than MAX_CALLS calls (hygiene: whatever a realm's heap holds
+/// after many calls is let go).
+pub(super) fn give_back(owner: &str, f: Fresh, clean: bool) {
+    let reusable = clean
+        && !f.sandbox.job_pending()
+        && f.calls < MAX_CALLS
+        && (!f.calls.is_multiple_of(MEMORY_EVERY) || f.sandbox.memory_used() < MEMORY_KEPT);
+    if reusable {
+        keep(owner, f);
+    } else {
+        retire(owner, f);
+    }
+}
+
 /// Keeps a realm whose call ended clean for `database`'s next call; the oldest kept realm
 /// beyond [`MAX_KEPT`] is freed.
-pub(super) fn keep(database: &str, mut f: Fresh) {
+fn keep(database: &str, mut f: Fresh) {
     if let Ok(mut pool) = POOL.lock() {
         count_reads(&mut pool, database, &mut f);
         pool.kept.push_back((database.to_owned(), f));
@@ -359,7 +402,7 @@ pub(super) fn keep(database: &str, mut f: Fresh) {
 }
 
 /// Retires the realm of a call of `database`'s that did not end clean.
-pub(super) fn retire(database: &str, mut f: Fresh) {
+fn retire(database: &str, mut f: Fresh) {
     if let Ok(mut pool) = POOL.lock() {
         count(&mut pool, database, |c| c.retired += 1);
         count_reads(&mut pool, database, &mut f);

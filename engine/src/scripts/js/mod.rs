@@ -69,6 +69,15 @@ impl JavaScript {
         (c.reused, c.retired)
     }
 
+    /// How query pages used realms for their user-defined functions so far in this process,
+    /// as `(reused, retired)`, over all containers (a page's realm is kept for its container's
+    /// function set, `udf.rs`). For tests, as [`JavaScript::realm_counts`].
+    #[doc(hidden)]
+    pub fn udf_realm_counts() -> (u64, u64) {
+        let c = fresh::counts_of_all(udf::OWNERS);
+        (c.reused, c.retired)
+    }
+
     /// How many of `database`'s calls so far read their script's code into their realm, the
     /// realm not having kept it from an earlier call (`compiled.rs`). For tests, as
     /// [`JavaScript::realm_counts`].

@@ -193,6 +193,11 @@
     dynamicCode: function () {
       compiled = true;
     },
+    // Whether code was compiled at run time since `begin` (a query page's user-defined
+    // functions, which end without `finish`).
+    compiledCode: function () {
+      return compiled;
+    },
     // The queued operations, read by the engine straight out of the realm (plain.rs) or, when
     // they hold more than plain data, through `json`.
     takeOps: function () {
