@@ -2,8 +2,8 @@
 //! a realm (a QuickJS context: its own global object, `Object.prototype`, `JSON`, …).
 //!
 //! Procedures and triggers run in hardened realms, one runtime each, kept per database
-//! (`fresh.rs`); a user-defined function's query page makes a realm of its own (`udf.rs`). The
-//! checks of new script texts keep one runtime per thread (making one costs
+//! (`fresh.rs`); a query page's user-defined functions in one kept for its container's function
+//! set (`udf.rs`). The checks of new script texts keep one runtime per thread (making one costs
 //! more than a realm) unless a check exhausted its heap or was stopped by the interrupt: then
 //! the next starts on a new runtime, whatever the one that poisoned it left behind.
 
