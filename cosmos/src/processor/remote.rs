@@ -4,8 +4,9 @@
 //! ownership that expires unless renewed. Every process running the same processor on the same
 //! account reads the leases each poll, takes its fair share of those unowned or expired
 //! (`ceil(leases / live owners)`) with an etag-conditioned replace, and gives back any above its
-//! share: two app processes split the work, and when one dies the other takes its leases over
-//! once they expire. A checkpoint that finds the etag changed means the lease was taken over:
+//! share; a process that holds none while another holds them all takes one of those (the .NET
+//! SDK's lease stealing), so the holder sees it: two app processes split the work, and when one
+//! dies the other takes its leases over once they expire. A checkpoint that finds the etag changed means the lease was taken over:
 //! the batch is left to the new owner (delivery is at least once, as with Cosmos DB's own
 //! processor). When a split divides a lease's range, its owner replaces it with one lease per
 //! child range, each carrying the parent's continuation (the SDK reads a parent's token for a
