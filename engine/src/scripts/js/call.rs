@@ -120,7 +120,9 @@ fn run(
         run.go(&js, host, clean)
     });
     fresh.compiled = compiled;
-    let call = call.into_inner();
+    let mut call = call.into_inner();
+    // The last stretch of JavaScript ends with the call, or with its failure.
+    sandbox.leave(&mut call);
     let ticks = sandbox.ticks(&call);
     fresh::give_back(&database, fresh, matches!(&outcome, Ok(o) if o.clean));
     // Charged whether the call succeeded or not.
@@ -169,12 +171,20 @@ struct Run<'r, 's, 'c, 'a, 't> {
 }
 
 impl Run<'_, '_, '_, '_, '_> {
-    /// Runs `f`, a stretch of the script's own JavaScript, counted against its budget.
+    /// Runs `f`, a stretch of the script's own JavaScript, counted against its budget. The
+    /// count runs on until an operation is performed ([`Run::pause`]) or the call ends
+    /// (`run`): the engine's few steps between two stretches count as the script's, and the
+    /// thread's CPU clock — a system call, ~0.8 µs here — is read twice per operation instead
+    /// of twice per stretch.
     fn javascript<T>(&self, f: impl FnOnce() -> T) -> T {
         self.sandbox.enter(&mut self.call.borrow_mut());
-        let out = f();
+        f()
+    }
+
+    /// Stops the count of the script's JavaScript: an operation runs now, in the engine, or
+    /// the call's own after-call check.
+    fn pause(&self) {
         self.sandbox.leave(&mut self.call.borrow_mut());
-        out
     }
 
     fn go<'js>(
@@ -270,6 +280,7 @@ impl Run<'_, '_, '_, '_, '_> {
             queued = false;
             for op in ops {
                 let (op_id, cb) = (op.id, op.cb);
+                self.pause();
                 let result = match self.ctx.as_deref_mut() {
                     Some(c) => perform(c, op, &mut known),
                     None => Err(Error::bad(
@@ -325,6 +336,7 @@ impl Run<'_, '_, '_, '_, '_> {
             Some(Value::String(log)) => log,
             _ => String::new(),
         };
+        self.pause();
         let compiled = out.remove("compiled") != Some(Value::Bool(false));
         let added = super::fresh::global_keys(js) != Some(self.globals);
         let clean: bool = clean.call((compiled, added)).map_err(caught)?;

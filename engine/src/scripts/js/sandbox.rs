@@ -148,8 +148,12 @@ impl Sandbox {
     }
 
     /// JavaScript is about to run: the interrupt stops it at the deadline or when its budget is
-    /// spent, whichever comes first.
+    /// spent, whichever comes first. Already running (no [`Sandbox::leave`] since the last
+    /// stretch), the count goes on.
     pub fn enter(&self, call: &mut Call) {
+        if call.entered.is_some() {
+            return;
+        }
         let now = thread_cpu();
         call.entered = Some(now);
         self.stop_at(call.deadline, call.javascript_left.map(|left| now + left));
