@@ -35,8 +35,9 @@ const HARDEN: &str = include_str!("harden.js");
 const READY: usize = 4;
 /// Used sandboxes waiting to be freed; beyond this a caller frees its own.
 const MAX_USED: usize = 32;
-/// Realms kept for the next call of their database (a few hundred KB each).
-const MAX_KEPT: usize = 16;
+/// Realms kept for the next call of their owner — a database, or a container's user-defined
+/// function set (`udf.rs`) — a few hundred KB each: ~20 MB at most.
+const MAX_KEPT: usize = 64;
 /// How long running the prelude and hardening may take while a realm is made (a few
 /// milliseconds; generous, as it is the engine's own code: a slow machine or valgrind must not
 /// fail it).
