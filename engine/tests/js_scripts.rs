@@ -430,6 +430,47 @@ fn a_throw_a_failed_write_an_endless_loop_and_a_memory_bomb_roll_back() {
     });
 }
 
+/// Values a realm holds in little memory but that are huge as data — holes a `length` made, one
+/// array referenced 50 000 times — end the call with an error, never a build outside the
+/// realm's 64 MB that takes the process down; the next call runs as usual.
+#[test]
+fn data_the_realm_holds_cheaply_but_that_is_huge_ends_in_an_error() {
+    let rt = common::rt();
+    let t = common::open(EngineOptions::default());
+    rt.block_on(async {
+        let c = posts(&t).await;
+        let s = c.scripts();
+        let shared = "var a = [], d = []; for (var i = 0; i < 50000; i++) a.push(i); for (var j = 0; j < 50000; j++) d.push(a);";
+        for (id, body) in [
+            ("holes", "function h() { var a = []; a.length = 4294967295; getContext().getResponse().setBody(a); }".to_owned()),
+            ("shared", format!("function s() {{ {shared} getContext().getResponse().setBody(d); }}")),
+            ("written", format!("function w() {{ {shared} var c = getContext().getCollection(); c.createDocument(c.getSelfLink(), {{id: 'big', postId: 'p', d: d}}); }}")),
+        ] {
+            s.upsert_stored_procedure(id, JavaScript::new(&body).unwrap()).unwrap();
+            let e = s
+                .execute_stored_procedure::<Value>(id, "p", &[])
+                .await
+                .expect_err(id);
+            // JSON.stringify meets the realm's 64 MB cap (or, on a busy machine, the call's CPU
+            // budget first): the value is never built outside the realm.
+            let bound = match e.status_code() {
+                400 => "ran out of memory",
+                408 => "time budget",
+                other => panic!("{id}: {other} {e}"),
+            };
+            assert!(e.to_string().contains(bound), "{id}: {e}");
+        }
+        assert_eq!(count(&c, "SELECT VALUE COUNT(1) FROM c").await, 0);
+        s.upsert_stored_procedure(
+            "small",
+            JavaScript::new("function ok() { getContext().getResponse().setBody([1, 2, 3]); }").unwrap(),
+        )
+        .unwrap();
+        let r = s.execute_stored_procedure::<Value>("small", "p", &[]).await.unwrap();
+        assert_eq!(r.resource, json!([1, 2, 3]));
+    });
+}
+
 #[test]
 fn a_script_that_is_not_a_function_is_refused_at_registration() {
     for body in ["function (", "var x = 1;", "42"] {

@@ -25,6 +25,15 @@ use serde_json::{Map, Number, Value};
 
 /// Deeper than this, the value is left to `JSON.stringify` (which reports a cycle).
 const MAX_DEPTH: usize = 64;
+/// The most one read builds, in bytes of the JSON text it stands for (each value counted at
+/// least [`NODE_COST`]): beyond it the value is left to `JSON.stringify`, which the realm's
+/// memory cap bounds. Without it, values a realm holds cheaply would be built out here without
+/// any bound: an array whose `length` was set to 2^32 − 1 (holes cost the realm nothing, each
+/// is a `null` here), or one array referenced 50 000 times from another (shared in the realm,
+/// copied here: 2.5 × 10^9 values from 1 MB of the realm's memory).
+const MAX_READ: usize = 16 << 20;
+/// What one value counts against [`MAX_READ`] at least (a Rust `Value` is 32 bytes).
+const NODE_COST: usize = 8;
 /// Deeper than this, a value goes in as JSON text (`JSON.parse` then stops it as too deep, as
 /// before; serde_json's own parser stops at 128).
 const MAX_DEPTH_IN: usize = 128;
@@ -37,6 +46,8 @@ pub(super) struct Plain<'js> {
     /// The atoms `toJSON`, then [`OP_FIELDS`] (references this reader owns).
     atoms: [qjs::JSAtom; 6],
     to_json: qjs::JSAtom,
+    /// What the current read may still build ([`MAX_READ`] at its start).
+    left: std::cell::Cell<usize>,
 }
 
 /// The fields of an operation `prelude.js` queues.
@@ -84,6 +95,7 @@ impl<'js> Plain<'js> {
                 array: qjs::JS_GetClassID(array.as_raw()),
                 atoms: [qjs::JS_ATOM_NULL; 6],
                 to_json: qjs::JS_ATOM_NULL,
+                left: std::cell::Cell::new(MAX_READ),
             };
             let ctx = js.as_raw().as_ptr();
             for (i, name) in std::iter::once("toJSON").chain(OP_FIELDS).enumerate() {
@@ -100,6 +112,7 @@ impl<'js> Plain<'js> {
     /// `v` as `JSON.parse(JSON.stringify(v))` gives it, or `None` when it is not plain data
     /// (see the module's header). A getter on the way runs, as it would for `JSON.stringify`.
     pub fn read(&self, v: &rquickjs::Value<'js>) -> rquickjs::Result<Option<Value>> {
+        self.left.set(MAX_READ);
         // SAFETY: `v` is a live value of this reader's realm, borrowed for the read.
         Ok(match unsafe { self.value(v.as_raw(), 0)? } {
             Read::Json(j) => Some(j),
@@ -113,6 +126,7 @@ impl<'js> Plain<'js> {
     /// read by name, and only the script's parts as plain data: no map is built for the
     /// operation itself.
     pub fn ops(&self, queue: &rquickjs::Value<'js>) -> rquickjs::Result<Option<Vec<Op>>> {
+        self.left.set(MAX_READ);
         let ctx = self.ctx();
         let queue = queue.as_raw();
         // SAFETY: `queue` is a live value of this realm; every property read is owned by an
@@ -169,6 +183,9 @@ impl<'js> Plain<'js> {
     /// # Safety
     /// `v` is a live value of this reader's realm (borrowed: the caller keeps its reference).
     unsafe fn value(&self, v: qjs::JSValue, depth: usize) -> rquickjs::Result<Read> {
+        if !self.spend(NODE_COST) {
+            return Ok(Read::NotPlain);
+        }
         // SAFETY: as the caller promised; QuickJS's accessors of a live value.
         unsafe {
             Ok(match qjs::JS_VALUE_GET_NORM_TAG(v) {
@@ -196,7 +213,19 @@ impl<'js> Plain<'js> {
         }
     }
 
-    /// A string value as UTF-8, or `None` when it holds a lone surrogate.
+    /// Counts `bytes` against what the current read may still build; `false` when that is spent.
+    fn spend(&self, bytes: usize) -> bool {
+        match self.left.get().checked_sub(bytes) {
+            Some(left) => {
+                self.left.set(left);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// A string value as UTF-8, or `None` when it holds a lone surrogate or is more than the
+    /// current read may still build.
     ///
     /// # Safety
     /// `v` is a live string of this reader's realm.
@@ -210,13 +239,16 @@ impl<'js> Plain<'js> {
                 return None;
             }
             let bytes = std::slice::from_raw_parts(p.cast::<u8>(), len as usize);
-            let s = std::str::from_utf8(bytes).ok().map(str::to_owned);
+            let s = (self.spend(len as usize))
+                .then(|| std::str::from_utf8(bytes).ok().map(str::to_owned))
+                .flatten();
             qjs::JS_FreeCString(self.ctx(), p);
             s
         }
     }
 
-    /// A property name as UTF-8, or `None` when it holds a lone surrogate.
+    /// A property name as UTF-8, or `None` when it holds a lone surrogate or is more than the
+    /// current read may still build.
     unsafe fn name(&self, atom: qjs::JSAtom) -> Option<String> {
         let mut len = 0;
         // SAFETY: as `string`.
@@ -226,7 +258,9 @@ impl<'js> Plain<'js> {
                 return None;
             }
             let bytes = std::slice::from_raw_parts(p.cast::<u8>(), len as usize);
-            let s = std::str::from_utf8(bytes).ok().map(str::to_owned);
+            let s = (self.spend(len as usize))
+                .then(|| std::str::from_utf8(bytes).ok().map(str::to_owned))
+                .flatten();
             qjs::JS_FreeCString(self.ctx(), p);
             s
         }
@@ -274,6 +308,11 @@ impl<'js> Plain<'js> {
                 let mut len = 0i64;
                 if qjs::JS_GetLength(ctx, o, &mut len) < 0 {
                     return Err(rquickjs::Error::Exception);
+                }
+                // Every item counts, holes too: a length past what is left ends the read here,
+                // before a loop over 2^32 holes.
+                if (len.max(0) as u64).saturating_mul(NODE_COST as u64) > self.left.get() as u64 {
+                    return Ok(Read::NotPlain);
                 }
                 let mut out = Vec::with_capacity(len.clamp(0, 1 << 16) as usize);
                 for i in 0..len.max(0) {
@@ -626,6 +665,12 @@ mod tests {
                 ("({m: new Map()})", false),
                 ("(function () { var a = []; a.push(a); return {a: a}; })()", false),
                 ("new Proxy({}, {})", false),
+                // More than one read builds (each left to JSON.stringify and the realm's cap):
+                // holes a length made, one array shared 50 000 times, one long name shared.
+                ("(function () { var a = []; a.length = 4294967295; return a; })()", false),
+                ("(function () { var a = [], d = []; for (var i = 0; i < 50000; i++) a.push(i); for (var j = 0; j < 50000; j++) d.push(a); return d; })()", false),
+                ("(function () { var o = {}; o['k'.repeat(60000)] = 1; var d = []; for (var j = 0; j < 50000; j++) d.push(o); return d; })()", false),
+                ("(function () { var s = 'x'.repeat(1 << 20), d = []; for (var j = 0; j < 50000; j++) d.push(s); return d; })()", false),
             ] {
                 let v: rquickjs::Value = js.eval(source).unwrap();
                 let read = plain.read(&v).unwrap();
