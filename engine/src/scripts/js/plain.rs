@@ -685,6 +685,39 @@ mod tests {
         });
     }
 
+    /// Getters that change the value being read — delete what is still to be read, shrink or
+    /// grow an array, replace a nested object, throw — read as `JSON.stringify` (on a second
+    /// copy made by the same source) writes them, or fail as it fails: the reader holds its own
+    /// references and its own snapshot of the names, so nothing it reads can go away under it.
+    #[test]
+    fn getters_that_change_what_is_being_read_read_as_json_stringify_writes_it() {
+        in_realm(|js| {
+            let plain = Plain::of(js).unwrap();
+            for source in [
+                "(function () { var o = {b: 2, c: {d: [1, 2]}}; Object.defineProperty(o, 'a', {enumerable: true, get: function () { delete o.b; delete o.c; o.e = 5; return 1; }}); return {first: o.a === 1 ? o : o, x: 0}; })()",
+                "(function () { var o = {}; Object.defineProperty(o, 'a', {enumerable: true, get: function () { delete o.b; o.c = 'new'; return 'a'; }}); o.b = {big: 'x'.repeat(100)}; return o; })()",
+                "(function () { var a = [1, 2, 3]; Object.defineProperty(a, 0, {enumerable: true, get: function () { a.length = 0; return 'first'; }}); return a; })()",
+                "(function () { var a = [1, 2, 3]; Object.defineProperty(a, 0, {enumerable: true, get: function () { for (var i = 0; i < 100; i++) a.push(i); return 0; }}); return a; })()",
+                "(function () { var a = [1]; Object.defineProperty(a, 0, {enumerable: true, get: function () { a.length = 4294967295; return 0; }}); return a; })()",
+                "(function () { var inner = {k: [1, 2, 3]}, o = {inner: inner}; Object.defineProperty(inner, 'g', {enumerable: true, get: function () { o.inner = null; inner.k = 'gone'; return true; }}); return o; })()",
+                "(function () { var o = {}; Object.defineProperty(o, 'a', {enumerable: true, get: function () { Object.defineProperty(o, 'b', {enumerable: false}); return 1; }}); o.b = 2; return o; })()",
+            ] {
+                let read: rquickjs::Value = js.eval(source).unwrap();
+                let written: rquickjs::Value = js.eval(source).unwrap();
+                let read = plain.read(&read).unwrap();
+                let text = js.json_stringify(written).unwrap().unwrap().to_string().unwrap();
+                let want: Value = serde_json::from_str(&text).unwrap();
+                assert_eq!(read, Some(want), "{source}");
+            }
+            // A getter that throws fails the read, as it fails JSON.stringify.
+            let v: rquickjs::Value = js
+                .eval("({a: 1, get b() { throw new Error('no'); }})")
+                .unwrap();
+            assert!(plain.read(&v).is_err());
+            let _ = js.catch();
+        });
+    }
+
     proptest::proptest! {
         #[test]
         fn any_value_goes_in_as_json_parse_makes_it(v in any_json()) {
