@@ -231,19 +231,10 @@ impl<'js> Plain<'js> {
     /// `v` is a live string of this reader's realm.
     unsafe fn string(&self, v: qjs::JSValue) -> Option<String> {
         let mut len = 0;
-        // SAFETY: QuickJS answers a buffer of `len` bytes (for an ASCII string its own bytes),
-        // freed here once copied.
+        // SAFETY: QuickJS answers a buffer of `len` bytes (for an ASCII string its own bytes).
         unsafe {
             let p = qjs::JS_ToCStringLen2(self.ctx(), &mut len, v, false);
-            if p.is_null() {
-                return None;
-            }
-            let bytes = std::slice::from_raw_parts(p.cast::<u8>(), len as usize);
-            let s = (self.spend(len as usize))
-                .then(|| std::str::from_utf8(bytes).ok().map(str::to_owned))
-                .flatten();
-            qjs::JS_FreeCString(self.ctx(), p);
-            s
+            self.take_c_string(p, len as usize)
         }
     }
 
@@ -254,11 +245,23 @@ impl<'js> Plain<'js> {
         // SAFETY: as `string`.
         unsafe {
             let p = qjs::JS_AtomToCStringLen(self.ctx(), &mut len, atom);
-            if p.is_null() {
-                return None;
-            }
-            let bytes = std::slice::from_raw_parts(p.cast::<u8>(), len as usize);
-            let s = (self.spend(len as usize))
+            self.take_c_string(p, len as usize)
+        }
+    }
+
+    /// The `len` bytes at `p` as an owned UTF-8 string (counted against the read), then `p`
+    /// freed; `None` for a null `p`, bytes that are not UTF-8 or a read already spent.
+    ///
+    /// # Safety
+    /// `p` is null or a C string of this realm `len` bytes long, not used after this call.
+    unsafe fn take_c_string(&self, p: *const std::ffi::c_char, len: usize) -> Option<String> {
+        if p.is_null() {
+            return None;
+        }
+        // SAFETY: as the caller promised; freed once, after the copy.
+        unsafe {
+            let bytes = std::slice::from_raw_parts(p.cast::<u8>(), len);
+            let s = (self.spend(len))
                 .then(|| std::str::from_utf8(bytes).ok().map(str::to_owned))
                 .flatten();
             qjs::JS_FreeCString(self.ctx(), p);
