@@ -362,8 +362,11 @@ impl Inner {
                 leases_held.push(lease);
             }
         }
-        let none_free = free.is_empty();
-        for mut lease in free {
+        // Nothing free and none held: one lease of the biggest holder, taken as a free one is.
+        let stolen = (free.is_empty() && mine.is_empty())
+            .then(|| self.lease_to_steal(&leases_held, fair))
+            .flatten();
+        for mut lease in free.into_iter().chain(stolen) {
             if mine.len() >= fair {
                 break;
             }
@@ -372,16 +375,6 @@ impl Inner {
             if self.save(&mut lease).await? {
                 self.remember(&lease);
                 mine.push(lease);
-            }
-        }
-        if none_free && mine.is_empty() {
-            if let Some(mut lease) = self.lease_to_steal(&leases_held, fair - mine.len(), fair) {
-                lease.owner = self.owner.clone();
-                lease.expires = expires;
-                if self.save(&mut lease).await? {
-                    self.remember(&lease);
-                    mine.push(lease);
-                }
             }
         }
         let mut mine = self.split_divided(mine, expires).await?;
@@ -405,13 +398,14 @@ impl Inner {
     /// this process takes one lease only, and once it holds one the holder sees it and gives
     /// back what is above its share between two batches (no batch in flight, nothing twice).
     /// .NET steals on every round it is short; here that would race the holder's give-back.
-    fn lease_to_steal(&self, held: &[Lease], needed: usize, fair: usize) -> Option<Lease> {
+    fn lease_to_steal(&self, held: &[Lease], fair: usize) -> Option<Lease> {
         let mut counts: std::collections::BTreeMap<&str, usize> = Default::default();
         for lease in held {
             *counts.entry(lease.owner.as_str()).or_default() += 1;
         }
         let (biggest, count) = counts.into_iter().max_by_key(|(_, n)| *n)?;
-        let spare = if needed > 1 { fair - 1 } else { fair };
+        // Holding none, this process needs its whole share.
+        let spare = if fair > 1 { fair - 1 } else { fair };
         (count > spare)
             .then(|| held.iter().find(|l| l.owner == biggest).cloned())
             .flatten()
