@@ -174,10 +174,9 @@ impl Run<'_, '_, '_, '_, '_> {
     /// Runs `f`, a stretch of the script's own JavaScript, counted against its budget. The
     /// count runs on until an operation is performed ([`Run::pause`]) or the call ends
     /// (`run`): the engine's few steps between two stretches count as the script's, and the
-    /// thread's CPU clock — a system call, ~0.8 µs here — is read twice per operation instead
-    /// of twice per stretch.
+    /// clocks are read twice per operation instead of twice per stretch.
     fn javascript<T>(&self, f: impl FnOnce() -> T) -> T {
-        self.sandbox.enter(&mut self.call.borrow_mut());
+        self.sandbox.enter();
         f()
     }
 
