@@ -9,6 +9,7 @@
 use super::hash::hex;
 use super::key::{below, level_bits, value_hash};
 use super::{PartitionKey, PartitionKeyDefinition, PartitionMap, PhysicalPartition};
+use crate::error::{Error, Result};
 
 /// The part of coordinate `c` that level `level` (1-based) of a `levels`-deep key fills, and
 /// its width in bits.
@@ -70,10 +71,16 @@ pub(crate) fn cover(pkd: &PartitionKeyDefinition, range: &EpkRange) -> (u64, u64
     }
     let levels = pkd.paths.len();
     let width = level_bits(levels, 1);
-    // The first value's 32 digits, short ones padded with zeros.
+    // The first value's 32 digits, short ones padded with zeros. Bounds are checked where a
+    // client sends them (`check_epk`); should one reach here unchecked, it is read up to its
+    // first non-hex digit, never as the end of the key space.
     let first = |epk: &str| -> u128 {
-        let digits: String = epk.chars().take(32).collect();
-        u128::from_str_radix(&format!("{digits:0<32}"), 16).unwrap_or(u128::MAX)
+        let digits: String = epk
+            .chars()
+            .take_while(char::is_ascii_hexdigit)
+            .take(32)
+            .collect();
+        u128::from_str_radix(&format!("{digits:0<32}"), 16).unwrap_or(0)
     };
     let part = |h: u128| ((h >> (126 - width)).min(u64::MAX as u128) as u64) << (64 - width);
     let low = below(width);
@@ -133,6 +140,39 @@ pub fn range_of(pkd: &PartitionKeyDefinition, map: &PartitionMap, index: usize) 
     EpkRange { start, end }
 }
 
+/// How much of a refused EPK an error quotes back (a hierarchical key's is 96 digits).
+const QUOTED: usize = 40;
+
+/// Checks an EPK a client sent (`field` names where: a header, a continuation's bound). Cosmos
+/// DB's EPKs are the hex of a binary encoding (hash v2: 32 digits per value of the key, a
+/// hierarchical prefix's range ending at `P‖FF`; hash v1: the encoded hash and value, `v1.rs`):
+/// whole bytes, so an even count of hex digits, `""` the lowest and `"FF"` the highest. The
+/// service writes them upper-case and the SDKs pass on what it wrote or what they computed
+/// (azure-cosmos's `partition_key.py`, `_get_epk_range_for_prefix_partition_key`; its change
+/// feed sends a feed range's `min`/`max` as they are, `change_feed_state.py`): either case is
+/// taken. Anything else would be misread (a non-hex digit dropped or read as the top of the
+/// key space), so it is a 400 that names the field and the value.
+pub fn check_epk(field: &str, epk: &str) -> Result<()> {
+    let why = if let Some((at, c)) = epk.char_indices().find(|(_, c)| !c.is_ascii_hexdigit()) {
+        format!("{c:?} at offset {at} is not a hex digit")
+    } else if epk.len() % 2 == 1 {
+        format!("it has an odd number of hex digits ({})", epk.len())
+    } else {
+        return Ok(());
+    };
+    let mut quoted: String = epk.chars().take(QUOTED).collect();
+    if quoted.len() < epk.len() {
+        quoted.push('…');
+    }
+    Err(Error::bad(
+        field,
+        format!(
+            "{field} {quoted:?} is not an effective partition key: {why} (EPKs are whole bytes \
+             in hex, \"\" the lowest and \"FF\" the highest)"
+        ),
+    ))
+}
+
 /// A range of Cosmos EPKs, `[start, end)` as the SDKs send it (`x-ms-start-epk`,
 /// `x-ms-end-epk`): upper-case hex compared as strings; `start == end` is that one EPK.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -142,11 +182,20 @@ pub struct EpkRange {
 }
 
 impl EpkRange {
+    /// A range the engine made (its own partitions' bounds): not checked.
     pub fn new(start: &str, end: &str) -> Self {
         EpkRange {
             start: start.to_ascii_uppercase(),
             end: end.to_ascii_uppercase(),
         }
+    }
+
+    /// A range from bounds a client sent, each checked by [`check_epk`]; `fields` name the
+    /// start and the end in errors (`x-ms-start-epk`, a continuation's `range.min`).
+    pub fn parse(start: &str, end: &str, fields: [&str; 2]) -> Result<Self> {
+        check_epk(fields[0], start)?;
+        check_epk(fields[1], end)?;
+        Ok(EpkRange::new(start, end))
     }
 
     /// Whether the whole key space is covered (`["", "FF")`).
@@ -298,6 +347,84 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn epks_a_client_sends_are_checked() {
+        let f = ["x-ms-start-epk", "x-ms-end-epk"];
+        // What the SDKs send: the bounds of the key space, a range's bounds as the service or
+        // this engine writes them, a key's EPK (v2, v1), a hierarchical prefix's `[P, P‖FF)`,
+        // in either case (the range keeps them upper-case).
+        let prefix = epk(&PartitionKey::Hierarchical(vec!["x".into(), "y".into()]));
+        let v1 = super::super::v1::epk(&PartitionKey::from("p3"));
+        for (start, end) in [
+            ("", "FF"),
+            ("", ""),
+            ("00", "FF"),
+            (
+                "1FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF",
+                "3FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF",
+            ),
+            (prefix.as_str(), &format!("{prefix}FF")),
+            (v1.as_str(), v1.as_str()),
+            ("05C1D9D533F364", "05C1D9F59FF5A0"),
+            ("3fffffffffffffff", "bfffffffffffffff"),
+        ] {
+            let r = EpkRange::parse(start, end, f).unwrap();
+            assert_eq!(r, EpkRange::new(start, end), "{start} {end}");
+            assert_eq!(r.start, start.to_ascii_uppercase());
+        }
+        assert_eq!(
+            EpkRange::parse("3f", "bf", f).unwrap(),
+            EpkRange::parse("3F", "BF", f).unwrap()
+        );
+        // A non-hex digit, an odd count of digits, a character that is not ASCII: refused,
+        // naming the bound and quoting the value (cut when long).
+        let long = format!("{}Z", "A".repeat(99));
+        for (start, end, field, quoted, why) in [
+            ("05ZZ", "FF", f[0], "\"05ZZ\"", "'Z' at offset 2"),
+            ("", "F", f[1], "\"F\"", "odd number of hex digits (1)"),
+            ("ABC", "FF", f[0], "\"ABC\"", "odd number"),
+            ("", "0x10", f[1], "\"0x10\"", "'x' at offset 1"),
+            ("-1", "FF", f[0], "\"-1\"", "'-' at offset 0"),
+            (" 00", "FF", f[0], "\" 00\"", "' ' at offset 0"),
+            ("00", "é0", f[1], "\"é0\"", "'é' at offset 0"),
+            (
+                "",
+                &long,
+                f[1],
+                &format!("\"{}…\"", "A".repeat(40)),
+                "'Z' at offset 99",
+            ),
+        ] {
+            let e = EpkRange::parse(start, end, f).unwrap_err();
+            assert_eq!(e.status_code(), 400);
+            let Error::BadRequest {
+                field: Some(named),
+                message,
+            } = &e
+            else {
+                panic!("{e:?}")
+            };
+            assert_eq!(named, field);
+            assert!(
+                message.starts_with(&format!("{field} {quoted} is not an effective")),
+                "{message}"
+            );
+            assert!(message.contains(why), "{message}");
+        }
+    }
+
+    #[test]
+    fn an_unchecked_bound_is_read_up_to_its_first_non_hex_digit() {
+        // Not the top of the key space (`from_str_radix` failing read as `u128::MAX`).
+        let pkd = PartitionKeyDefinition::new("/pk").unwrap();
+        assert_eq!(
+            cover(&pkd, &EpkRange::new("3FZZ", "FF")),
+            cover(&pkd, &EpkRange::new("3F", "FF"))
+        );
+        // A plain key's coordinate is its EPK shifted two bits left.
+        assert_eq!(cover(&pkd, &EpkRange::new("3F", "FF")).0, 0xFC << 56);
     }
 
     #[test]

@@ -153,10 +153,19 @@ pub(crate) enum Position {
     Above,
 }
 
-/// Reads the hash at the front of a hash v1 EPK (hex).
+/// Reads the hash at the front of a hash v1 EPK (hex). Bounds from clients are checked first
+/// (`cosmos::check_epk`); one that was not is read up to its first pair that is not a hex
+/// byte: skipping that pair would shift the bytes after it and read another hash.
 pub(crate) fn position(epk: &str) -> Position {
     let bytes: Vec<u8> = (0..epk.len() / 2)
-        .filter_map(|i| u8::from_str_radix(epk.get(2 * i..2 * i + 2)?, 16).ok())
+        .map_while(|i| {
+            let pair = epk.get(2 * i..2 * i + 2)?;
+            // `from_str_radix` takes a leading sign: "+5" is no byte of an EPK.
+            if !pair.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return None;
+            }
+            u8::from_str_radix(pair, 16).ok()
+        })
         .collect();
     match bytes.first() {
         None => return Position::Below,
@@ -282,6 +291,13 @@ mod tests {
             );
         }
         assert_eq!(position(""), Position::Below);
+        // A pair that is not a hex byte ends the EPK: the bytes after it are not read in its
+        // place (which read "p3"'s EPK with `ZZ` in its number as another hash).
+        let p3 = epk(&PartitionKey::from("p3"));
+        let broken = format!("{}ZZ{}", &p3[..6], &p3[6..]);
+        assert_eq!(position(&broken), position(&p3[..6]));
+        assert_ne!(position(&broken), position(&p3));
+        assert_eq!(position("05+5"), position("05"));
         assert_eq!(position("01"), Position::Below);
         assert_eq!(position("FF"), Position::Above);
     }
