@@ -18,6 +18,8 @@ pub const CONTINUATION: &str = "x-ms-continuation";
 pub const PK_RANGE_ID: &str = "x-ms-documentdb-partitionkeyrangeid";
 pub const OFFER_THROUGHPUT: &str = "x-ms-offer-throughput";
 pub const AUTOPILOT: &str = "x-ms-cosmos-offer-autopilot-settings";
+pub const START_EPK: &str = "x-ms-start-epk";
+pub const END_EPK: &str = "x-ms-end-epk";
 
 /// The range answers name until `routes::pkranges::name_the_range` names the right one, and the
 /// one range of a container placed by the engine's own hash (see PROTOCOL.md).
@@ -113,18 +115,20 @@ pub fn excluded_from_index(headers: &HeaderMap) -> Result<bool, GatewayError> {
 }
 
 /// `x-ms-start-epk` / `x-ms-end-epk`: a range of Cosmos EPKs narrower than the whole key space
-/// (a feed range, or a hierarchical key's prefix as the Python SDK sends it).
-pub fn epk_range(headers: &HeaderMap) -> Option<engine::EpkRange> {
-    let start = get(headers, "x-ms-start-epk");
-    let end = get(headers, "x-ms-end-epk");
+/// (a feed range, or a hierarchical key's prefix as the Python SDK sends it). A bound that is
+/// not an EPK (`engine::partition::cosmos::check_epk`) is a 400 naming its header.
+pub fn epk_range(headers: &HeaderMap) -> Result<Option<engine::EpkRange>, GatewayError> {
+    let start = get(headers, START_EPK);
+    let end = get(headers, END_EPK);
     if start.is_none() && end.is_none() {
-        return None;
+        return Ok(None);
     }
-    Some(engine::EpkRange::new(
+    let range = engine::EpkRange::parse(
         start.unwrap_or(""),
         end.unwrap_or("FF"),
-    ))
-    .filter(|r| !r.is_everything())
+        [START_EPK, END_EPK],
+    )?;
+    Ok(Some(range).filter(|r| !r.is_everything()))
 }
 
 /// `x-ms-max-item-count`: absent or -1 means the service's default.

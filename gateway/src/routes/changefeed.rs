@@ -69,7 +69,7 @@ pub async fn read(ctx: &Ctx<'_>, db: &str, c: &str) -> Result<HttpResponse> {
     let h = ctx.headers();
     let partition_key = headers::partition_key(h)?;
     let by_range_id = headers::get(h, headers::PK_RANGE_ID).is_some()
-        || (partition_key.is_none() && headers::epk_range(h).is_none());
+        || (partition_key.is_none() && headers::epk_range(h)?.is_none());
     // A range of Cosmos EPKs (a partition key range, a feed range, or the Python SDK's way of
     // naming one partition key): the engine reads the coordinates that hold it and the gateway
     // keeps the items whose key hashes into it.

@@ -118,9 +118,10 @@ pub async fn query(ctx: &Ctx<'_>, db: &str, c: &str) -> Result<HttpResponse> {
             _ => Ok(not_servable(&spec)),
         };
     }
+    let bounds = headers::epk_range(ctx.headers())?;
     let epk_range = match super::scope::addressed(ctx, &def)? {
         // The first range answers a marked query whole, the others nothing.
-        Some(range) if whole && headers::epk_range(ctx.headers()).is_none() => {
+        Some(range) if whole && bounds.is_none() => {
             if !range.start.is_empty() {
                 return Ok(Reply::new(200, 0.0).header("x-ms-item-count", "0").json(
                     resources::feed(&resources::container_rid(&def), "Documents", Vec::new())

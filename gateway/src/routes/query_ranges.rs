@@ -40,7 +40,20 @@ fn malformed(token: &str) -> GatewayError {
     ))
 }
 
-/// The range and engine token a continuation resumes.
+/// A continuation whose range bound is no EPK (`engine::EpkRange::parse` says which and why).
+fn bad_bound(token: &str, e: engine::Error) -> GatewayError {
+    let why = match e {
+        engine::Error::BadRequest { message, .. } => message,
+        other => other.to_string(),
+    };
+    GatewayError::BadRequest(format!(
+        "The continuation token '{token}' is malformed: {why}. Pass back the x-ms-continuation \
+         of the previous page, unchanged."
+    ))
+}
+
+/// The range and engine token a continuation resumes; its bounds are a client's to send back
+/// unchanged, so they are checked as the EPK headers are.
 fn resume(token: &str) -> Result<(EpkRange, Option<String>)> {
     let v: Value = serde_json::from_str(token).map_err(|_| malformed(token))?;
     let entry = match v.as_array().map(Vec::as_slice) {
@@ -60,7 +73,9 @@ fn resume(token: &str) -> Result<(EpkRange, Option<String>)> {
         Some(Value::String(t)) => Some(t.clone()),
         Some(_) => return Err(malformed(token)),
     };
-    Ok((EpkRange::new(min, max), inner))
+    let range =
+        EpkRange::parse(min, max, ["range.min", "range.max"]).map_err(|e| bad_bound(token, e))?;
+    Ok((range, inner))
 }
 
 fn composite(range: &EpkRange, token: Option<&str>) -> String {
@@ -119,8 +134,13 @@ mod tests {
             r#"{"a":1}"#,
             "[]",
             r#"[{"token":1,"range":{"min":"","max":"FF"}}]"#,
+            r#"[{"token":null,"range":{"min":"05ZZ","max":"FF"}}]"#,
+            r#"[{"token":null,"range":{"min":"","max":"F"}}]"#,
         ] {
             assert!(resume(bad).is_err(), "{bad}");
         }
+        // Lower-case bounds are EPKs too (the range keeps them upper-case).
+        let (back, _) = resume(r#"[{"token":null,"range":{"min":"0f","max":"ff"}}]"#).unwrap();
+        assert_eq!(back, EpkRange::new("0F", "FF"));
     }
 }

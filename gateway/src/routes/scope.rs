@@ -14,11 +14,12 @@ use crate::request::Ctx;
 /// its routing map filled by one ORDER BY query on a 400 RU/s container).
 pub fn crosses_ranges(ctx: &Ctx) -> Result<bool> {
     let h = ctx.headers();
+    let bounds = headers::epk_range(h)?;
     Ok(
         headers::flag(h, "x-ms-documentdb-query-enablecrosspartition")
             && headers::partition_key(h)?.is_none()
             && headers::get(h, headers::PK_RANGE_ID).is_none()
-            && headers::epk_range(h).is_none(),
+            && bounds.is_none(),
     )
 }
 
@@ -31,11 +32,12 @@ pub const CROSS_PARTITION_DISABLED: &str = "Cross partition query is required bu
 /// Whether the request names nothing to confine the query and does not allow it to cross.
 pub fn unscoped(ctx: &Ctx) -> Result<bool> {
     let h = ctx.headers();
+    let bounds = headers::epk_range(h)?;
     Ok(
         !headers::flag(h, "x-ms-documentdb-query-enablecrosspartition")
             && headers::partition_key(h)?.is_none()
             && headers::get(h, headers::PK_RANGE_ID).is_none()
-            && headers::epk_range(h).is_none(),
+            && bounds.is_none(),
     )
 }
 
@@ -43,7 +45,7 @@ pub fn unscoped(ctx: &Ctx) -> Result<bool> {
 /// narrowed by the EPK bounds it sends; `None` is the whole container.
 pub fn addressed(ctx: &Ctx, def: &ContainerDef) -> Result<Option<EpkRange>> {
     let h = ctx.headers();
-    let bounds = headers::epk_range(h);
+    let bounds = headers::epk_range(h)?;
     let Some(id) = headers::get(h, headers::PK_RANGE_ID) else {
         return Ok(bounds);
     };
