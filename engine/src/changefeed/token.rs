@@ -82,6 +82,14 @@ impl FeedToken {
         if t.rid != rid {
             return Err(bad());
         }
+        // The one logical partition's EPK is matched as written (`read.rs`): one that is not
+        // the 32 lower-case hex digits `initial_token` writes would match nothing, a feed that
+        // answers "nothing new" forever instead of the 400 a bad token is.
+        let epk_ok =
+            |e: &String| e.len() == 32 && e.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+        if t.epk.as_ref().is_some_and(|e| !epk_ok(e)) {
+            return Err(bad());
+        }
         Ok(t)
     }
 
@@ -145,5 +153,23 @@ mod tests {
         assert_eq!(FeedToken::decode(&t.encode(), 1).unwrap(), t);
         assert!(FeedToken::decode(&t.encode(), 2).is_err());
         assert!(FeedToken::decode("garbage!", 1).is_err());
+    }
+
+    #[test]
+    fn a_token_whose_partition_epk_is_not_one_is_refused() {
+        let with = |epk: &str| FeedToken {
+            rid: 1,
+            mode: ChangeFeedMode::LatestVersion,
+            since: None,
+            epk: Some(epk.to_owned()),
+            prefix: None,
+            cursors: vec![],
+        };
+        let good = with(&"0123456789abcdef".repeat(2));
+        assert_eq!(FeedToken::decode(&good.encode(), 1).unwrap(), good);
+        for bad in ["", "zz", &"0".repeat(31), &"A".repeat(32), &"0".repeat(34)] {
+            let e = FeedToken::decode(&with(bad).encode(), 1).unwrap_err();
+            assert_eq!(e.status_code(), 400, "{bad}");
+        }
     }
 }
