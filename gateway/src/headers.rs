@@ -116,7 +116,7 @@ pub fn excluded_from_index(headers: &HeaderMap) -> Result<bool, GatewayError> {
 
 /// `x-ms-start-epk` / `x-ms-end-epk`: a range of Cosmos EPKs narrower than the whole key space
 /// (a feed range, or a hierarchical key's prefix as the Python SDK sends it). A bound that is
-/// not an EPK (`engine::partition::cosmos::check_epk`) is a 400 naming its header.
+/// not an EPK (`engine::EpkRange::parse`) is a 400 naming its header.
 pub fn epk_range(headers: &HeaderMap) -> Result<Option<engine::EpkRange>, GatewayError> {
     let start = get(headers, START_EPK);
     let end = get(headers, END_EPK);
