@@ -46,6 +46,11 @@ fn an_or_chain_of_equalities_is_an_index_union_and_a_page_keeps_its_budget() {
             .await
             .unwrap();
         let plan = page.query_metrics.as_ref().unwrap().plan.clone();
+        let mut read = page
+            .query_metrics
+            .as_ref()
+            .unwrap()
+            .retrieved_document_count;
         let mut found = page.items.clone();
         while let Some(token) = page.continuation.take() {
             let next = QueryOptions {
@@ -57,12 +62,21 @@ fn an_or_chain_of_equalities_is_an_index_union_and_a_page_keeps_its_budget() {
                 .await
                 .unwrap();
             found.extend(page.items.iter().cloned());
+            read += page
+                .query_metrics
+                .as_ref()
+                .unwrap()
+                .retrieved_document_count;
         }
         let took = started.elapsed();
         found.sort_by_key(|v| v.as_i64());
         assert_eq!(found, vec![json!(7), json!(1007), json!(2007), json!(3007)]);
         assert!(plan.contains("IN (16000)"), "{plan}");
-        assert!(took < Duration::from_secs(3), "{took:?}");
+        // Looked up, not scanned: the 4 items that match are all it reads (a scan reads 4 000).
+        // Its speed is the benchmark's (`query_paging`, BENCHMARKS.md); the bound here only
+        // catches a query that no longer finishes in reasonable time on a loaded debug build.
+        assert_eq!(read, 4, "items read");
+        assert!(took < Duration::from_secs(60), "{took:?}");
         // A filter no index answers and nothing matches: pages end at their budget, empty,
         // with a continuation, and the query completes.
         let options = QueryOptions {
