@@ -10,8 +10,10 @@
 //! realm's own plain classes without a `toJSON` method, strings, numbers, booleans, null, and
 //! the `undefined`, functions and symbols it leaves out (or writes as `null` in an array).
 //! Anything else — a `Date`, a boxed primitive, a `Proxy`, a BigInt, a string with a lone
-//! surrogate, nesting deeper than [`MAX_DEPTH`] (a cycle) — answers `None`, and the caller
-//! stringifies the value as before, so what the engine reads never differs.
+//! surrogate, nesting deeper than [`MAX_DEPTH`] — answers `None`, and the caller stringifies
+//! the value as before, so what the engine reads never differs (but for a getter with side
+//! effects, which then runs a second time). A cycle fails the read as it fails
+//! `JSON.stringify`. `hostile.rs` tests this against what a script can make.
 //!
 //! In: a JSON value made in the realm ([`to_js`]) as the realm's `JSON.parse` of its text makes
 //! it — the same objects, arrays, strings and numbers, each property defined (not assigned, so
@@ -23,7 +25,7 @@ use rquickjs::{qjs, Array, Ctx, Object};
 use super::collection::Op;
 use serde_json::{Map, Number, Value};
 
-/// Deeper than this, the value is left to `JSON.stringify` (which reports a cycle).
+/// Deeper than this, the value is left to `JSON.stringify`.
 const MAX_DEPTH: usize = 64;
 /// The most one read builds, in bytes of the JSON text it stands for (each value counted at
 /// least [`NODE_COST`]): beyond it the value is left to `JSON.stringify`, which the realm's
@@ -48,6 +50,9 @@ pub(super) struct Plain<'js> {
     to_json: qjs::JSAtom,
     /// What the current read may still build ([`MAX_READ`] at its start).
     left: std::cell::Cell<usize>,
+    /// The objects and arrays being read, outermost first (at most [`MAX_DEPTH`]): one met
+    /// again inside itself is a cycle.
+    path: std::cell::RefCell<Vec<*mut std::ffi::c_void>>,
 }
 
 /// The fields of an operation `prelude.js` queues.
@@ -96,6 +101,7 @@ impl<'js> Plain<'js> {
                 atoms: [qjs::JS_ATOM_NULL; 6],
                 to_json: qjs::JS_ATOM_NULL,
                 left: std::cell::Cell::new(MAX_READ),
+                path: std::cell::RefCell::new(Vec::with_capacity(MAX_DEPTH)),
             };
             let ctx = js.as_raw().as_ptr();
             for (i, name) in std::iter::once("toJSON").chain(OP_FIELDS).enumerate() {
@@ -305,6 +311,18 @@ impl<'js> Plain<'js> {
             if self.has_to_json(o)? {
                 return Ok(Read::NotPlain);
             }
+            // A cycle fails the read, as it fails JSON.stringify, at the same step (once
+            // `toJSON` is looked up, before the keys are): left to it instead, a getter that
+            // answers an object being read only its first few times would be read a few levels
+            // deep here — a value where JSON.stringify fails — and a cycle walked until the
+            // budget is spent.
+            let _entered = match Entered::new(&self.path, qjs::JS_VALUE_GET_PTR(o)) {
+                Some(entered) => entered,
+                None => {
+                    qjs::JS_ThrowTypeError(self.ctx(), c"circular reference".as_ptr());
+                    return Err(rquickjs::Error::Exception);
+                }
+            };
             let class = qjs::JS_GetClassID(o);
             let ctx = self.ctx();
             if class == self.array {
@@ -361,6 +379,30 @@ impl<'js> Plain<'js> {
             }
             Ok(Read::Json(Value::Object(out)))
         }
+    }
+}
+
+/// An object or array on the path being read, taken off it when dropped.
+struct Entered<'a>(&'a std::cell::RefCell<Vec<*mut std::ffi::c_void>>);
+
+impl<'a> Entered<'a> {
+    /// `object` put on `path`, or `None` when it is already on it.
+    fn new(
+        path: &'a std::cell::RefCell<Vec<*mut std::ffi::c_void>>,
+        object: *mut std::ffi::c_void,
+    ) -> Option<Entered<'a>> {
+        let mut p = path.borrow_mut();
+        if p.contains(&object) {
+            return None;
+        }
+        p.push(object);
+        Some(Entered(path))
+    }
+}
+
+impl Drop for Entered<'_> {
+    fn drop(&mut self) {
+        self.0.borrow_mut().pop();
     }
 }
 
@@ -518,6 +560,9 @@ fn number(f: f64) -> Value {
 }
 
 #[cfg(test)]
+mod hostile;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
@@ -666,7 +711,6 @@ mod tests {
                 ("({boxed: new String('s')})", false),
                 ("({lone: String.fromCharCode(0xd800)})", false),
                 ("({m: new Map()})", false),
-                ("(function () { var a = []; a.push(a); return {a: a}; })()", false),
                 ("new Proxy({}, {})", false),
                 // More than one read builds (each left to JSON.stringify and the realm's cap):
                 // holes a length made, one array shared 50 000 times, one long name shared.
@@ -721,6 +765,40 @@ mod tests {
         });
     }
 
+    /// A cycle fails the read as it fails JSON.stringify, at the same step. Found by
+    /// `hostile.rs` (the first source): the reader left cycles to its depth limit, so a getter
+    /// answering the array being read only its first two times read as `[[[null]]]`, where
+    /// JSON.stringify fails ("circular reference"). A value shared without a cycle is read.
+    #[test]
+    fn a_cycle_fails_the_read_as_it_fails_json_stringify() {
+        in_realm(|js| {
+            let plain = Plain::of(js).unwrap();
+            for source in [
+                "(function () { var n = 0, a = []; Object.defineProperty(a, 0, {enumerable: true, get: function () { return ++n < 3 ? a : null; }}); return a; })()",
+                "(function () { var n = 0, o = {}; Object.defineProperty(o, 'a', {enumerable: true, get: function () { return ++n < 3 ? {o: o} : 1; }}); return [o]; })()",
+                "(function () { var a = []; a.push(a); return {a: a}; })()",
+                "(function () { var o = {}; o.a = o; o.b = o; return o; })()",
+                "(function () { var a = [1], o = {a: a}; a.push({o: o}); return {o: o}; })()",
+            ] {
+                let read: rquickjs::Value = js.eval(source).unwrap();
+                let written: rquickjs::Value = js.eval(source).unwrap();
+                assert!(plain.read(&read).is_err(), "{source}");
+                let e = js.catch();
+                let message = e.as_exception().and_then(|e| e.message());
+                assert_eq!(message.as_deref(), Some("circular reference"), "{source}");
+                assert!(js.json_stringify(written).is_err(), "{source}");
+                let _ = js.catch();
+            }
+            // The reader is left as it was: the same value shared, not in a cycle, is read.
+            let v: rquickjs::Value = js
+                .eval("(function () { var o = {x: [1]}; return {o: o, p: [o, o], q: {o: o}}; })()")
+                .unwrap();
+            let shared = json!({"x": [1]});
+            let want = json!({"o": shared, "p": [shared, shared], "q": {"o": shared}});
+            assert_eq!(plain.read(&v).unwrap(), Some(want));
+        });
+    }
+
     proptest::proptest! {
         #[test]
         fn any_value_goes_in_as_json_parse_makes_it(v in any_json()) {
@@ -729,17 +807,149 @@ mod tests {
         }
     }
 
-    fn any_json() -> impl proptest::strategy::Strategy<Value = Value> {
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config {
+            cases: cases(32),
+            ..proptest::test_runner::Config::default()
+        })]
+
+        /// Values nested around the depth at which [`to_js`] hands over to `JSON.parse` (and
+        /// serde_json's own limit), with numbers at the edges of f64 and integers and names
+        /// that look alike: made in the realm, then written by its `JSON.stringify`, they come
+        /// back as they went, numbers as f64 (what JavaScript has).
+        #[test]
+        fn deep_values_go_in_and_come_back_through_json_stringify(
+            v in deep_json(),
+        ) {
+            let (same, text) = in_realm(|js| {
+                let made = to_js(js, &v).unwrap();
+                let text = js.json_stringify(made).unwrap().unwrap().to_string().unwrap();
+                (both(js, &v, DESCRIBE), text)
+            });
+            proptest::prop_assert_eq!(same, "same");
+            // serde_json reads 128 levels at most.
+            if nesting(&v) < 128 {
+                let back: Value = serde_json::from_str(&text).unwrap();
+                proptest::prop_assert!(same_as_f64(&v, &back), "{} came back {}", v, back);
+            }
+        }
+    }
+
+    /// `PROPTEST_CASES`, or `default`.
+    fn cases(default: u32) -> u32 {
+        std::env::var("PROPTEST_CASES")
+            .ok()
+            .and_then(|c| c.parse().ok())
+            .unwrap_or(default)
+    }
+
+    /// A value inside 116 to 135 levels of arrays and objects, each level with a sibling.
+    fn deep_json() -> impl proptest::strategy::Strategy<Value = Value> {
         use proptest::prelude::*;
-        let leaf = prop_oneof![
+        let level = (any::<bool>(), edge_key(), any_leaf());
+        (
+            any_json(),
+            116..136usize,
+            proptest::collection::vec(level, 136),
+        )
+            .prop_map(|(mut v, depth, levels)| {
+                for (array, key, sibling) in levels.into_iter().take(depth) {
+                    v = if array {
+                        Value::Array(vec![sibling, v])
+                    } else {
+                        let mut m = Map::new();
+                        m.insert(key.clone() + "\u{0}", sibling);
+                        m.insert(key, v);
+                        Value::Object(m)
+                    };
+                }
+                v
+            })
+    }
+
+    /// Names that look alike, or like numbers, or like what JavaScript treats apart.
+    fn edge_key() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        proptest::sample::select(
+            &[
+                "a",
+                "A",
+                "1",
+                "01",
+                "-0",
+                "4294967295",
+                "1e3",
+                "__proto__",
+                "",
+                "é",
+                "e\u{301}",
+                "Ã©",
+                "\u{1F600}",
+                "length",
+                "toJSON",
+            ][..],
+        )
+        .prop_map(str::to_owned)
+    }
+
+    /// How many arrays and objects `v` nests at most.
+    fn nesting(v: &Value) -> usize {
+        match v {
+            Value::Array(items) => 1 + items.iter().map(nesting).max().unwrap_or(0),
+            Value::Object(map) => 1 + map.values().map(nesting).max().unwrap_or(0),
+            _ => 0,
+        }
+    }
+
+    /// `a` and `b` the same value, numbers compared as f64.
+    fn same_as_f64(a: &Value, b: &Value) -> bool {
+        match (a, b) {
+            (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
+            (Value::Array(x), Value::Array(y)) => {
+                x.len() == y.len() && x.iter().zip(y).all(|(v, w)| same_as_f64(v, w))
+            }
+            // JavaScript puts integer-like names first: order is not compared.
+            (Value::Object(x), Value::Object(y)) => {
+                x.len() == y.len()
+                    && x.iter()
+                        .all(|(k, v)| y.get(k).is_some_and(|w| same_as_f64(v, w)))
+            }
+            _ => a == b,
+        }
+    }
+
+    /// Null, booleans, numbers (the edges of i64, u64 and f64 among them) and short strings.
+    fn any_leaf() -> impl proptest::strategy::Strategy<Value = Value> {
+        use proptest::prelude::*;
+        prop_oneof![
             Just(Value::Null),
             any::<bool>().prop_map(Value::Bool),
             any::<i64>().prop_map(Value::from),
             any::<u64>().prop_map(Value::from),
             any::<f64>().prop_map(|f| Number::from_f64(f).map_or(Value::Null, Value::Number)),
+            proptest::sample::select(
+                &[
+                    u64::MAX as f64,
+                    -(i64::MIN as f64),
+                    9007199254740993.0,
+                    1e21,
+                    1e300,
+                    -1.7976931348623157e308,
+                    5e-324,
+                    -0.0,
+                    0.1,
+                ][..]
+            )
+            .prop_map(|f| Number::from_f64(f).map_or(Value::Null, Value::Number)),
+            proptest::sample::select(&[u64::MAX, 1 << 53, (1 << 53) + 1][..]).prop_map(Value::from),
+            proptest::sample::select(&[i64::MIN, -(1 << 53) - 1][..]).prop_map(Value::from),
             ".{0,8}".prop_map(Value::String),
-        ];
-        leaf.prop_recursive(4, 48, 6, |inner| {
+        ]
+    }
+
+    fn any_json() -> impl proptest::strategy::Strategy<Value = Value> {
+        use proptest::prelude::*;
+        any_leaf().prop_recursive(4, 48, 6, |inner| {
             prop_oneof![
                 proptest::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
                 proptest::collection::vec(("(__proto__|[0-9]{1,3}|.{0,5})", inner), 0..6)
