@@ -581,6 +581,9 @@ proptest! {
         cases: cases(),
         // A failure is kept as a named case in plain.rs's corpus, not in a file of the tree.
         failure_persistence: None,
+        // Shrinking runs cases again, a few of which take seconds here (a walk of the whole
+        // read budget, a JSON.stringify up to the realm's memory cap): bounded.
+        max_shrink_time: 120_000,
         ..ProptestConfig::default()
     })]
 
