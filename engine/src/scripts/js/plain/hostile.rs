@@ -75,6 +75,12 @@ impl Js {
 /// counts at least 8 bytes a value): such a program is not known to be read.
 const PLAIN_SIZE: u64 = 200_000;
 
+/// Programs estimated past this many values are not run: twice what the reader's budget walks
+/// before it leaves a value to `JSON.stringify` (so that path is still reached), where a
+/// larger one (60 000 copies of 60 000 copies) only has `JSON.stringify` run to the realm's
+/// cap or the 30 s deadline in both realms — a minute a case, and a test run of minutes.
+const MAX_SIZE: u64 = 4_000_000;
+
 /// Leaves: `(source, plain)`, all pure. `n` is the program's counter (as it stands when the leaf
 /// is made).
 const LEAVES: &[(&str, bool)] = &[
@@ -430,7 +436,10 @@ fn any_js() -> impl Strategy<Value = Js> {
 
 /// A whole program: the helpers, a preamble, then the value.
 fn program() -> impl Strategy<Value = Js> {
-    (0..PREAMBLES.len(), any_js()).prop_map(|(p, value)| {
+    let value = any_js().prop_filter("a value JSON.stringify writes in seconds", |v| {
+        v.size <= MAX_SIZE
+    });
+    (0..PREAMBLES.len(), value).prop_map(|(p, value)| {
         let (preamble, pure, plain) = PREAMBLES[p];
         let mut out = value.clone();
         out.pure &= pure;
