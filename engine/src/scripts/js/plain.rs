@@ -830,13 +830,13 @@ mod tests {
             // serde_json reads 128 levels at most.
             if nesting(&v) < 128 {
                 let back: Value = serde_json::from_str(&text).unwrap();
-                proptest::prop_assert!(same_as_f64(&v, &back), "{} came back {}", v, back);
+                proptest::prop_assert!(crate::sql::value::json_eq(&v, &back), "{} came back {}", v, back);
             }
         }
     }
 
-    /// `PROPTEST_CASES`, or `default`.
-    fn cases(default: u32) -> u32 {
+    /// `PROPTEST_CASES`, or `default` (proptest's own default is 256 cases).
+    pub(super) fn cases(default: u32) -> u32 {
         std::env::var("PROPTEST_CASES")
             .ok()
             .and_then(|c| c.parse().ok())
@@ -898,23 +898,6 @@ mod tests {
             Value::Array(items) => 1 + items.iter().map(nesting).max().unwrap_or(0),
             Value::Object(map) => 1 + map.values().map(nesting).max().unwrap_or(0),
             _ => 0,
-        }
-    }
-
-    /// `a` and `b` the same value, numbers compared as f64.
-    fn same_as_f64(a: &Value, b: &Value) -> bool {
-        match (a, b) {
-            (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
-            (Value::Array(x), Value::Array(y)) => {
-                x.len() == y.len() && x.iter().zip(y).all(|(v, w)| same_as_f64(v, w))
-            }
-            // JavaScript puts integer-like names first: order is not compared.
-            (Value::Object(x), Value::Object(y)) => {
-                x.len() == y.len()
-                    && x.iter()
-                        .all(|(k, v)| y.get(k).is_some_and(|w| same_as_f64(v, w)))
-            }
-            _ => a == b,
         }
     }
 

@@ -578,16 +578,9 @@ fn check(js: &Js, o: &Outcome) -> Result<(), String> {
     Ok(())
 }
 
-fn cases() -> u32 {
-    std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(96)
-}
-
 proptest! {
     #![proptest_config(ProptestConfig {
-        cases: cases(),
+        cases: super::tests::cases(96),
         // A failure is kept as a named case in plain.rs's corpus, not in a file of the tree.
         failure_persistence: None,
         // Shrinking runs cases again, a few of which take seconds here (a walk of the whole
