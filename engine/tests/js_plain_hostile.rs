@@ -18,18 +18,6 @@ async fn posts(t: &common::TestEngine) -> ContainerClient {
     common::container(t, ContainerProperties::new("posts", "/postId")).await
 }
 
-async fn count(c: &ContainerClient) -> u64 {
-    let r = c
-        .query_all::<Value>(
-            "SELECT VALUE COUNT(1) FROM c",
-            engine::NO_PARAMS,
-            Default::default(),
-        )
-        .await
-        .unwrap();
-    r.items[0].as_u64().unwrap()
-}
-
 #[test]
 fn a_cycle_a_getter_makes_fails_the_call_as_json_stringify_fails() {
     let rt = common::rt();
@@ -50,7 +38,7 @@ fn a_cycle_a_getter_makes_fails_the_call_as_json_stringify_fails() {
             assert_eq!(e.status_code(), 400, "{id}: {e}");
             assert!(e.to_string().contains("circular reference"), "{id}: {e}");
         }
-        assert_eq!(count(&c).await, 0);
+        assert_eq!(common::count(&c, "SELECT VALUE COUNT(1) FROM c").await, 0);
 
         // Getters that change the value as it is read: the body JSON.stringify writes.
         s.upsert_stored_procedure(

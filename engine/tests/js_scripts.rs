@@ -102,14 +102,6 @@ async fn posts(t: &common::TestEngine) -> ContainerClient {
     common::container(t, ContainerProperties::new("posts", "/postId")).await
 }
 
-async fn count(c: &ContainerClient, sql: &str) -> u64 {
-    let r = c
-        .query_all::<Value>(sql, engine::NO_PARAMS, Default::default())
-        .await
-        .unwrap();
-    r.items[0].as_u64().unwrap()
-}
-
 #[test]
 fn create_comment_as_printed_keeps_the_count_equal_to_the_comments() {
     let rt = common::rt();
@@ -150,7 +142,7 @@ fn create_comment_as_printed_keeps_the_count_equal_to_the_comments() {
             .unwrap();
         assert_eq!(post["commentCount"], json!(5));
         assert_eq!(
-            count(
+            common::count(
                 &c,
                 "SELECT VALUE COUNT(1) FROM c WHERE c.type = 'comment' AND c.postId = 'p1'"
             )
@@ -346,7 +338,7 @@ fn truncate_feed_as_printed_bounds_the_feed() {
         }
         // The article's "+ 1": a post-trigger's count does not see the item just written, so
         // the feed holds exactly 100, as on the service.
-        let n = count(&c, "SELECT VALUE COUNT(1) FROM c").await;
+        let n = common::count(&c, "SELECT VALUE COUNT(1) FROM c").await;
         assert_eq!(n, 100);
         // The oldest went: the newest is still there.
         c.read_item::<Value>("f129", "post", None).await.unwrap();
@@ -411,7 +403,7 @@ fn a_throw_a_failed_write_an_endless_loop_and_a_memory_bomb_roll_back() {
             assert_eq!(e.status_code(), status, "{id}: {e}");
             assert!(e.to_string().contains(says), "{id}: {e}");
         }
-        let left = count(&c, "SELECT VALUE COUNT(1) FROM c").await;
+        let left = common::count(&c, "SELECT VALUE COUNT(1) FROM c").await;
         assert_eq!(left, 0, "every script was rolled back whole");
         // No file, network or process access: those globals do not exist.
         register(
@@ -460,7 +452,7 @@ fn data_the_realm_holds_cheaply_but_that_is_huge_ends_in_an_error() {
             };
             assert!(e.to_string().contains(bound), "{id}: {e}");
         }
-        assert_eq!(count(&c, "SELECT VALUE COUNT(1) FROM c").await, 0);
+        assert_eq!(common::count(&c, "SELECT VALUE COUNT(1) FROM c").await, 0);
         s.upsert_stored_procedure(
             "small",
             JavaScript::new("function ok() { getContext().getResponse().setBody([1, 2, 3]); }").unwrap(),
@@ -605,7 +597,7 @@ fn two_procedures_on_one_logical_partition_serialize() {
             .unwrap();
         assert_eq!(post["commentCount"], json!(50), "no increment lost");
         assert_eq!(
-            count(&c, "SELECT VALUE COUNT(1) FROM c WHERE c.type = 'comment'").await,
+            common::count(&c, "SELECT VALUE COUNT(1) FROM c WHERE c.type = 'comment'").await,
             50
         );
     });
@@ -661,7 +653,7 @@ fn a_bulk_procedure_is_told_not_accepted_near_its_budget_and_the_caller_continue
             calls += 1;
         }
         assert!(calls > 3, "the budget split the import: {calls} calls");
-        assert_eq!(count(&c, "SELECT VALUE COUNT(1) FROM c").await, 200);
+        assert_eq!(common::count(&c, "SELECT VALUE COUNT(1) FROM c").await, 200);
 
         // A loop that queues everything at once is stopped at the same point, not with a 408.
         s.upsert_stored_procedure(
@@ -681,7 +673,7 @@ fn a_bulk_procedure_is_told_not_accepted_near_its_budget_and_the_caller_continue
         let queued = r.resource.as_u64().unwrap();
         assert!((1..1000).contains(&queued), "{queued}");
         let q = "SELECT VALUE COUNT(1) FROM c WHERE c.postId = 'q'";
-        assert_eq!(count(&c, q).await, queued);
+        assert_eq!(common::count(&c, q).await, queued);
     });
 }
 

@@ -34,3 +34,12 @@ pub async fn container(t: &TestEngine, props: ContainerProperties) -> ContainerC
         .expect("database");
     db.create_container(props).await.expect("container")
 }
+
+/// The one number a `SELECT VALUE COUNT(...)` query answers, all pages drained.
+pub async fn count(c: &ContainerClient, sql: &str) -> u64 {
+    let r = c
+        .query_all::<serde_json::Value>(sql, engine::NO_PARAMS, Default::default())
+        .await
+        .unwrap();
+    r.items[0].as_u64().unwrap()
+}
